@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimizer-dev/optimizer/testdata"
+)
+
+// The demo's settings: two slots, a timeout short enough for the hanging
+// candidate to fail quickly, and a benchmark budget that keeps the whole
+// demo under a minute on two cores.
+const (
+	demoParallel = 2
+	demoTimeout  = 15 * time.Second
+	demoBudget   = 20 * time.Second
+	demoMaxPairs = 12
+)
+
+// demoOptions are the flags of optimizer demo.
+type demoOptions struct {
+	Dir     string // where to write the repo and candidates; "" is a temp dir
+	Keep    bool   // keep the directory afterwards
+	Format  string
+	Verbose bool
+}
+
+func newDemoCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o demoOptions
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the whole flow on an embedded example repository",
+		Long: `Write a small Go module with a slow function to a temporary directory,
+commit it, write six candidate changes to it (one for every verdict), and
+evaluate them with two slots. Nothing outside that directory is touched.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Format != formatText && o.Format != formatJSON && o.Format != formatMarkdown {
+				return usageErrorf("--format %q: want text, json or markdown", o.Format)
+			}
+			return demo(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVar(&o.Dir, "dir", "", "write the demo repository and candidates here (default: a temporary directory)")
+	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the demo directory afterwards, to look around with history and show")
+	cmd.Flags().StringVar(&o.Format, "format", formatText, "report format: text, json or markdown")
+	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "log what happens to stderr")
+	return cmd
+}
+
+// demo writes the fixture repo and the demo candidates, then runs a job on
+// them and prints its report.
+func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
+	dir := o.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "optimizer-demo-")
+		if err != nil {
+			return fmt.Errorf("make demo dir: %w", err)
+		}
+		dir = tmp
+		if !o.Keep {
+			defer os.RemoveAll(dir)
+		}
+	}
+	repoDir, candDir := filepath.Join(dir, "repo"), filepath.Join(dir, "candidates")
+	for _, d := range []string{repoDir, candDir} {
+		if _, err := os.Stat(d); err == nil {
+			return fmt.Errorf("%s already exists: give --dir a new or empty directory", d)
+		}
+	}
+	if err := testdata.WriteFixture(repoDir); err != nil {
+		return fmt.Errorf("write demo repo: %w", err)
+	}
+	if _, err := testdata.InitRepo(ctx, repoDir); err != nil {
+		return fmt.Errorf("commit demo repo: %w", err)
+	}
+	if err := testdata.WriteDemoCandidates(candDir); err != nil {
+		return fmt.Errorf("write demo candidates: %w", err)
+	}
+
+	intro := stdout
+	if o.Format == formatJSON {
+		intro = stderr // stdout holds the JSON report and nothing else
+	}
+	writeDemoIntro(intro, repoDir, candDir)
+
+	ro := defaultRunOptions()
+	ro.Kind = "demo"
+	ro.Repo = repoDir
+	ro.Candidates = []string{candDir}
+	ro.Parallel = demoParallel
+	ro.Timeout = demoTimeout
+	ro.BenchBudget = demoBudget
+	ro.MaxPairs = demoMaxPairs
+	ro.Format = o.Format
+	ro.Verbose = o.Verbose
+	err := runJob(ctx, ro, stdout, stderr)
+	if o.Keep || o.Dir != "" {
+		fmt.Fprintf(intro, "\nThe demo repository is kept in %s. Look around with:\n  optimizer history --repo %s\n  optimizer show --repo %s\n", repoDir, repoDir, repoDir)
+	}
+	return err
+}
+
+func writeDemoIntro(w io.Writer, repoDir, candDir string) {
+	fmt.Fprintf(w, "optimizer demo: a Go module whose sumsq.SumSquares is slow (math.Pow, a []string, fmt and\n")
+	fmt.Fprintf(w, "strconv round trips), committed in %s, and six candidate changes in %s:\n\n", repoDir, candDir)
+	rows := [][]string{{"  CANDIDATE", "EXPECTED", "WHAT IT DOES"}}
+	for _, c := range testdata.DemoCandidates {
+		rows = append(rows, []string{"  " + c.Name, c.Verdict, c.About})
+	}
+	writeColumns(w, "", rows)
+	fmt.Fprintf(w, "\nEach candidate's tests run in its own git worktree, two at a time, against the baseline's;\n")
+	fmt.Fprintf(w, "hang is killed at the %s timeout. The correct ones are then benchmarked one at a time,\n", demoTimeout)
+	fmt.Fprintf(w, "interleaved with base, and the winner is profiled. Progress goes to stderr.\n\n")
+}

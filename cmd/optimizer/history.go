@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// historyOptions are the flags of optimizer history.
+type historyOptions struct {
+	storeOptions
+	Limit int
+}
+
+func newHistoryCmd(stdout io.Writer) *cobra.Command {
+	var o historyOptions
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List past jobs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return history(cmd.Context(), o, stdout)
+		},
+	}
+	o.register(cmd.Flags())
+	cmd.Flags().IntVarP(&o.Limit, "limit", "n", 20, "most jobs to list")
+	return cmd
+}
+
+// history prints a table of past jobs: id, start, kind, state, candidates
+// and winner.
+func history(ctx context.Context, o historyOptions, w io.Writer) error {
+	db, _, err := o.open(ctx)
+	if errors.Is(err, errNoStore) {
+		fmt.Fprintln(w, "no jobs yet")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	jobs, err := db.Jobs(ctx, o.Limit)
+	if err != nil {
+		return fmt.Errorf("list jobs: %w", err)
+	}
+	if len(jobs) == 0 {
+		fmt.Fprintln(w, "no jobs yet")
+		return nil
+	}
+	rows := [][]string{{"JOB", "STARTED", "KIND", "STATE", "BASE", "CANDIDATES", "WINNER"}}
+	for _, j := range jobs {
+		cands, err := db.Candidates(ctx, j.ID)
+		if err != nil {
+			return fmt.Errorf("read candidates of job %s: %w", j.ID, err)
+		}
+		winner := j.Winner
+		if winner == "" {
+			winner = "-"
+		}
+		rows = append(rows, []string{j.ID, j.Started.Local().Format("2006-01-02 15:04:05"), j.Kind, j.State,
+			shortHash(j.Base), fmt.Sprint(len(cands)), winner})
+	}
+	writeColumns(w, "", rows)
+	return nil
+}

@@ -1,0 +1,24 @@
+// Command optimizer evaluates candidate changes to a git repository: which
+// are correct, which are really faster, and why. See DESIGN.md.
+//
+// Flags and optimizer.toml stop here: this package turns them into
+// evaluator.Options, wires the store, the slot pool and the evaluator
+// together, owns the terminal (progress and reports) and maps errors to
+// exit codes.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal the job winds down; a second one kills at once.
+	context.AfterFunc(ctx, stop)
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		os.Exit(exitCode(err))
+	}
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// showProgress drains events until the channel is closed, writing progress
+// to w: bars on a terminal, plain lines elsewhere (and with -v, where log
+// lines would tear bars). It is the only writer to the terminal while a job
+// runs.
+func showProgress(events <-chan evaluator.Event, w io.Writer, verbose bool) {
+	if f, ok := w.(*os.File); ok && !verbose && term.IsTerminal(int(f.Fd())) {
+		showBars(events, w)
+		return
+	}
+	t := newTracker(time.Now)
+	for e := range events {
+		if line := t.line(e); line != "" {
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+// showBars draws one overall bar with the current activity, and prints each
+// candidate's line above it as the candidate finishes.
+func showBars(events <-chan evaluator.Event, w io.Writer) {
+	t := newTracker(time.Now)
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
+	var bar *mpb.Bar
+	var st atomic.Pointer[string] // the renderer reads it on its own goroutine
+	st.Store(new(string))
+	status := func(decor.Statistics) string { return *st.Load() }
+	for e := range events {
+		line := t.line(e)
+		s := t.status()
+		st.Store(&s)
+		if e.Kind == evaluator.EventJobStart && bar == nil {
+			bar = p.AddBar(int64(max(1, e.Total)),
+				mpb.PrependDecorators(decor.Name("candidates "), decor.CountersNoUnit("%d/%d")),
+				mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Any(status, decor.WCSyncSpace)),
+			)
+		}
+		if line != "" {
+			fmt.Fprintln(p, line)
+		}
+		if bar != nil && e.Kind == evaluator.EventDone {
+			bar.SetCurrent(int64(e.Done))
+		}
+	}
+	if bar != nil {
+		bar.SetTotal(-1, true) // complete it, at whatever count the job ended
+	}
+	p.Wait()
+}
+
+// tracker turns events into progress lines. It is used by one goroutine.
+type tracker struct {
+	now     func() time.Time
+	start   time.Time
+	phase   string
+	done    int
+	total   int
+	current string // candidate being benchmarked, or the latest started
+	samples int
+}
+
+func newTracker(now func() time.Time) *tracker {
+	return &tracker{now: now, start: now()}
+}
+
+// line returns the line to print for e, or "" for none.
+func (t *tracker) line(e evaluator.Event) string {
+	if e.Total > 0 {
+		t.total = e.Total
+	}
+	switch e.Kind {
+	case evaluator.EventJobStart:
+		t.start = t.now()
+		return fmt.Sprintf("job %s: %d candidates", e.Message, e.Total)
+	case evaluator.EventBaseline:
+		return "baseline: " + e.Message
+	case evaluator.EventPhase:
+		t.phase = e.Phase
+		return "phase: " + e.Phase
+	case evaluator.EventStart:
+		t.current, t.samples = e.Candidate, 0
+		if e.Phase == "benchmark" || e.Phase == "profile" {
+			return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Phase)
+		}
+	case evaluator.EventSample:
+		t.samples++
+	case evaluator.EventWarning:
+		return "warning: " + e.Message
+	case evaluator.EventDone:
+		t.done = max(t.done, e.Done)
+		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, resultLine(e.Result), t.eta())
+	}
+	return ""
+}
+
+// eta is ", ETA 8s" from the average time per finished candidate, or "".
+func (t *tracker) eta() string {
+	if t.done == 0 || t.done >= t.total {
+		return ""
+	}
+	per := t.now().Sub(t.start) / time.Duration(t.done)
+	return ", ETA " + shortDuration(per*time.Duration(t.total-t.done))
+}
+
+// status is the overall bar's activity text.
+func (t *tracker) status() string {
+	switch {
+	case t.phase == "benchmark" && t.current != "":
+		return fmt.Sprintf("benchmark %s (%d samples)", t.current, t.samples)
+	case t.phase != "":
+		return t.phase
+	}
+	return "starting"
+}
+
+// resultLine says in a few words what became of a candidate, with its time:
+// "failed (test: TestX) 1.2s".
+func resultLine(r *evaluator.CandidateResult) string {
+	if r == nil {
+		return "done"
+	}
+	var b strings.Builder
+	b.WriteString(string(r.Verdict))
+	switch r.Verdict {
+	case evaluator.VerdictFailed:
+		if f := r.Failure; f != nil {
+			b.WriteString(" (" + string(f.Kind))
+			if len(f.Tests) > 0 {
+				b.WriteString(": " + listSome(f.Tests, 3))
+			}
+			b.WriteString(")")
+		}
+	case evaluator.VerdictDuplicate:
+		b.WriteString(" of " + r.DuplicateOf)
+	case evaluator.VerdictPassed:
+		if r.TestsTotal > 0 {
+			fmt.Fprintf(&b, " (tests %d/%d)", r.TestsPassed, r.TestsTotal)
+		}
+	default:
+		if r.Speedup > 0 {
+			b.WriteString(" " + speedupText(r.Speedup))
+			if r.CI != nil {
+				b.WriteString(" " + ciText(*r.CI))
+			}
+		}
+	}
+	if r.Seconds > 0 {
+		b.WriteString(" " + shortDuration(time.Duration(r.Seconds*float64(time.Second))))
+	}
+	return b.String()
+}
+
+// listSome joins up to n items and says how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// shortDuration is 850ms, 1.2s, 48s or 3m05s.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+func TestTracker_Line(t *testing.T) {
+	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	tr := newTracker(clock)
+	ci := [2]float64{3.9, 4.3}
+	for _, tt := range []struct {
+		after time.Duration // since the job started
+		e     evaluator.Event
+		want  string
+	}{
+		{0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 4, Message: "job1"}, "job job1: 4 candidates"},
+		{0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"}, "phase: behavior"},
+		{0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"}, ""},
+		{2 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "broken", Done: 1, Total: 4, Result: &evaluator.CandidateResult{
+			Verdict: evaluator.VerdictFailed, Seconds: 1.2, Failure: &evaluator.Failure{Kind: evaluator.FailTest, Tests: []string{"TestX"}},
+		}}, "[1/4] broken: failed (test: TestX) 1.2s, ETA 6.0s"},
+		{2 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "dup", Done: 2, Total: 4, Result: &evaluator.CandidateResult{
+			Verdict: evaluator.VerdictDuplicate, DuplicateOf: "fast",
+		}}, "[2/4] dup: duplicate of fast, ETA 2.0s"},
+		{3 * time.Second, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}, "phase: benchmark"},
+		{3 * time.Second, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "fast"}, "[2/4] fast: benchmark"},
+		{3 * time.Second, evaluator.Event{Kind: evaluator.EventSample, Candidate: "fast"}, ""},
+		{3 * time.Second, evaluator.Event{Kind: evaluator.EventWarning, Message: "noisy"}, "warning: noisy"},
+		{12 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "fast", Done: 3, Total: 4, Result: &evaluator.CandidateResult{
+			Verdict: evaluator.VerdictFaster, Speedup: 4.1, CI: &ci, Seconds: 9,
+		}}, "[3/4] fast: faster 4.10× [3.90×, 4.30×] 9.0s, ETA 4.0s"},
+		{20 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "ok", Done: 4, Total: 4, Result: &evaluator.CandidateResult{
+			Verdict: evaluator.VerdictPassed, TestsPassed: 7, TestsTotal: 7, Seconds: 65,
+		}}, "[4/4] ok: passed (tests 7/7) 1m05s"},
+	} {
+		now = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC).Add(tt.after)
+		if got := tr.line(tt.e); got != tt.want {
+			t.Errorf("line(%s %s) = %q, want %q", tt.e.Kind, tt.e.Candidate, got, tt.want)
+		}
+	}
+	if got := tr.status(); !strings.HasPrefix(got, "benchmark fast (1 samples)") {
+		t.Errorf("status = %q", got)
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{850 * time.Millisecond, "850ms"},
+		{1200 * time.Millisecond, "1.2s"},
+		{48 * time.Second, "48s"},
+		{185 * time.Second, "3m05s"},
+	} {
+		if got := shortDuration(tt.d); got != tt.want {
+			t.Errorf("shortDuration(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// reportOptions are the flags of optimizer report.
+type reportOptions struct {
+	storeOptions
+	Job    string
+	Format string
+}
+
+func newReportCmd(stdout io.Writer) *cobra.Command {
+	var o reportOptions
+	cmd := &cobra.Command{
+		Use:   "report [JOB]",
+		Short: "Print a past job's report in a format: text, json or markdown",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.Job = args[0]
+			}
+			if o.Format != formatText && o.Format != formatJSON && o.Format != formatMarkdown {
+				return usageErrorf("--format %q: want text, json or markdown", o.Format)
+			}
+			return report(cmd.Context(), o, stdout)
+		},
+	}
+	o.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.Format, "format", formatText, "text, json or markdown")
+	return cmd
+}
+
+// report prints a stored job's report in o.Format. A job that did not
+// finish is rebuilt from what it recorded, with its state.
+func report(ctx context.Context, o reportOptions, w io.Writer) error {
+	db, _, err := o.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	j, err := findJob(ctx, db, o.Job)
+	if err != nil {
+		return err
+	}
+	rep, err := jobReport(ctx, db, j)
+	if err != nil {
+		return err
+	}
+	return writeReport(w, rep, o.Format)
+}

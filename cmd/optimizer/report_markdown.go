@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// writeMarkdown writes rep for a pull-request comment or a README: the same
+// content as writeText, as tables, with failure output in collapsed blocks.
+func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "## optimizer: %s\n\n", markdownWinner(rep))
+	state := rep.State
+	if state == "" {
+		state = "finished"
+	}
+	fmt.Fprintf(ew, "Job %s %s in %.1fs: %s at base %s, %d slots, min speedup %s%%.\n\n",
+		code(rep.Job), state, rep.Seconds, code(rep.Repo), code(shortHash(rep.Base)), rep.Parallel, percent(rep.MinSpeedup))
+
+	fmt.Fprintln(ew, "| candidate | verdict | speedup | interval | pairs | time |")
+	fmt.Fprintln(ew, "|---|---|---:|---|---:|---:|")
+	for _, c := range rep.Candidates {
+		verdict := string(c.Verdict)
+		if c.Failure != nil {
+			verdict += " (" + string(c.Failure.Kind) + ")"
+		}
+		if c.Verdict == evaluator.VerdictWinner {
+			verdict = "**" + verdict + "**"
+		}
+		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", code(c.Name), verdict,
+			speedupText(c.Speedup), ciOf(c), pairsText(c.Pairs), secondsText(c.Seconds))
+	}
+
+	fmt.Fprintf(ew, "\n### Verdicts\n\n")
+	for _, c := range rep.Candidates {
+		fmt.Fprintf(ew, "- %s: %s\n", code(c.Name), mdText(reason(rep, c)))
+		if c.Verdict == evaluator.VerdictFailed {
+			writeMarkdownFailure(ew, c.Failure)
+		}
+	}
+	for _, c := range rep.Candidates {
+		if len(c.Benchmarks) > 0 {
+			fmt.Fprintf(ew, "\n### Benchmarks: %s vs base\n\n", code(c.Name))
+			writeMarkdownBenchmarks(ew, c.Benchmarks)
+		}
+	}
+	if p, ok := rep.Profile.(markdownProfile); ok {
+		fmt.Fprintln(ew)
+		if err := p.WriteMarkdown(ew); err != nil {
+			return err
+		}
+	}
+	if n := rep.Noise; n != nil {
+		fmt.Fprintf(ew, "\nNoise floor: ±%s%% (base against itself, %d pairs).\n", percent(n.Floor), n.Pairs)
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintf(ew, "\n### Warnings\n\n")
+		for _, x := range rep.Warnings {
+			fmt.Fprintf(ew, "- %s\n", mdText(x))
+		}
+	}
+	return ew.err
+}
+
+// markdownWinner is the heading's news: "winner `fast`, 11.80× faster [...]".
+func markdownWinner(rep *evaluator.Report) string {
+	if rep.Winner == nil {
+		return "no winner"
+	}
+	for _, c := range rep.Candidates {
+		if c.Name == *rep.Winner {
+			return fmt.Sprintf("winner %s, %s faster %s", code(c.Name), speedupText(c.Speedup), ciOf(c))
+		}
+	}
+	return "winner " + code(*rep.Winner)
+}
+
+func writeMarkdownFailure(w io.Writer, f *evaluator.Failure) {
+	tests, out := failureDetails(f, outputLines)
+	if tests != "" {
+		fmt.Fprintf(w, "  - tests: %s\n", mdText(tests))
+	}
+	if len(out) == 0 {
+		return
+	}
+	body := strings.Join(out, "\n")
+	fence := fenceFor(body)
+	fmt.Fprintf(w, "  <details><summary>output</summary>\n\n")
+	fmt.Fprintf(w, "  %stext\n", fence)
+	for _, l := range out {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	fmt.Fprintf(w, "  %s\n\n  </details>\n", fence)
+}
+
+func writeMarkdownBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
+	fmt.Fprintln(w, "| benchmark | unit | base | candidate | speedup | interval | p | pairs | note |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---:|---:|---|")
+	for _, b := range bs {
+		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI), pText(b.P)
+		if b.Exact {
+			speedup, ci, p = "-", "-", "-"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", code(b.Name), mdText(b.Unit),
+			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), speedup, ci, p, pairsText(b.Pairs), benchNote(b))
+	}
+}
+
+// code is s as a Markdown code span that survives inside a table.
+func code(s string) string {
+	s = strings.NewReplacer("`", "'", "\n", " ", "|", `\|`).Replace(s)
+	return "`" + s + "`"
+}
+
+var mdReplacer = strings.NewReplacer(
+	`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "`", "\\`", "\n", " ",
+)
+
+// mdText is plain text with Markdown's special characters escaped.
+func mdText(s string) string { return mdReplacer.Replace(s) }
+
+// fenceFor is a code fence longer than any run of backticks in body.
+func fenceFor(body string) string {
+	longest, run := 0, 0
+	for _, r := range body {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fakeProfile stands in for *profiler.Summary, whose own tests own its
+// rendering: the golden files show only where the section goes.
+type fakeProfile struct {
+	Candidate string `json:"candidate"`
+}
+
+func (p *fakeProfile) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "Profile: why %s is faster (rendered by the profiler)\n", p.Candidate)
+	return err
+}
+
+func (p *fakeProfile) WriteMarkdown(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "<details>\n<summary>Profile: why %s is faster</summary>\n\n(rendered by the profiler)\n\n</details>\n", p.Candidate)
+	return err
+}
+
+// sampleReport has one candidate of every verdict, as a demo job gives.
+func sampleReport() *evaluator.Report {
+	winner := "fast"
+	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
+	return &evaluator.Report{
+		Job:        "20250101-120000-0123456789ab",
+		Repo:       "/home/ada/sumsq",
+		Base:       "0123456789abcdef0123456789abcdef01234567",
+		Parallel:   2,
+		Winner:     &winner,
+		MinSpeedup: 0.05,
+		State:      "finished",
+		Started:    time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC),
+		Seconds:    41.25,
+		Noise:      &evaluator.Noise{Floor: 0.021, Pairs: 8},
+		Profile:    &fakeProfile{Candidate: "fast"},
+		Warnings:   []string{"--min-speedup 5% is close to the noise floor ±2.1%"},
+		Candidates: []evaluator.CandidateResult{
+			{Name: "broken", ID: "t1", Verdict: evaluator.VerdictFailed, Seconds: 1.2, Failure: &evaluator.Failure{
+				Kind: evaluator.FailTest, Tests: []string{"TestSumSquares/one", "TestSumSquares/negative"},
+				Message: "2 tests fail that pass at base",
+				Output:  "--- FAIL: TestSumSquares/one (0.00s)\n    sumsq_test.go:20: SumSquares([3]) = 0, want 9\n",
+			}},
+			{Name: "fast", ID: "t2", Verdict: evaluator.VerdictWinner, Speedup: 401.5, CI: ci(380.2, 420.9), Pairs: 6, Seconds: 6.4,
+				Benchmarks: []evaluator.BenchResult{
+					{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 3.1e-4, Candidate: 7.72e-7, Speedup: 401.5, CI: [2]float64{380.2, 420.9}, P: 0.0002, Pairs: 6, Verdict: evaluator.VerdictFaster},
+					{Name: "BenchmarkSumSquares", Unit: "B/op", Base: 51077, Candidate: 0, Pairs: 6, Exact: true},
+					{Name: "BenchmarkSumSquares", Unit: "allocs/op", Base: 2001, Candidate: 0, Pairs: 6, Exact: true},
+				}},
+			{Name: "fast_again", ID: "t2", Verdict: evaluator.VerdictDuplicate, DuplicateOf: "fast"},
+			{Name: "hang", ID: "t3", Verdict: evaluator.VerdictFailed, Seconds: 15, Failure: &evaluator.Failure{
+				Kind: evaluator.FailTimeout, Message: "the test command ran past the 15s timeout and was killed",
+			}},
+			{Name: "nocompile", ID: "t4", Verdict: evaluator.VerdictFailed, Seconds: 0.8, Failure: &evaluator.Failure{
+				Kind: evaluator.FailBuild, Message: "example.com/fixture/sumsq does not build",
+				Output: "sumsq/sumsq.go:16:3: invalid operation: total += n (mismatched types int and int64)\n",
+			}},
+			{Name: "slower", ID: "t5", Verdict: evaluator.VerdictSlower, Speedup: 0.52, CI: ci(0.49, 0.55), Pairs: 6, Seconds: 9.1,
+				Benchmarks: []evaluator.BenchResult{
+					{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 3.1e-4, Candidate: 5.96e-4, Speedup: 0.52, CI: [2]float64{0.49, 0.55}, P: 0.031, Pairs: 6, Verdict: evaluator.VerdictSlower},
+					{Name: "BenchmarkSumSquares", Unit: "allocs/op", Base: 2001, Candidate: 4002, Pairs: 6, Exact: true, Increased: true},
+				}},
+			{Name: "tweak", ID: "t6", Verdict: evaluator.VerdictNotFaster, Speedup: 1.02, CI: ci(0.97, 1.08), Pairs: 30, Seconds: 20},
+			{Name: "mixed|up", ID: "t7", Verdict: evaluator.VerdictMixed, Speedup: 1.4, CI: ci(1.2, 1.6), Pairs: 10, Seconds: 12,
+				Benchmarks: []evaluator.BenchResult{
+					{Name: "BenchmarkA", Unit: "sec/op", Base: 2e-3, Candidate: 1e-3, Speedup: 2, CI: [2]float64{1.8, 2.2}, P: 0.002, Pairs: 10, Verdict: evaluator.VerdictFaster},
+					{Name: "BenchmarkB", Unit: "sec/op", Base: 1e-3, Candidate: 1.25e-3, Speedup: 0.8, CI: [2]float64{0.75, 0.85}, P: 0.004, Pairs: 10, Verdict: evaluator.VerdictSlower},
+				}},
+			{Name: "noop", ID: "t0", Verdict: evaluator.VerdictDuplicate, DuplicateOf: "base"},
+			{Name: "docs", ID: "t8", Verdict: evaluator.VerdictPassed, TestsPassed: 12, TestsTotal: 12, Seconds: 2.5,
+				Note: "no benchmark covers the packages it changes"},
+			{Name: "second", ID: "t9", Verdict: evaluator.VerdictFaster, Speedup: 3.1, CI: ci(2.9, 3.3), Pairs: 8, Seconds: 7},
+		},
+	}
+}
+
+func TestWriteReport_Golden(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		format string
+		rep    func() *evaluator.Report
+	}{
+		{"all-verdicts.txt", formatText, sampleReport},
+		{"all-verdicts.md", formatMarkdown, sampleReport},
+		{"all-verdicts.json", formatJSON, sampleReport},
+		{"no-winner.txt", formatText, noWinnerReport},
+		{"no-winner.md", formatMarkdown, noWinnerReport},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := writeReport(&buf, tt.rep(), tt.format); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", tt.name+".golden"), buf.String())
+		})
+	}
+}
+
+// noWinnerReport is an interrupted job: nothing is faster, one candidate
+// never finished.
+func noWinnerReport() *evaluator.Report {
+	rep := sampleReport()
+	rep.Winner = nil
+	rep.State = "interrupted"
+	rep.Profile = nil
+	rep.Noise = nil
+	rep.Warnings = nil
+	rep.Candidates = []evaluator.CandidateResult{
+		rep.Candidates[6], // tweak: not-faster
+		{Name: "late", Verdict: evaluator.VerdictPending},
+	}
+	return rep
+}
+
+// TestWriteJSON_Contract checks the JSON against DESIGN.md's field names:
+// they may be added to, never renamed.
+func TestWriteJSON_Contract(t *testing.T) {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.String())
+	}
+	for _, k := range []string{"job", "repo", "base", "parallel", "winner", "candidates", "profile"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	cands := doc["candidates"].([]any)
+	fast := cands[1].(map[string]any)
+	for _, k := range []string{"name", "id", "verdict", "speedup", "ci", "benchmarks", "failure"} {
+		if _, ok := fast[k]; !ok {
+			t.Errorf("candidate lacks %q", k)
+		}
+	}
+	if fast["failure"] != nil {
+		t.Errorf("failure = %v, want null", fast["failure"])
+	}
+	b := fast["benchmarks"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "unit", "base", "candidate", "speedup", "ci", "p", "pairs"} {
+		if _, ok := b[k]; !ok {
+			t.Errorf("benchmark lacks %q", k)
+		}
+	}
+	broken := cands[0].(map[string]any)["failure"].(map[string]any)
+	for _, k := range []string{"kind", "tests", "message", "output"} {
+		if _, ok := broken[k]; !ok {
+			t.Errorf("failure lacks %q", k)
+		}
+	}
+
+	buf.Reset()
+	if err := writeJSON(&buf, noWinnerReport()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"winner": null`) {
+		t.Errorf("winner is not null without a winner:\n%s", buf.String())
+	}
+}
+
+func TestValueText(t *testing.T) {
+	for _, tt := range []struct {
+		unit string
+		v    float64
+		want string
+	}{
+		{"sec/op", 3.1e-4, "310µs"},
+		{"sec/op", 7.72e-7, "772ns"},
+		{"sec/op", 1.5, "1.50s"},
+		{"sec/op", 0.0123, "12.3ms"},
+		{"sec/op", 0, "0s"},
+		{"ns/op", 772, "772ns"},
+		{"B/op", 51077, "49.9KiB"},
+		{"B/op", 512, "512B"},
+		{"allocs/op", 2001, "2001"},
+		{"widgets", 0.12345, "0.123"},
+	} {
+		t.Run(tt.unit+"/"+tt.want, func(t *testing.T) {
+			if got := valueText(tt.unit, tt.v); got != tt.want {
+				t.Errorf("valueText(%q, %v) = %q, want %q", tt.unit, tt.v, got, tt.want)
+			}
+		})
+	}
+}
+
+// golden compares got with the file, or rewrites the file with -update.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff lists the lines that differ, numbered, want then got.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// outputLines is how many lines of a failure's output the reports show.
+const outputLines = 8
+
+// writeText writes rep for a terminal: a header, one row per candidate in
+// input order, why each got its verdict, a benchmark table per measured
+// candidate, the profile, the noise floor and warnings.
+func writeText(w io.Writer, rep *evaluator.Report) error {
+	ew := &errWriter{w: w}
+	writeTextHeader(ew, rep)
+	writeTextTable(ew, rep)
+	fmt.Fprintln(ew)
+	for _, c := range rep.Candidates {
+		fmt.Fprintf(ew, "%s: %s\n", c.Name, reason(rep, c))
+		if c.Verdict != evaluator.VerdictFailed {
+			continue
+		}
+		tests, out := failureDetails(c.Failure, outputLines)
+		if tests != "" {
+			fmt.Fprintf(ew, "    tests: %s\n", tests)
+		}
+		for _, l := range out {
+			fmt.Fprintf(ew, "    | %s\n", l)
+		}
+	}
+	for _, c := range rep.Candidates {
+		if len(c.Benchmarks) > 0 {
+			fmt.Fprintf(ew, "\n%s vs base:\n", c.Name)
+			writeTextBenchmarks(ew, c.Benchmarks)
+		}
+	}
+	if p, ok := rep.Profile.(textProfile); ok {
+		fmt.Fprintln(ew)
+		if err := p.WriteText(ew); err != nil {
+			return err
+		}
+	}
+	if n := rep.Noise; n != nil {
+		fmt.Fprintf(ew, "\nnoise floor: ±%s%% (base against itself, %d pairs)\n", percent(n.Floor), n.Pairs)
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintln(ew, "\nwarnings:")
+		for _, x := range rep.Warnings {
+			fmt.Fprintf(ew, "  - %s\n", x)
+		}
+	}
+	return ew.err
+}
+
+func writeTextHeader(w io.Writer, rep *evaluator.Report) {
+	state := rep.State
+	if state == "" {
+		state = "finished"
+	}
+	fmt.Fprintf(w, "job %s: %s in %.1fs\n", rep.Job, state, rep.Seconds)
+	fmt.Fprintf(w, "repo %s at base %s, %d slots, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), rep.Parallel, percent(rep.MinSpeedup))
+	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
+}
+
+// winnerLine is "fast (11.80× faster [11.10×, 12.60×])" or why there is none.
+func winnerLine(rep *evaluator.Report) string {
+	if rep.Winner == nil {
+		return fmt.Sprintf("none: no candidate is significantly more than %s%% faster", percent(rep.MinSpeedup))
+	}
+	for _, c := range rep.Candidates {
+		if c.Name == *rep.Winner {
+			return fmt.Sprintf("%s (%s faster %s)", c.Name, speedupText(c.Speedup), ciOf(c))
+		}
+	}
+	return *rep.Winner
+}
+
+func writeTextTable(w io.Writer, rep *evaluator.Report) {
+	rows := [][]string{{"CANDIDATE", "VERDICT", "SPEEDUP", "INTERVAL", "PAIRS", "TIME"}}
+	for _, c := range rep.Candidates {
+		verdict := string(c.Verdict)
+		if c.Failure != nil {
+			verdict += " (" + string(c.Failure.Kind) + ")"
+		}
+		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciOf(c), pairsText(c.Pairs), secondsText(c.Seconds)})
+	}
+	writeColumns(w, "", rows)
+}
+
+// writeTextBenchmarks writes a benchstat-like table of one candidate's
+// benchmarks.
+func writeTextBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
+	rows := [][]string{{"BENCHMARK", "UNIT", "BASE", "CANDIDATE", "SPEEDUP", "INTERVAL", "P", "PAIRS", ""}}
+	for _, b := range bs {
+		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI), pText(b.P)
+		if b.Exact {
+			speedup, ci, p = "-", "-", "-"
+		}
+		rows = append(rows, []string{b.Name, b.Unit, valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate),
+			speedup, ci, p, pairsText(b.Pairs), benchNote(b)})
+	}
+	writeColumns(w, "  ", rows)
+}
+
+// writeColumns writes rows as aligned columns, each line prefixed and
+// without trailing blanks.
+func writeColumns(w io.Writer, prefix string, rows [][]string) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+		fmt.Fprintln(w, prefix+strings.TrimRight(line, " "))
+	}
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// errWriter keeps the first write error, so that report writers can print
+// freely and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// closeTimeout bounds removing the slots after a job, cancelled or not.
+const closeTimeout = 2 * time.Minute
+
+// newRunCmd builds optimizer run; the root command is one too.
+func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
+	o := defaultRunOptions()
+	cmd := &cobra.Command{
+		Use:   use + " [flags]",
+		Short: "Evaluate candidates against a base commit (the default command)",
+		Example: `  optimizer -j 4 --candidates ./candidates
+  optimizer --candidate-ref feature --base main --format markdown`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.configure(cmd.Context(), cmd); err != nil {
+				return err
+			}
+			return runJob(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	o.register(cmd.Flags())
+	return cmd
+}
+
+// configure merges optimizer.toml at the repo root under the flags given,
+// then validates the result.
+func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
+	r, err := findRepo(ctx, o.Repo)
+	if err != nil {
+		return err
+	}
+	if err := mergeConfig(cmd.Flags(), filepath.Join(r.Root, configFile)); err != nil {
+		return err
+	}
+	return o.validate()
+}
+
+// runJob is optimizer run: resolve the job, open the store and the pool,
+// evaluate, print the report. o must be validated.
+func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
+	r, err := findRepo(ctx, o.Repo)
+	if err != nil {
+		return err
+	}
+	base, err := r.resolve(ctx, o.Base)
+	if err != nil {
+		return err
+	}
+	cands, err := loadCandidates(ctx, r, base, o)
+	if err != nil {
+		return err
+	}
+	n, why := slots(o.Parallel, len(cands), thisMachine())
+	fmt.Fprintf(stderr, "optimizer: %d candidates against %s at %s, %d slots (%s)\n",
+		len(cands), o.Base, base[:12], n, why)
+
+	db, err := openStore(ctx, r.storePath(o.DB))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	logger := newLogger(o.Verbose, stderr)
+	pool, err := worktreepool.Open(ctx, worktreepool.Options{
+		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Logger: logger,
+	})
+	if err != nil {
+		return fmt.Errorf("open slot pool: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		if err := pool.Close(cctx); err != nil {
+			fmt.Fprintf(stderr, "optimizer: close slot pool: %v\n", err)
+		}
+	}()
+
+	opts := o.evaluatorOptions(r, base, n, cands, logger)
+	rep, err := evaluate(ctx, pool, db, opts, stderr, o.Verbose)
+	if rep != nil {
+		if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	switch {
+	case ctx.Err() != nil && rep != nil:
+		return fmt.Errorf("%w: job %s is recorded as interrupted", errInterrupted, rep.Job)
+	case ctx.Err() != nil:
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("evaluate: %w", err)
+	case o.FailOnRegr:
+		return regressions(rep)
+	}
+	return nil
+}
+
+// loadCandidates reads every --candidates path and --candidate-ref, and
+// checks that the names are unique across them.
+func loadCandidates(ctx context.Context, r repo, base string, o runOptions) ([]candidate.Candidate, error) {
+	if len(o.Candidates) == 0 && len(o.CandidateRefs) == 0 {
+		return nil, usageErrorf("no candidates: pass --candidates PATH or --candidate-ref REF")
+	}
+	var all []candidate.Candidate
+	for _, p := range o.Candidates {
+		cs, err := candidate.Load(p)
+		if err != nil {
+			return nil, err // it says what to fix, and where
+		}
+		all = append(all, cs...)
+	}
+	for _, ref := range o.CandidateRefs {
+		c, err := candidate.FromRef(ctx, r.Root, base, ref)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c)
+	}
+	if err := candidate.CheckNames(all); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// openStore opens the store and marks the running jobs of dead processes
+// interrupted.
+func openStore(ctx context.Context, path string) (*store.DB, error) {
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if _, err := db.MarkInterrupted(ctx, pidAlive); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mark dead jobs interrupted: %w", err)
+	}
+	return db, nil
+}
+
+// pidAlive reports whether a process with this PID exists.
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func newLogger(verbose bool, stderr io.Writer) *slog.Logger {
+	if !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// evaluatorOptions turns the flags into the evaluator's options.
+func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
+	opts := evaluator.Options{
+		Kind:        o.Kind,
+		Repo:        r.Root,
+		Base:        base,
+		Candidates:  cands,
+		Parallel:    n,
+		Test:        o.Test,
+		Bench:       o.Bench,
+		Timeout:     o.Timeout,
+		MinSpeedup:  o.MinSpeedup / 100,
+		MinPairs:    o.MinPairs,
+		MaxPairs:    o.MaxPairs,
+		Budget:      o.BenchBudget,
+		Metric:      evaluator.Metric(o.Metric),
+		BenchFilter: o.BenchFilter,
+		BenchArgs:   o.BenchArgs,
+		BuildFlags:  o.buildFlags(),
+		Pin:         !o.NoPin,
+		NoiseCheck:  o.NoiseCheck,
+		All:         o.All,
+		Profile:     !o.NoProfile && o.ProfileCmd == "",
+		ProfileCmd:  o.ProfileCmd,
+		Artifacts:   r.artifactsDir(),
+		Logger:      logger,
+	}
+	opts.Config = o.configJSON(base, n, opts.Artifacts)
+	return opts
+}
+
+// jobConfig is the job's configuration as recorded in the store: the
+// effective flags, plus what show and apply need to read back.
+type jobConfig struct {
+	runOptions
+	BaseCommit string `json:"base_commit"`
+	Slots      int    `json:"slots"`
+	Artifacts  string `json:"artifacts"`
+}
+
+func (o runOptions) configJSON(base string, n int, artifacts string) []byte {
+	b, _ := json.Marshal(jobConfig{runOptions: o, BaseCommit: base, Slots: n, Artifacts: artifacts})
+	return b
+}
+
+// evaluate runs the job while one goroutine owns the terminal.
+func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evaluator.Options, stderr io.Writer, verbose bool) (*evaluator.Report, error) {
+	events := make(chan evaluator.Event, 64)
+	opts.Events = events
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		showProgress(events, stderr, verbose)
+	}()
+	rep, err := evaluator.Run(ctx, pool, db, opts)
+	close(events)
+	<-done
+	return rep, err
+}
+
+// regressions is the --fail-on-regression gate: an error wrapping
+// errRegression when some candidate is slower or mixed.
+func regressions(rep *evaluator.Report) error {
+	var names []string
+	for _, c := range rep.Candidates {
+		if c.Verdict == evaluator.VerdictSlower || c.Verdict == evaluator.VerdictMixed {
+			names = append(names, fmt.Sprintf("%s (%s)", c.Name, c.Verdict))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", errRegression, strings.Join(names, ", "))
+}

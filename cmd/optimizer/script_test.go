@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/optimizer-dev/optimizer/testdata"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"optimizer": main})
+}
+
+// TestScript runs the CLI end to end: testdata/script/*.txtar. The scripts
+// named e2e_*.txtar run whole jobs (go test, benchmarks); the others stop
+// before anything runs, or read the store.
+func TestScript(t *testing.T) {
+	goEnv := goEnvironment(t)
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Vars = append(env.Vars,
+				"HOME="+env.WorkDir+"/home",
+				"GIT_CONFIG_NOSYSTEM=1",
+				"GIT_CEILING_DIRECTORIES="+env.WorkDir,
+				"GIT_CONFIG_GLOBAL=/dev/null",
+				"GIT_AUTHOR_NAME=script", "GIT_AUTHOR_EMAIL=script@example.invalid",
+				"GIT_COMMITTER_NAME=script", "GIT_COMMITTER_EMAIL=script@example.invalid",
+				"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=",
+			)
+			env.Vars = append(env.Vars, goEnv...)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":     cmdExits,
+			"fixture":   cmdFixture,
+			"democands": cmdDemoCands,
+		},
+	})
+}
+
+// goEnvironment passes the go command's caches through to the scripts, so
+// that the fixture's tests build as fast as they do outside.
+func goEnvironment(t *testing.T) []string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(f) != 3 {
+		t.Fatalf("go env: unexpected output %q", out)
+	}
+	return []string{"GOCACHE=" + f[0], "GOMODCACHE=" + f[1], "GOPATH=" + f[2]}
+}
+
+// exits N PROG ARGS... runs PROG and checks that it exits with status N.
+// Its stdout and stderr are kept for the next stdout and stderr checks.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad status %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// fixture DIR writes the fixture module to DIR and commits it.
+func cmdFixture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fixture DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(testdata.WriteFixture(dir))
+	_, err := testdata.InitRepo(context.Background(), dir)
+	ts.Check(err)
+}
+
+// democands DIR writes the demo candidates to DIR.
+func cmdDemoCands(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: democands DIR")
+	}
+	ts.Check(testdata.WriteDemoCandidates(ts.MkAbs(args[0])))
+}

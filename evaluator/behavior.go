@@ -1,0 +1,338 @@
+package evaluator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// testOutcome is one run of the test command in one tree.
+type testOutcome struct {
+	Exit     int         `json:"exit"`
+	TimedOut bool        `json:"timed_out"`
+	Output   string      `json:"output,omitempty"`
+	Tests    *gotest.Run `json:"tests,omitempty"`
+	Seconds  float64     `json:"seconds"`
+}
+
+// baseline is the base's test outcome, shared by every phase-1 worker.
+type baseline struct {
+	once sync.Once
+	done chan struct{}
+	out  *testOutcome
+	err  error
+}
+
+func (b *baseline) set(out *testOutcome, err error) {
+	b.once.Do(func() { b.out, b.err = out, err; close(b.done) })
+}
+
+func (b *baseline) wait(ctx context.Context) (*testOutcome, error) {
+	select {
+	case <-b.done:
+		return b.out, b.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// behavior is phase 1: the baseline's tests and every pending candidate's
+// tests run concurrently, at most N at a time, gated by the pool. A slot is
+// released as soon as its tests end, pass or fail.
+func (j *job) behavior(ctx context.Context) error {
+	pend := j.pending()
+	if len(pend) == 0 {
+		return nil
+	}
+	j.phase(ctx, "behavior")
+	base := &baseline{done: make(chan struct{})}
+	var wg sync.WaitGroup
+	if out, ok := j.cachedBaseline(ctx); ok {
+		base.set(out, nil)
+		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
+	} else {
+		wg.Go(func() { j.runBaseline(ctx, base) })
+	}
+	for _, c := range pend {
+		wg.Go(func() { j.behaveOne(ctx, c, base) })
+	}
+	wg.Wait()
+	return nil
+}
+
+func (j *job) runBaseline(ctx context.Context, base *baseline) {
+	slot, err := j.pool.Acquire(ctx)
+	if err != nil {
+		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
+		return
+	}
+	out, err := j.runTests(ctx, slot.Dir())
+	j.pool.Release(slot)
+	if err != nil {
+		base.set(nil, fmt.Errorf("run baseline tests: %w", err))
+		return
+	}
+	if out.TimedOut {
+		j.warn(ctx, "the baseline tests timed out after %s: candidates are compared per test only", j.opts.Timeout)
+	} else if out.Exit != 0 {
+		j.warn(ctx, "the test command fails at base (exit %d): candidates are judged only on tests that pass at base", out.Exit)
+	}
+	base.set(out, nil)
+	j.storeTests(ctx, "", out)
+	j.putBaseline(ctx, out)
+	j.emit(Event{Kind: EventBaseline, Message: "baseline tests: " + out.summary()})
+}
+
+// behaveOne runs one candidate's tests and judges them against the baseline.
+func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
+	start := time.Now()
+	slot, err := j.pool.Acquire(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire a slot: %v", err)})
+		}
+		return
+	}
+	j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
+	out, fail := j.testIn(ctx, slot, c.c)
+	j.pool.Release(slot)
+	if ctx.Err() != nil {
+		return
+	}
+	if fail != nil {
+		j.fail(ctx, c, start, fail)
+		return
+	}
+	j.storeTests(ctx, c.c.Name, out)
+	b, err := base.wait(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: err.Error()})
+		}
+		return
+	}
+	if f := j.judge(b, out); f != nil {
+		j.fail(ctx, c, start, f)
+		return
+	}
+	j.mu.Lock()
+	c.res.Verdict = VerdictPassed
+	if out.Tests != nil {
+		c.res.TestsPassed, c.res.TestsTotal = out.Tests.Passed, out.Tests.Passed+out.Tests.Failed+out.Tests.Skipped
+	}
+	c.res.Seconds = time.Since(start).Seconds()
+	j.mu.Unlock()
+	if j.noBen {
+		j.settle(ctx, c)
+	} else {
+		j.saveCandidate(ctx, c)
+	}
+}
+
+// testIn stages c in slot and runs the tests there.
+func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) (*testOutcome, *Failure) {
+	if err := stage(ctx, slot, c); err != nil {
+		return nil, &Failure{Kind: FailApply, Message: err.Error()}
+	}
+	out, err := j.runTests(ctx, slot.Dir())
+	if err != nil {
+		return nil, &Failure{Kind: FailError, Message: err.Error()}
+	}
+	if out.TimedOut {
+		return nil, &Failure{Kind: FailTimeout,
+			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
+			Output:  tail(out.Output, 40)}
+	}
+	return out, nil
+}
+
+// stage lays candidate c over the slot's tree.
+func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) error {
+	if c.Invalid != nil {
+		return c.Invalid
+	}
+	if len(c.Patch) > 0 {
+		if err := slot.Apply(ctx, c.Patch); err != nil {
+			return fmt.Errorf("apply patch: %w", err)
+		}
+	}
+	if len(c.Files) > 0 || len(c.Deleted) > 0 {
+		if err := slot.WriteFiles(c.Files, c.Deleted); err != nil {
+			return fmt.Errorf("write files: %w", err)
+		}
+	}
+	return nil
+}
+
+// runTests runs the test command in dir. The error is only for a command that
+// could not start.
+func (j *job) runTests(ctx context.Context, dir string) (*testOutcome, error) {
+	cmd := proc.Cmd{Dir: dir, Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1}
+	var parser *gotest.Parser
+	if j.goTest {
+		parser = gotest.NewParser()
+		cmd.Stdout = parser
+	}
+	res, err := proc.Run(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	out := &testOutcome{Exit: res.ExitCode, TimedOut: res.TimedOut, Output: string(res.Output), Seconds: res.Wall.Seconds()}
+	if parser != nil {
+		out.Tests = parser.Result()
+	}
+	return out, nil
+}
+
+// judge compares a candidate's passing run with the baseline's. It returns
+// nil when the candidate keeps every test that passed at base.
+func (j *job) judge(base, out *testOutcome) *Failure {
+	if out.Tests != nil && base.Tests != nil {
+		d := gotest.Compare(base.Tests, out.Tests)
+		if len(d.BuildFailed) > 0 {
+			return &Failure{Kind: FailBuild,
+				Message: "does not compile: " + strings.Join(d.BuildFailed, ", "),
+				Output:  excerpts(out.Tests, d.BuildFailed, out.Output)}
+		}
+		if len(d.Regressed) > 0 {
+			return &Failure{Kind: FailTest, Tests: d.Regressed,
+				Message: fmt.Sprintf("%d test(s) that pass at base fail: %s", len(d.Regressed), strings.Join(first(d.Regressed, 5), ", ")),
+				Output:  excerpts(out.Tests, d.Regressed, out.Output)}
+		}
+	}
+	if out.Exit != 0 && base.Exit == 0 {
+		return &Failure{Kind: FailTest,
+			Message: fmt.Sprintf("the test command exits %d where base exits 0", out.Exit),
+			Output:  tail(out.Output, 40)}
+	}
+	return nil
+}
+
+func (j *job) fail(ctx context.Context, c *cand, start time.Time, f *Failure) {
+	j.mu.Lock()
+	c.res.Verdict = VerdictFailed
+	c.res.Failure = f
+	c.res.Seconds = time.Since(start).Seconds()
+	j.mu.Unlock()
+	j.settle(ctx, c)
+}
+
+func (o *testOutcome) summary() string {
+	if o.Tests != nil {
+		return fmt.Sprintf("%d passed, %d failed, %d skipped in %.1fs", o.Tests.Passed, o.Tests.Failed, o.Tests.Skipped, o.Seconds)
+	}
+	return fmt.Sprintf("exit %d in %.1fs", o.Exit, o.Seconds)
+}
+
+// excerpts joins the recorded output of the named tests or packages,
+// falling back to the tail of the whole output.
+func excerpts(run *gotest.Run, names []string, whole string) string {
+	var b strings.Builder
+	for _, n := range first(names, 5) {
+		if s := run.Output[n]; s != "" {
+			fmt.Fprintf(&b, "--- %s\n%s\n", n, strings.TrimRight(s, "\n"))
+		}
+	}
+	if b.Len() == 0 {
+		return tail(whole, 40)
+	}
+	return capString(b.String(), 8<<10)
+}
+
+func first(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func tail(s string, lines int) string {
+	s = strings.TrimRight(s, "\n")
+	idx := len(s)
+	for i := 0; i < lines && idx > 0; i++ {
+		idx = strings.LastIndexByte(s[:idx], '\n')
+		if idx < 0 {
+			idx = 0
+			break
+		}
+	}
+	return capString(strings.TrimLeft(s[idx:], "\n"), 8<<10)
+}
+
+func capString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// isGoTestJSON reports whether a test command line produces test2json events.
+func isGoTestJSON(cmd string) bool {
+	f := strings.Fields(cmd)
+	return len(f) >= 2 && f[0] == "go" && f[1] == "test" && strings.Contains(cmd, "-json")
+}
+
+// The baseline cache: keyed by base commit, test command and the environment
+// that changes what tests do.
+func (j *job) baselineKey() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s/%s\x00%s", j.opts.Base, j.test, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	for _, k := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOTOOLCHAIN", "PATH"} {
+		fmt.Fprintf(h, "\x00%s=%s", k, os.Getenv(k))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (j *job) cachedBaseline(ctx context.Context) (*testOutcome, bool) {
+	b, err := j.db.Baseline(ctx, j.baselineKey())
+	if err != nil {
+		return nil, false
+	}
+	var out testOutcome
+	if json.Unmarshal(b, &out) != nil {
+		return nil, false
+	}
+	return &out, true
+}
+
+func (j *job) putBaseline(ctx context.Context, out *testOutcome) {
+	if out.TimedOut || ctx.Err() != nil {
+		return
+	}
+	b, err := json.Marshal(out)
+	if err == nil {
+		err = j.db.PutBaseline(context.WithoutCancel(ctx), j.baselineKey(), b)
+	}
+	if err != nil {
+		j.log.Warn("cache baseline", "err", err)
+	}
+}
+
+// storeTests records per-test results; candidate "" is base.
+func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
+	if out == nil || out.Tests == nil {
+		return
+	}
+	rows := make([]store.TestResult, 0, len(out.Tests.Tests))
+	for key, st := range out.Tests.Tests {
+		pkg, test := splitTestKey(key)
+		rows = append(rows, store.TestResult{JobID: j.id, Candidate: name, Package: pkg, Test: test,
+			Status: string(st), Output: out.Tests.Output[key]})
+	}
+	if err := j.db.AddTestResults(context.WithoutCancel(ctx), rows); err != nil {
+		j.log.Warn("record test results", "err", err)
+	}
+}

@@ -1,0 +1,258 @@
+package evaluator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// side names one half of a pair.
+type side int
+
+const (
+	sideBase side = iota
+	sideCand
+)
+
+func (s side) String() string {
+	if s == sideBase {
+		return "base"
+	}
+	return "candidate"
+}
+
+// metric is one measured value of one benchmark in one sample.
+type metric struct {
+	bench string
+	unit  string
+	value float64
+	iters int64
+}
+
+// errTooSlow reports a candidate sample that ran far past the base's time.
+var errTooSlow = errors.New("candidate sample ran past its time limit")
+
+// sampler takes one sample of every benchmark on one side. The Go sampler
+// runs one process per benchmark; a bench command runs once for all.
+type sampler interface {
+	sample(ctx context.Context, s side) ([]metric, error)
+	close()
+}
+
+// measured keeps what phase 2 built for a candidate, for the profile phase.
+type measured struct {
+	goBench []*goBench
+}
+
+// benchmark is phase 2: every passing candidate, one at a time, with the
+// machine to itself. Each re-acquires slots and stages its candidate again.
+func (j *job) benchmark(ctx context.Context) error {
+	var todo []*cand
+	for _, c := range j.cands {
+		if c.res.Verdict == VerdictPassed {
+			todo = append(todo, c)
+		}
+	}
+	if j.noBen || len(todo) == 0 {
+		return nil
+	}
+	j.phase(ctx, "benchmark")
+	if j.opts.NoiseCheck {
+		j.noiseCheck(ctx, todo[0])
+	}
+	for _, c := range todo {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		j.measureOne(ctx, c)
+	}
+	return nil
+}
+
+// measureOne benchmarks one candidate against base and settles its verdict.
+func (j *job) measureOne(ctx context.Context, c *cand) {
+	start := time.Now()
+	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx})
+	slots, err := j.pool.AcquireExclusive(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire slots to benchmark: %v", err)})
+		}
+		return
+	}
+	defer func() {
+		for _, s := range slots {
+			j.pool.Release(s)
+		}
+	}()
+	smp, note, fail := j.newSampler(ctx, c, slots)
+	if fail != nil {
+		if ctx.Err() == nil {
+			j.fail(ctx, c, start, fail)
+		}
+		return
+	}
+	if smp == nil {
+		j.mu.Lock()
+		c.res.Note = note
+		j.mu.Unlock()
+		j.settle(ctx, c)
+		return
+	}
+	defer smp.close()
+	fail = j.rounds(ctx, c, smp, start)
+	if ctx.Err() != nil {
+		return
+	}
+	if fail != nil {
+		j.fail(ctx, c, start, fail)
+		return
+	}
+	j.mu.Lock()
+	c.res.Seconds += time.Since(start).Seconds()
+	j.mu.Unlock()
+	j.settle(ctx, c)
+}
+
+// newSampler prepares the trees and binaries for measuring c. A nil sampler
+// with a note means there is nothing to measure.
+func (j *job) newSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot) (sampler, string, *Failure) {
+	var filter *regexp.Regexp
+	if j.opts.BenchFilter != "" {
+		filter = regexp.MustCompile(j.opts.BenchFilter) // validated by cmd
+	}
+	if j.bench != "" {
+		return j.newCmdSampler(ctx, c, slots, filter)
+	}
+	return j.newGoSampler(ctx, c, slots, filter)
+}
+
+// cpu is the CPU benchmark processes are pinned to, or -1.
+func (j *job) cpu() int {
+	if !j.opts.Pin || runtime.NumCPU() < 2 {
+		return -1
+	}
+	return runtime.NumCPU() - 1
+}
+
+// rounds measures base and candidate interleaved, ABBA, until the verdict is
+// settled, the pairs reach the cap, or the time budget is spent.
+func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time) *Failure {
+	seq := stats.Sequential{
+		MinPairs:   j.opts.MinPairs,
+		MaxPairs:   j.opts.MaxPairs,
+		Alpha:      DefaultAlpha,
+		MinSpeedup: j.opts.MinSpeedup,
+	}
+	var (
+		series = newSeries()
+		dec    stats.Decision
+		order  int
+	)
+	for r := 0; r < j.opts.MaxPairs; r++ {
+		sides := [2]side{sideBase, sideCand}
+		if r%2 == 1 {
+			sides = [2]side{sideCand, sideBase}
+		}
+		var got [2][]metric
+		for _, s := range sides {
+			ms, err := smp.sample(ctx, s)
+			if errors.Is(err, errTooSlow) {
+				j.tooSlow(c, series, err)
+				return nil
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return &Failure{Kind: FailError, Message: fmt.Sprintf("benchmark %s: %v", s, err)}
+			}
+			got[s] = ms
+			j.storeSamples(ctx, c.c.Name, s, r, order, ms)
+			order++
+		}
+		series.add(got[sideBase], got[sideCand])
+		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx,
+			Message: fmt.Sprintf("pair %d", r+1)})
+		if r+1 < j.opts.MinPairs {
+			continue
+		}
+		dec = seq.Look(series.names(), series.pairs())
+		if dec.Settled || time.Since(start) > j.opts.Budget {
+			break
+		}
+	}
+	if series.rounds() == 0 {
+		return &Failure{Kind: FailError, Message: "no benchmark sample was taken"}
+	}
+	if !dec.Settled && series.rounds() < j.opts.MinPairs {
+		dec = seq.Look(series.names(), series.pairs())
+	}
+	j.apply(ctx, c, series, dec)
+	return nil
+}
+
+// apply turns a decision into the candidate's verdict and benchmark table.
+func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	c.res.Verdict = Verdict(dec.Verdict)
+	c.res.Speedup = dec.Aggregate.Speedup
+	c.res.CI = &[2]float64{dec.Aggregate.Low, dec.Aggregate.High}
+	c.res.Pairs = s.rounds()
+	c.res.Benchmarks = nil
+	rows := make([]store.BenchResult, 0, len(dec.PerBench))
+	for i, name := range s.names() {
+		e := dec.PerBench[i]
+		br := BenchResult{
+			Name: name, Unit: s.unit(name),
+			Base: s.center(name, sideBase), Candidate: s.center(name, sideCand),
+			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Pairs: e.Pairs,
+			Verdict: Verdict(e.Verdict),
+		}
+		c.res.Benchmarks = append(c.res.Benchmarks, br)
+		rows = append(rows, benchRow(j.id, c.c.Name, br))
+	}
+	for _, x := range s.exact() {
+		c.res.Benchmarks = append(c.res.Benchmarks, x)
+		rows = append(rows, benchRow(j.id, c.c.Name, x))
+	}
+	if !dec.Settled {
+		c.res.Note = fmt.Sprintf("not settled after %d pairs", s.rounds())
+	}
+	if err := j.db.AddBenchResults(context.WithoutCancel(ctx), rows); err != nil {
+		j.log.Warn("record bench results", "err", err)
+	}
+}
+
+// tooSlow settles a candidate whose sample ran far past the base's.
+func (j *job) tooSlow(c *cand, s *series, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	c.res.Verdict = VerdictSlower
+	c.res.Pairs = s.rounds()
+	c.res.Note = err.Error()
+}
+
+func benchRow(jobID, name string, b BenchResult) store.BenchResult {
+	return store.BenchResult{JobID: jobID, Candidate: name, Benchmark: b.Name, Unit: b.Unit, Verdict: string(b.Verdict),
+		Base: b.Base, Value: b.Candidate, Speedup: b.Speedup, CILow: b.CI[0], CIHigh: b.CI[1], P: b.P, Pairs: b.Pairs}
+}
+
+func (j *job) storeSamples(ctx context.Context, name string, s side, round, order int, ms []metric) {
+	rows := make([]store.BenchSample, len(ms))
+	for i, m := range ms {
+		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.bench, Unit: m.unit,
+			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters}
+	}
+	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
+		j.log.Warn("record bench samples", "err", err)
+	}
+}

@@ -1,0 +1,386 @@
+package gotest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// MaxLine is the longest line the Parser keeps; the rest of a longer line is
+// dropped.
+const MaxLine = 64 << 10
+
+var (
+	// ErrClosed is returned by Parser.Write after Result.
+	ErrClosed = errors.New("write to a parser whose result was taken")
+)
+
+// event is one test2json event. Fields this package does not use are left
+// out.
+type event struct {
+	Action      string
+	Package     string
+	Test        string
+	Output      string
+	ImportPath  string // build-output, build-fail (Go 1.24+)
+	FailedBuild string // a package's fail event (Go 1.24+)
+}
+
+// buildFailedLine matches the line go test prints for a package it could not
+// build: "FAIL\tpkg [build failed]" or "FAIL\tpkg [setup failed]".
+var buildFailedLine = regexp.MustCompile(`^FAIL\s+(\S+)\s+\[(?:build|setup) failed\]`)
+
+// test is what the parser knows of a test that has started.
+type test struct {
+	pkg string
+	out excerpt
+}
+
+// pkg is what the parser knows of a package that has started.
+type pkg struct {
+	out         excerpt
+	failed      int  // tests that failed
+	buildFailed bool // a "[build failed]" line was seen
+}
+
+// Parser is an io.Writer that parses a go test -json stream as it arrives,
+// in pieces of any size. Result ends the stream and returns the Run. Memory
+// stays bounded by the number of tests, whatever the output's size. A Parser
+// is safe for concurrent use.
+type Parser struct {
+	mu      sync.Mutex
+	line    []byte // the partial line, at most MaxLine bytes
+	long    bool   // the partial line was cut
+	run     *Run
+	done    bool
+	running map[string]*test    // by key
+	failed  map[string]*excerpt // output of failed tests and packages, by key
+	pkgs    map[string]*pkg     // started and not ended
+	build   map[string]*excerpt // build output by import path
+	block   string              // the "# pkg" text block being read, if any
+	text    excerpt             // other text lines
+}
+
+// NewParser returns a Parser ready for Write.
+func NewParser() *Parser {
+	return &Parser{
+		run:     &Run{Tests: map[string]Status{}, Packages: map[string]Status{}, Output: map[string]string{}},
+		running: map[string]*test{},
+		failed:  map[string]*excerpt{},
+		pkgs:    map[string]*pkg{},
+		build:   map[string]*excerpt{},
+	}
+}
+
+// Parse reads a whole go test -json stream. The error is only the reader's.
+func Parse(r io.Reader) (*Run, error) {
+	p := NewParser()
+	if _, err := io.Copy(p, r); err != nil {
+		return p.Result(), fmt.Errorf("read test2json stream: %w", err)
+	}
+	return p.Result(), nil
+}
+
+// Write parses b. It never fails, except after Result.
+func (p *Parser) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return 0, ErrClosed
+	}
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.keep(b)
+			break
+		}
+		p.keep(b[:i])
+		p.handleLine()
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+// keep adds b to the partial line, up to MaxLine bytes.
+func (p *Parser) keep(b []byte) {
+	if room := MaxLine - len(p.line); len(b) > room {
+		b = b[:room]
+		p.long = true
+	}
+	p.line = append(p.line, b...)
+}
+
+// handleLine handles the complete line in p.line.
+func (p *Parser) handleLine() {
+	line := bytes.TrimSuffix(p.line, []byte{'\r'})
+	var ev event
+	if !p.long && len(line) > 0 && line[0] == '{' && json.Unmarshal(line, &ev) == nil && ev.Action != "" {
+		p.handleEvent(&ev)
+	} else {
+		s := string(line)
+		if p.long {
+			s += "…"
+		}
+		p.handleText(s)
+	}
+	p.line, p.long = p.line[:0], false
+	if cap(p.line) > 4<<10 {
+		p.line = nil // give back the room a long line took
+	}
+}
+
+// handleText handles a line that is not an event: build output printed as
+// text, or anything else that shared the stream.
+func (p *Parser) handleText(line string) {
+	if m := buildFailedLine.FindStringSubmatch(line); m != nil {
+		p.buildFailedText(m[1])
+		p.block = ""
+		return
+	}
+	if h, ok := strings.CutPrefix(line, "# "); ok {
+		p.block = headerPath(h)
+	}
+	if p.block != "" {
+		p.buildOut(p.block).write(line + "\n")
+		return
+	}
+	p.text.write(line + "\n")
+}
+
+// headerPath returns the package a "# pkg [pkg.test]" or "# [pkg]" header
+// names.
+func headerPath(h string) string {
+	f, _, _ := strings.Cut(strings.TrimSpace(h), " ")
+	return strings.Trim(f, "[]")
+}
+
+func (p *Parser) buildOut(path string) *excerpt {
+	e := p.build[path]
+	if e == nil {
+		e = &excerpt{}
+		p.build[path] = e
+	}
+	return e
+}
+
+// buildFailedText records a "FAIL pkg [build failed]" text line: when no
+// JSON event ends that package, this is all the stream says of it.
+func (p *Parser) buildFailedText(path string) {
+	if g := p.pkgs[path]; g != nil {
+		g.buildFailed = true // its fail event will follow
+		return
+	}
+	if _, ok := p.run.Packages[path]; ok {
+		return // it has ended already
+	}
+	p.pkg(path).buildFailed = true
+	p.endPackage(path, StatusFail, "")
+}
+
+func (p *Parser) handleEvent(ev *event) {
+	switch ev.Action {
+	case "build-output":
+		p.buildOut(ev.ImportPath).write(ev.Output)
+	case "build-fail":
+		// The package's fail event, with FailedBuild, says which package
+		// this build failure fails.
+	case "start":
+		p.pkg(ev.Package)
+	case "run":
+		if ev.Test != "" {
+			p.test(ev.Package, ev.Test)
+		}
+	case "output":
+		p.output(ev)
+	case "pass", "fail", "skip":
+		if ev.Test != "" {
+			p.endTest(Key(ev.Package, ev.Test), ev.Package, Status(ev.Action))
+			return
+		}
+		p.endPackage(ev.Package, Status(ev.Action), ev.FailedBuild)
+	}
+	// pause, cont, bench and actions added later carry nothing to keep.
+}
+
+func (p *Parser) pkg(path string) *pkg {
+	g := p.pkgs[path]
+	if g == nil {
+		g = &pkg{}
+		p.pkgs[path] = g
+	}
+	return g
+}
+
+func (p *Parser) test(pkgPath, name string) *test {
+	key := Key(pkgPath, name)
+	t := p.running[key]
+	if t == nil {
+		t = &test{pkg: pkgPath}
+		p.running[key] = t
+		p.pkg(pkgPath) // a stream may lack start events
+	}
+	return t
+}
+
+func (p *Parser) output(ev *event) {
+	if ev.Test == "" {
+		g := p.pkg(ev.Package)
+		g.out.write(ev.Output)
+		if buildFailedLine.MatchString(ev.Output) {
+			g.buildFailed = true
+		}
+		return
+	}
+	key := Key(ev.Package, ev.Test)
+	if p.running[key] == nil {
+		if e := p.failed[key]; e != nil {
+			e.write(ev.Output) // late output of a failed test
+			return
+		}
+		if _, ended := p.run.Tests[key]; ended {
+			return
+		}
+	}
+	p.test(ev.Package, ev.Test).out.write(ev.Output)
+}
+
+// endTest records a test's status. A failure is sticky: a test that fails
+// in one of several runs (-count) fails.
+func (p *Parser) endTest(key, pkgPath string, s Status) {
+	t := p.running[key]
+	delete(p.running, key)
+	if p.run.Tests[key] == StatusFail {
+		if e := p.failed[key]; e != nil && t != nil && s == StatusFail {
+			e.append(&t.out)
+		}
+		return
+	}
+	p.run.Tests[key] = s
+	if s != StatusFail {
+		return
+	}
+	if t == nil {
+		t = &test{pkg: pkgPath}
+	}
+	p.failed[key] = &t.out
+	p.pkg(pkgPath).failed++
+	if parent := p.parent(key); parent != nil {
+		parent.out.append(&t.out)
+	}
+}
+
+// parent returns the running test that key is a subtest of, if any.
+func (p *Parser) parent(key string) *test {
+	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
+		if t := p.running[key[:i]]; t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// endPackage records a package's status. Tests of the package still running
+// fail. A failure that no failing test explains, and a build failure, give
+// the package an entry of its own in Tests.
+func (p *Parser) endPackage(path string, s Status, failedBuild string) {
+	g := p.pkg(path)
+	for _, key := range p.sortedRunning() {
+		if t := p.running[key]; t.pkg == path {
+			t.out.note("(the test did not finish)")
+			p.endTest(key, path, StatusFail)
+		}
+	}
+	delete(p.pkgs, path)
+	if old, seen := p.run.Packages[path]; seen && old == StatusFail {
+		s = StatusFail // a package listed twice keeps its failure
+	}
+	p.run.Packages[path] = s
+	if s != StatusFail {
+		return
+	}
+	switch {
+	case failedBuild != "" || g.buildFailed:
+		if !slices.Contains(p.run.BuildFailed, path) {
+			p.run.BuildFailed = append(p.run.BuildFailed, path)
+		}
+		p.packageFailure(path, p.buildExcerpt(path, failedBuild, g))
+	case g.failed == 0:
+		p.packageFailure(path, &g.out)
+	}
+}
+
+func (p *Parser) packageFailure(path string, out *excerpt) {
+	if p.run.Tests[path] == StatusFail {
+		return
+	}
+	p.run.Tests[path] = StatusFail
+	p.failed[path] = out
+}
+
+// buildExcerpt finds the build output that explains why path failed to
+// build: the failed build's, the "# path" block's, or else the package's own.
+func (p *Parser) buildExcerpt(path, failedBuild string, g *pkg) *excerpt {
+	for _, k := range []string{failedBuild, headerPath(failedBuild), path} {
+		if e := p.build[k]; k != "" && e != nil {
+			return e
+		}
+	}
+	return &g.out
+}
+
+// sortedRunning returns the running tests' keys in reverse order: subtests
+// before their parents, so that parents collect their excerpts, and ending
+// them is deterministic.
+func (p *Parser) sortedRunning() []string {
+	keys := make([]string, 0, len(p.running))
+	for k := range p.running {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	slices.Reverse(keys)
+	return keys
+}
+
+// Result ends the stream and returns what it held. A partial last line is
+// parsed; tests and packages that started and never ended fail. Later calls
+// return the same Run, and Write fails with ErrClosed.
+func (p *Parser) Result() *Run {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return p.run
+	}
+	if len(p.line) > 0 || p.long {
+		p.handleLine()
+	}
+	p.done = true
+	paths := make([]string, 0, len(p.pkgs))
+	for path := range p.pkgs {
+		paths = append(paths, path)
+	}
+	slices.Sort(paths)
+	for _, path := range paths {
+		p.pkgs[path].out.note("(the package did not finish)")
+		p.endPackage(path, StatusFail, "")
+	}
+	for _, key := range p.sortedRunning() { // tests of packages that never started
+		t := p.running[key]
+		t.out.note("(the test did not finish)")
+		p.endTest(key, t.pkg, StatusFail)
+	}
+	for key, e := range p.failed {
+		p.run.Output[key] = e.String()
+	}
+	slices.Sort(p.run.BuildFailed)
+	p.run.Text = p.text.String()
+	p.run.count()
+	p.running, p.pkgs, p.failed, p.build = nil, nil, nil, nil
+	return p.run
+}

@@ -1,0 +1,286 @@
+package evaluator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// Pool is what a job needs from a pool of slots. *worktreepool.Pool implements it.
+type Pool interface {
+	Acquire(ctx context.Context) (*worktreepool.Slot, error)
+	AcquireExclusive(ctx context.Context) ([]*worktreepool.Slot, error)
+	Release(s *worktreepool.Slot)
+}
+
+var _ Pool = (*worktreepool.Pool)(nil)
+
+// Errors a caller can recognise.
+var (
+	ErrNoCandidates = errors.New("no candidates")
+	ErrNoTest       = errors.New("no test command: pass --test, or run in a Go module")
+)
+
+// job is the state of one Run. Its fields are set before the phases start;
+// per-candidate state lives in cands and is guarded by mu where phases overlap.
+type job struct {
+	id     string
+	opts   Options
+	pool   Pool
+	db     *store.DB
+	log    *slog.Logger
+	start  time.Time
+	goMod  bool   // the repo root holds a go.mod
+	test   string // effective test command
+	goTest bool   // test output is go test -json
+	bench  string // effective bench command; "" means Go benchmarks
+	noBen  bool   // no benchmark phase
+	tmp    string // scratch directory for binaries, removed at the end
+
+	mu             sync.Mutex
+	cands          []*cand
+	done           int
+	warnings       []string
+	noise          *Noise
+	profileSummary any
+
+	// Phase 2 runs one candidate at a time; these caches need no lock.
+	baseBins map[string]string // import path -> base test binary
+	calib    map[string]int64  // package.benchmark -> iterations
+}
+
+// cand is one candidate's state during a job.
+type cand struct {
+	idx int
+	c   candidate.Candidate
+	res CandidateResult
+	// measured keeps what phase 2 built, so that profiling can reuse it.
+	measured *measured
+}
+
+// Run evaluates opts.Candidates against opts.Base and returns the report.
+// It records the job, its candidates and every result in db as they finish.
+// Run returns an error only for a bad job or a broken store; a bad candidate
+// gets a failed verdict instead. When ctx is cancelled, Run returns the
+// partial report with state "interrupted" together with ctx's error.
+func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, error) {
+	j, err := newJob(pool, db, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(j.tmp)
+	early := j.resolve(ctx)
+	if err := j.record(ctx); err != nil {
+		return nil, err
+	}
+	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
+	for _, c := range early {
+		j.settle(ctx, c)
+	}
+
+	err = j.phases(ctx)
+	rep := j.report()
+	state := "finished"
+	switch {
+	case ctx.Err() != nil:
+		state = "interrupted"
+		err = ctx.Err()
+	case err != nil:
+		state = "failed"
+	}
+	rep.State = state
+	j.finish(rep, err)
+	j.emit(Event{Kind: EventJobDone, Total: len(j.cands), Done: j.done, Message: state})
+	return rep, err
+}
+
+func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
+	if len(opts.Candidates) == 0 {
+		return nil, ErrNoCandidates
+	}
+	opts = withDefaults(opts)
+	j := &job{
+		id:    newJobID(),
+		opts:  opts,
+		pool:  pool,
+		db:    db,
+		start: time.Now(),
+
+		baseBins: map[string]string{},
+		calib:    map[string]int64{},
+	}
+	j.log = opts.Logger.With("component", "evaluator", "job", j.id)
+	if _, err := os.Stat(filepath.Join(opts.Repo, "go.mod")); err == nil {
+		j.goMod = true
+	}
+	j.test = opts.Test
+	if j.test == "" {
+		if !j.goMod {
+			return nil, ErrNoTest
+		}
+		j.test = "go test -json ./..."
+	}
+	j.goTest = isGoTestJSON(j.test)
+	switch opts.Bench {
+	case "none":
+		j.noBen = true
+	case "":
+		j.noBen = !j.goMod
+	default:
+		j.bench = opts.Bench
+	}
+	tmp, err := os.MkdirTemp("", "optimizer-job-")
+	if err != nil {
+		return nil, fmt.Errorf("make scratch dir: %w", err)
+	}
+	j.tmp = tmp
+	for i, c := range opts.Candidates {
+		j.cands = append(j.cands, &cand{idx: i, c: c, res: CandidateResult{
+			Name:        c.Name,
+			Source:      c.Source,
+			Parent:      c.Parent,
+			Explanation: c.Explanation,
+			Verdict:     VerdictPending,
+			Files:       c.Paths(),
+		}})
+	}
+	return j, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.Kind == "" {
+		o.Kind = "run"
+	}
+	if o.Parallel < 1 {
+		o.Parallel = 1
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MinSpeedup <= 0 {
+		o.MinSpeedup = DefaultMinSpeedup
+	}
+	if o.MinPairs <= 0 {
+		o.MinPairs = DefaultMinPairs
+	}
+	if o.MaxPairs < o.MinPairs {
+		o.MaxPairs = max(DefaultMaxPairs, o.MinPairs)
+	}
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.Metric == "" {
+		o.Metric = MetricWall
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+func newJobID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405-") + hex.EncodeToString(b[:])
+}
+
+// phases runs resolve, behavior, benchmark, select and profile in order.
+func (j *job) phases(ctx context.Context) error {
+	if err := j.behavior(ctx); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := j.benchmark(ctx); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	winner := j.selectWinner()
+	if winner != nil && (j.opts.Profile || j.opts.ProfileCmd != "") {
+		j.phase(ctx, "profile")
+		j.profile(ctx, winner)
+	}
+	return nil
+}
+
+// emit sends an event to the caller, if it listens.
+func (j *job) emit(e Event) {
+	if j.opts.Events == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	if e.Total == 0 {
+		e.Total = len(j.cands)
+	}
+	j.opts.Events <- e
+}
+
+func (j *job) phase(ctx context.Context, name string) {
+	j.emit(Event{Kind: EventPhase, Phase: name})
+	j.event(ctx, "phase", "", name)
+}
+
+func (j *job) warn(ctx context.Context, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	j.mu.Lock()
+	j.warnings = append(j.warnings, msg)
+	j.mu.Unlock()
+	j.log.Warn(msg)
+	j.emit(Event{Kind: EventWarning, Message: msg})
+	j.event(ctx, "warning", "", msg)
+}
+
+// settle gives a candidate its final verdict: it is recorded and reported at once.
+func (j *job) settle(ctx context.Context, c *cand) {
+	j.mu.Lock()
+	j.done++
+	done := j.done
+	res := c.res
+	j.mu.Unlock()
+	j.saveCandidate(ctx, c)
+	j.emit(Event{Kind: EventDone, Candidate: c.c.Name, Index: c.idx, Done: done, Result: &res})
+}
+
+// report assembles the report in candidate order.
+func (j *job) report() *Report {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	rep := &Report{
+		Job:        j.id,
+		Repo:       j.opts.Repo,
+		Base:       j.opts.Base,
+		Parallel:   j.opts.Parallel,
+		MinSpeedup: j.opts.MinSpeedup,
+		Started:    j.start,
+		Seconds:    time.Since(j.start).Seconds(),
+		Warnings:   append([]string(nil), j.warnings...),
+	}
+	for _, c := range j.cands {
+		rep.Candidates = append(rep.Candidates, c.res)
+		if c.res.Verdict == VerdictWinner {
+			name := c.res.Name
+			rep.Winner = &name
+		}
+	}
+	if j.profileSummary != nil {
+		rep.Profile = j.profileSummary
+	}
+	rep.Noise = j.noise
+	return rep
+}

@@ -1,0 +1,274 @@
+package evaluator
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// newTestRepo makes a git repo holding files, committed, and returns its root
+// and the commit.
+func newTestRepo(tb testing.TB, files map[string]string) (string, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	for p, s := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	git(tb, dir, "init", "-q", "-b", "main")
+	git(tb, dir, "add", "-A")
+	git(tb, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+	return dir, strings.TrimSpace(git(tb, dir, "rev-parse", "HEAD"))
+}
+
+func git(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// shellRepo is a language-neutral fixture: the test checks a file, the
+// benchmark sleeps for as long as another file says.
+var shellRepo = map[string]string{
+	"speed":    "0.06\n",
+	"ok":       "yes\n",
+	"test.sh":  "if [ -f hang ]; then sleep 100; fi\ntest \"$(cat ok)\" = yes\n",
+	"bench.sh": "sleep $(cat speed)\n",
+}
+
+func filesCand(name string, files map[string]string) candidate.Candidate {
+	c := candidate.Candidate{Name: name, Source: "test", Files: map[string][]byte{}}
+	for p, s := range files {
+		c.Files[p] = []byte(s)
+	}
+	return c
+}
+
+// shellCandidates shows every verdict that needs no Go toolchain.
+func shellCandidates() []candidate.Candidate {
+	return []candidate.Candidate{
+		filesCand("fast", map[string]string{"speed": "0.012\n"}),
+		filesCand("slower", map[string]string{"speed": "0.12\n"}),
+		filesCand("broken", map[string]string{"ok": "no\n"}),
+		filesCand("hang", map[string]string{"hang": "1\n"}),
+		filesCand("same", map[string]string{"speed": "0.06\n"}),
+		filesCand("fast-again", map[string]string{"speed": "0.012\n"}),
+		{Name: "bad-patch", Source: "test", Patch: []byte("--- a/nope\n+++ b/nope\n@@ -1 +1 @@\n-x\n+y\n")},
+		filesCand("also-fast", map[string]string{"speed": "0.012\n", "note": "x\n"}),
+	}
+}
+
+var shellWant = map[string]Verdict{
+	"fast":       VerdictWinner,
+	"slower":     VerdictSlower,
+	"broken":     VerdictFailed,
+	"hang":       VerdictFailed,
+	"same":       VerdictDuplicate,
+	"fast-again": VerdictDuplicate,
+	"bad-patch":  VerdictFailed,
+	"also-fast":  VerdictFaster,
+}
+
+type harness struct {
+	repo, base string
+	db         *store.DB
+}
+
+func newHarness(t *testing.T, files map[string]string) *harness {
+	t.Helper()
+	repo, base := newTestRepo(t, files)
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "optimizer.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &harness{repo: repo, base: base, db: db}
+}
+
+// run opens a pool of n slots, runs a job and closes the pool.
+func (h *harness) run(t *testing.T, ctx context.Context, n int, opts Options) (*Report, error) {
+	t.Helper()
+	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: h.repo, Base: h.base, Size: n, Dir: filepath.Join(t.TempDir(), "slots")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := pool.Close(context.Background()); err != nil {
+			t.Errorf("close pool: %v", err)
+		}
+		if st := pool.Stats(); st.InUse != 0 {
+			t.Errorf("pool stats after job: %+v, want no slot in use", st)
+		}
+	}()
+	opts.Repo, opts.Base, opts.Parallel = h.repo, h.base, n
+	return Run(ctx, pool, h.db, opts)
+}
+
+func shellOptions() Options {
+	return Options{
+		Candidates: shellCandidates(),
+		Test:       "sh test.sh",
+		Bench:      "sh bench.sh",
+		Timeout:    2 * time.Second,
+		Metric:     MetricWall,
+	}
+}
+
+func verdicts(rep *Report) map[string]Verdict {
+	out := map[string]Verdict{}
+	for _, c := range rep.Candidates {
+		out[c.Name] = c.Verdict
+	}
+	return out
+}
+
+// TestRun_VerdictsAtEveryParallelism checks that one candidate set gets the
+// same verdicts at -j 1, 2, 4 and 8, and that results come in input order.
+func TestRun_VerdictsAtEveryParallelism(t *testing.T) {
+	for _, n := range []int{1, 2, 4, 8} {
+		t.Run("j"+string(rune('0'+n)), func(t *testing.T) {
+			h := newHarness(t, shellRepo)
+			rep, err := h.run(t, context.Background(), n, shellOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range rep.Candidates {
+				if c.Name != shellCandidates()[i].Name {
+					t.Errorf("candidate %d is %s, want input order", i, c.Name)
+				}
+				if want := shellWant[c.Name]; c.Verdict != want {
+					t.Errorf("%s: verdict %s, want %s (failure %+v, note %q, speedup %.2f ci %v)",
+						c.Name, c.Verdict, want, c.Failure, c.Note, c.Speedup, c.CI)
+				}
+			}
+			if rep.Winner == nil || *rep.Winner != "fast" {
+				t.Errorf("winner %v, want fast", rep.Winner)
+			}
+			byName := map[string]CandidateResult{}
+			for _, c := range rep.Candidates {
+				byName[c.Name] = c
+			}
+			if f := byName["hang"].Failure; f == nil || f.Kind != FailTimeout {
+				t.Errorf("hang failure = %+v, want kind timeout", f)
+			}
+			if f := byName["broken"].Failure; f == nil || f.Kind != FailTest {
+				t.Errorf("broken failure = %+v, want kind test", f)
+			}
+			if f := byName["bad-patch"].Failure; f == nil || f.Kind != FailApply {
+				t.Errorf("bad-patch failure = %+v, want kind apply", f)
+			}
+			if d := byName["fast-again"].DuplicateOf; d != "fast" {
+				t.Errorf("fast-again duplicate of %q, want fast", d)
+			}
+			if d := byName["same"].DuplicateOf; d != "base" {
+				t.Errorf("same duplicate of %q, want base", d)
+			}
+			if p := byName["fast"].Pairs; p < DefaultMinPairs {
+				t.Errorf("fast measured with %d pairs, want at least %d", p, DefaultMinPairs)
+			}
+		})
+	}
+}
+
+// TestRun_ManyPassingSmallPool is the regression test for a deadlock that
+// codeflash's parallel evaluator shipped with: more passing candidates than
+// slots must finish.
+func TestRun_ManyPassingSmallPool(t *testing.T) {
+	h := newHarness(t, shellRepo)
+	var cands []candidate.Candidate
+	for i := range 6 {
+		cands = append(cands, filesCand("c"+string(rune('a'+i)), map[string]string{"note": strings.Repeat("x", i+1)}))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := h.run(t, ctx, 2, Options{Candidates: cands, Test: "sh test.sh", Bench: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Candidates {
+		if c.Verdict != VerdictPassed {
+			t.Errorf("%s: %s, want passed", c.Name, c.Verdict)
+		}
+	}
+}
+
+// TestRun_Store checks that the job, its candidates and every raw sample are
+// in the store, so that a report can be recomputed.
+func TestRun_Store(t *testing.T) {
+	h := newHarness(t, shellRepo)
+	opts := shellOptions()
+	opts.Candidates = opts.Candidates[:3]
+	rep, err := h.run(t, context.Background(), 2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	job, err := h.db.Job(ctx, rep.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != "finished" || job.Winner != "fast" || len(job.Report) == 0 {
+		t.Errorf("job row = state %q winner %q report %d bytes", job.State, job.Winner, len(job.Report))
+	}
+	rows, err := h.db.Candidates(ctx, rep.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d candidate rows, want 3", len(rows))
+	}
+	for i, r := range rows {
+		if r.Verdict != string(rep.Candidates[i].Verdict) {
+			t.Errorf("row %s verdict %q, report says %q", r.Name, r.Verdict, rep.Candidates[i].Verdict)
+		}
+	}
+	samples, err := h.db.BenchSamples(ctx, rep.Job, "fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * rep.Candidates[0].Pairs; len(samples) != want {
+		t.Errorf("%d samples for fast, want %d (2 per pair)", len(samples), want)
+	}
+}
+
+// TestRun_Cancel cancels a job midway: it returns promptly, marks the job
+// interrupted, and every slot comes back.
+func TestRun_Cancel(t *testing.T) {
+	h := newHarness(t, shellRepo)
+	opts := shellOptions()
+	opts.Timeout = time.Minute
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(700*time.Millisecond, cancel)
+	rep, err := h.run(t, ctx, 2, opts)
+	if err == nil {
+		t.Fatal("Run after cancel returned no error")
+	}
+	if rep == nil || rep.State != "interrupted" {
+		t.Fatalf("report %+v, want state interrupted", rep)
+	}
+	job, err := h.db.Job(context.Background(), rep.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != "interrupted" {
+		t.Errorf("stored state %q, want interrupted", job.State)
+	}
+}

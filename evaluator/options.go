@@ -1,0 +1,60 @@
+package evaluator
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+)
+
+// Defaults for Options.
+const (
+	DefaultMinSpeedup = 0.05
+	DefaultTimeout    = 10 * time.Minute
+	DefaultMinPairs   = 6
+	DefaultMaxPairs   = 30
+	DefaultBudget     = 5 * time.Minute
+	DefaultAlpha      = 0.05
+)
+
+// Metric selects what a generic bench command measures.
+type Metric string
+
+// The metrics of a generic bench command.
+const (
+	MetricWall Metric = "wall"
+	MetricCPU  Metric = "cpu"
+)
+
+// Options configure one job. Only cmd reads flags and files; it fills these.
+type Options struct {
+	Kind       string // run, watch, demo: recorded in the store
+	Repo       string // the user's repo root
+	Base       string // the resolved base commit, 40 hex
+	Candidates []candidate.Candidate
+	Parallel   int // effective N; the pool must have been opened with it
+
+	Test    string        // shell line; "" detects (go test -json ./... for a Go module)
+	Bench   string        // shell line; "" detects (Go benchmarks of touched packages); "none" disables
+	Timeout time.Duration // one run of the test command
+
+	MinSpeedup  float64 // fraction, 0.05 = 5%
+	MinPairs    int
+	MaxPairs    int
+	Budget      time.Duration // phase-2 time per candidate
+	Metric      Metric
+	BenchFilter string   // regexp over benchmark names
+	BenchArgs   []string // extra arguments to Go benchmark binaries
+	BuildFlags  []string // extra go test -c flags, e.g. -tags=noasm
+	Pin         bool     // pin benchmark processes to one CPU when there is more than one
+	NoiseCheck  bool
+	All         bool // benchmark every package, not only the touched ones
+
+	Profile    bool   // profile the winner (Go)
+	ProfileCmd string // shell line run on the winner's slot instead
+	Artifacts  string // directory for profiles and other artifacts of this job
+
+	Config []byte // the effective configuration as JSON, recorded in the store
+	Logger *slog.Logger
+	Events chan<- Event // nil discards; the receiver must keep draining until Run returns
+}

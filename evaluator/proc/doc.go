@@ -1,0 +1,41 @@
+// Package proc runs one child process safely: bounded in time, bounded in
+// memory, and leaving nothing behind.
+//
+// # What flows through it
+//
+// A [Cmd] goes in: an argv (often [Shell] of a user's command line), a
+// directory, extra environment, a timeout, an optional CPU to pin to and an
+// optional tee for the full stdout stream. A [Result] comes out: the exit
+// code, the combined stdout and stderr (capped), whether the run timed out or
+// was cancelled, and its wall and CPU time. [Run] returns an error only when
+// the process could not be started; everything that happens after that is in
+// the Result.
+//
+// # Safety
+//
+// The child starts in its own process group (Setpgid) and, on Linux, with
+// Pdeathsig set to SIGKILL, so that it dies with the optimizer even when the
+// optimizer is killed with SIGKILL. On timeout or when the context is
+// cancelled, SIGKILL goes to the whole group, grandchildren included. When
+// the group leader exits by itself, whatever is left of its group is killed
+// too, so that no background process outlives the run. Run then waits a
+// short, bounded time ([PipeDelay]) for the output pipes to close: a process
+// that escaped the group (setsid) but still holds stdout open cannot hang Run.
+//
+// # Output
+//
+// Stdout and stderr are captured together, keeping at most [Cmd.MaxOutput]
+// bytes in memory: the head and the tail, with a "[… N bytes cut …]" marker
+// between them. [Cmd.Stdout], when set, receives the full stdout stream (not
+// stderr) as it arrives, so a parser can follow 100 MB of test output without
+// that output ever being held in memory.
+//
+// # CPU time and pinning
+//
+// [Result.CPU] is user plus system time from the child's rusage. For a
+// waited child this includes the children it waited for itself (the shell's
+// commands, go test's test binaries), but not processes killed as leftovers.
+// With [Cmd.CPU] >= 0 the command runs under "taskset -c CPU" when taskset
+// exists and that CPU is allowed for this process; otherwise it runs unpinned
+// and [Result.Pinned] is false, so the caller can say so once.
+package proc

@@ -1,0 +1,166 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// DefaultMaxOutput is the number of output bytes kept in memory when
+// [Cmd.MaxOutput] is zero.
+const DefaultMaxOutput = 1 << 20
+
+// PipeDelay bounds how long Run waits for the output pipes to close after the
+// process and its group are gone. Only a process that left the group (setsid)
+// and still holds the pipes can make Run wait that long.
+const PipeDelay = 2 * time.Second
+
+var (
+	// ErrNoArgs is returned by Run for a Cmd without Args.
+	ErrNoArgs = errors.New("no command to run")
+)
+
+// Cmd describes one process to run. The zero value of CPU pins to CPU 0: set
+// it to -1 for no pinning.
+type Cmd struct {
+	Dir     string        // working directory; "" is the current one
+	Args    []string      // argv; Args[0] is looked up in PATH
+	Env     []string      // appended to os.Environ()
+	Timeout time.Duration // 0: no timeout other than ctx
+
+	// MaxOutput is the number of bytes of combined stdout and stderr kept in
+	// Result.Output: the head and the tail. 0 means DefaultMaxOutput.
+	MaxOutput int
+
+	// Stdout, when set, receives the full stdout stream as it arrives (not
+	// stderr). It is called from one goroutine at a time. If it returns an
+	// error it is not called again; the run goes on.
+	Stdout io.Writer
+
+	// CPU >= 0 pins the process to that CPU with "taskset -c CPU"; -1 runs
+	// it unpinned.
+	CPU int
+
+	// OnStart, when set, is called with the PID (which is also the process
+	// group id) once the process has started, before Run waits for it.
+	OnStart func(pid int)
+}
+
+// Result is what happened to one run.
+type Result struct {
+	// ExitCode is the process's exit status, or -1 when a signal ended it
+	// (as on timeout or cancellation).
+	ExitCode int
+
+	// Output is the combined stdout and stderr, capped to MaxOutput bytes:
+	// head and tail around a "[… N bytes cut …]" marker when Truncated.
+	Output    []byte
+	Truncated bool
+
+	TimedOut bool // killed at Cmd.Timeout
+	Canceled bool // killed because ctx was done (and not TimedOut)
+	Pinned   bool // the process ran under taskset on Cmd.CPU
+
+	Wall time.Duration // from start to exit
+	CPU  time.Duration // user+sys from rusage, including waited-for children
+}
+
+// Shell returns the argv that runs a shell command line: {"sh", "-c", line}.
+func Shell(line string) []string {
+	return []string{"sh", "-c", line}
+}
+
+// Run starts c, waits for it and for every process of its group to end, and
+// returns what happened. The error is non-nil only when the process could not
+// be started. A ctx already done before the start returns Canceled without
+// starting anything. Run is safe for concurrent use.
+func Run(ctx context.Context, c Cmd) (Result, error) {
+	if len(c.Args) == 0 {
+		return Result{ExitCode: -1}, ErrNoArgs
+	}
+	if ctx.Err() != nil {
+		return Result{ExitCode: -1, Canceled: true}, nil
+	}
+	args, pinned := pinArgs(c.Args, c.CPU)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = c.Dir
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	cmd.SysProcAttr = sysProcAttr()
+	// Run owns the pipes (see pipes), so exec starts no copying goroutines;
+	// WaitDelay is a backstop should that ever change.
+	cmd.WaitDelay = PipeDelay
+
+	out := newCapture(c.MaxOutput)
+	p, err := openPipes(cmd, c.Stdout, out)
+	if err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", args[0], err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		p.abort()
+		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", args[0], err)
+	}
+	p.started()
+	pid := cmd.Process.Pid
+	if c.OnStart != nil {
+		c.OnStart(pid)
+	}
+
+	res := Result{Pinned: pinned}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { res.TimedOut, res.Canceled = watch(ctx, c.Timeout, pid, cmd.Process, done) })
+	waitErr := cmd.Wait()
+	res.Wall = time.Since(start)
+	close(done)
+	wg.Wait()
+	// The leader is gone; take whatever is left of its group with it, so
+	// that no grandchild lingers or holds the pipes open.
+	killGroup(pid, cmd.Process)
+	p.wait(PipeDelay)
+
+	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
+	if ps := cmd.ProcessState; ps != nil {
+		res.CPU = ps.UserTime() + ps.SystemTime()
+	}
+	res.Output, res.Truncated = out.bytes()
+	return res, nil
+}
+
+// watch kills the process group at the timeout or when ctx is done, until
+// done is closed. It reports which of the two happened.
+func watch(ctx context.Context, timeout time.Duration, pid int, p *os.Process, done <-chan struct{}) (timedOut, canceled bool) {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-done:
+		return false, false
+	case <-expired:
+		killGroup(pid, p)
+		return true, false
+	case <-ctx.Done():
+		killGroup(pid, p)
+		return false, true
+	}
+}
+
+func exitCode(ps *os.ProcessState, waitErr error) int {
+	if ps == nil {
+		return -1
+	}
+	if code := ps.ExitCode(); code >= 0 || waitErr == nil {
+		return code
+	}
+	return -1
+}

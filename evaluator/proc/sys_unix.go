@@ -1,0 +1,25 @@
+//go:build unix && !linux
+
+package proc
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// sysProcAttr starts the child in its own process group. Pdeathsig is
+// Linux-only: elsewhere a child can outlive an optimizer killed with SIGKILL,
+// until the next run kills the process groups it recorded.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killGroup sends SIGKILL to process group pgid.
+func killGroup(pgid int, _ *os.Process) {
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// cpuAllowed reports whether cpu exists; taskset is Linux's, so pinning is
+// rarely available here anyway.
+func cpuAllowed(cpu int) bool { return cpu < runtime.NumCPU() }

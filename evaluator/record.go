@@ -1,0 +1,159 @@
+package evaluator
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// The store writes of a job. Every step writes as it finishes, so a job cut
+// off at any point leaves a store that says exactly what finished. A failed
+// write is logged and warned about; it does not change any verdict.
+
+// record writes the job and its candidates before anything runs, and keeps
+// each candidate's change under the job's artifacts, for optimizer apply.
+func (j *job) record(ctx context.Context) error {
+	err := j.db.CreateJob(ctx, store.Job{
+		ID:       j.id,
+		Kind:     j.opts.Kind,
+		Repo:     j.opts.Repo,
+		Base:     j.opts.Base,
+		Parallel: j.opts.Parallel,
+		PID:      os.Getpid(),
+		Config:   j.opts.Config,
+		State:    "running",
+		Started:  j.start,
+	})
+	if err != nil {
+		return err
+	}
+	rows := make([]store.Candidate, len(j.cands))
+	for i, c := range j.cands {
+		rows[i] = j.candidateRow(c)
+	}
+	if err := j.db.AddCandidates(ctx, rows); err != nil {
+		return err
+	}
+	if dir := j.artifacts(); dir != "" {
+		j.saveChanges(filepath.Join(dir, "candidates"))
+	}
+	return nil
+}
+
+// artifacts is this job's artifact directory, or "" when none was configured.
+func (j *job) artifacts() string {
+	if j.opts.Artifacts == "" {
+		return ""
+	}
+	return filepath.Join(j.opts.Artifacts, j.id)
+}
+
+// change is the stored form of a candidate's change, read back by apply.
+type change struct {
+	Name    string            `json:"name"`
+	Patch   string            `json:"patch,omitempty"`
+	Files   map[string]string `json:"files,omitempty"`
+	Deleted []string          `json:"deleted,omitempty"`
+}
+
+func (j *job) saveChanges(dir string) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		j.log.Warn("keep candidate changes", "err", err)
+		return
+	}
+	for _, c := range j.cands {
+		ch := change{Name: c.c.Name, Patch: string(c.c.Patch), Deleted: c.c.Deleted}
+		if len(c.c.Files) > 0 {
+			ch.Files = make(map[string]string, len(c.c.Files))
+			for p, b := range c.c.Files {
+				ch.Files[p] = string(b)
+			}
+		}
+		b, err := json.Marshal(ch)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, fileName(c.c.Name)+".json"), b, 0o644)
+		}
+		if err != nil {
+			j.log.Warn("keep candidate change", "candidate", c.c.Name, "err", err)
+		}
+	}
+}
+
+// fileName makes a candidate name safe as a file name.
+func fileName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c == '/' || c == '\\' || c == 0 || c == ':' {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] == '.' {
+		return "_" + string(b)
+	}
+	return string(b)
+}
+
+func (j *job) candidateRow(c *cand) store.Candidate {
+	j.mu.Lock()
+	res := c.res
+	j.mu.Unlock()
+	row := store.Candidate{
+		JobID:       j.id,
+		Seq:         c.idx,
+		Name:        res.Name,
+		ContentID:   res.ID,
+		Source:      res.Source,
+		Parent:      res.Parent,
+		Explanation: res.Explanation,
+		Verdict:     string(res.Verdict),
+		DuplicateOf: res.DuplicateOf,
+		Speedup:     res.Speedup,
+		Pairs:       res.Pairs,
+		Seconds:     res.Seconds,
+		Updated:     time.Now(),
+	}
+	if res.CI != nil {
+		row.CILow, row.CIHigh = res.CI[0], res.CI[1]
+	}
+	if res.Failure != nil {
+		row.FailureKind = string(res.Failure.Kind)
+		row.Failure, _ = json.Marshal(res.Failure)
+	}
+	row.Result, _ = json.Marshal(res)
+	return row
+}
+
+func (j *job) saveCandidate(ctx context.Context, c *cand) {
+	if err := j.db.UpdateCandidate(context.WithoutCancel(ctx), j.candidateRow(c)); err != nil {
+		j.log.Warn("record candidate", "candidate", c.c.Name, "err", err)
+	}
+}
+
+func (j *job) event(ctx context.Context, kind, candidate, msg string) {
+	err := j.db.AddEvent(context.WithoutCancel(ctx), store.Event{
+		JobID: j.id, Time: time.Now(), Kind: kind, Candidate: candidate, Message: msg,
+	})
+	if err != nil {
+		j.log.Warn("record event", "err", err)
+	}
+}
+
+// finish marks the job finished, interrupted or failed, with its report.
+func (j *job) finish(rep *Report, runErr error) {
+	winner := ""
+	if rep.Winner != nil {
+		winner = *rep.Winner
+	}
+	b, _ := json.Marshal(rep)
+	msg := ""
+	if runErr != nil {
+		msg = runErr.Error()
+	}
+	if err := j.db.FinishJob(context.Background(), j.id, rep.State, winner, b, msg); err != nil {
+		j.log.Warn("record job end", "err", err)
+	}
+}

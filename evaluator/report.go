@@ -1,0 +1,130 @@
+package evaluator
+
+import "time"
+
+// Verdict is the outcome for one candidate.
+type Verdict string
+
+// The verdicts, as DESIGN.md defines them.
+const (
+	VerdictPending   Verdict = "pending"
+	VerdictWinner    Verdict = "winner"
+	VerdictFaster    Verdict = "faster"
+	VerdictNotFaster Verdict = "not-faster"
+	VerdictSlower    Verdict = "slower"
+	VerdictMixed     Verdict = "mixed"
+	VerdictPassed    Verdict = "passed"
+	VerdictFailed    Verdict = "failed"
+	VerdictDuplicate Verdict = "duplicate"
+)
+
+// FailureKind says why a candidate failed.
+type FailureKind string
+
+// The failure kinds.
+const (
+	FailApply   FailureKind = "apply"
+	FailBuild   FailureKind = "build"
+	FailTest    FailureKind = "test"
+	FailTimeout FailureKind = "timeout"
+	FailError   FailureKind = "error"
+)
+
+// Failure keeps what a person or a generator needs to repair a candidate.
+type Failure struct {
+	Kind    FailureKind `json:"kind"`
+	Tests   []string    `json:"tests,omitempty"`
+	Message string      `json:"message"`
+	Output  string      `json:"output,omitempty"`
+}
+
+// BenchResult is the comparison of one benchmark metric between base and candidate.
+type BenchResult struct {
+	Name      string     `json:"name"`
+	Unit      string     `json:"unit"`
+	Base      float64    `json:"base"`      // robust centre of the base samples
+	Candidate float64    `json:"candidate"` // robust centre of the candidate samples
+	Speedup   float64    `json:"speedup"`   // base/candidate (for sec/op-like units)
+	CI        [2]float64 `json:"ci"`
+	P         float64    `json:"p"`
+	Pairs     int        `json:"pairs"`
+	Verdict   Verdict    `json:"verdict,omitempty"`
+	// Exact metrics such as allocs/op and B/op are reported, not tested.
+	Exact     bool `json:"exact,omitempty"`
+	Increased bool `json:"increased,omitempty"`
+}
+
+// CandidateResult is everything the job learned about one candidate.
+type CandidateResult struct {
+	Name        string        `json:"name"`
+	ID          string        `json:"id"`
+	Source      string        `json:"source,omitempty"`
+	Parent      string        `json:"parent,omitempty"`
+	Explanation string        `json:"explanation,omitempty"`
+	Verdict     Verdict       `json:"verdict"`
+	DuplicateOf string        `json:"duplicate_of,omitempty"`
+	Speedup     float64       `json:"speedup,omitempty"`
+	CI          *[2]float64   `json:"ci,omitempty"`
+	Pairs       int           `json:"pairs,omitempty"`
+	Benchmarks  []BenchResult `json:"benchmarks,omitempty"`
+	Failure     *Failure      `json:"failure"`
+	TestsPassed int           `json:"tests_passed,omitempty"`
+	TestsTotal  int           `json:"tests_total,omitempty"`
+	Files       []string      `json:"files,omitempty"` // paths the candidate changes
+	Note        string        `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
+	Seconds     float64       `json:"seconds,omitempty"`
+}
+
+// Report is the result of one job. Its JSON form is the contract in DESIGN.md:
+// fields may be added, never renamed.
+type Report struct {
+	Job        string            `json:"job"`
+	Repo       string            `json:"repo"`
+	Base       string            `json:"base"`
+	Parallel   int               `json:"parallel"`
+	Winner     *string           `json:"winner"`
+	MinSpeedup float64           `json:"min_speedup"`
+	Candidates []CandidateResult `json:"candidates"`
+	Profile    any               `json:"profile,omitempty"` // *profiler.Summary once profiling lands
+	Noise      *Noise            `json:"noise,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
+	State      string            `json:"state,omitempty"` // finished, interrupted, failed
+	Started    time.Time         `json:"started"`
+	Seconds    float64           `json:"seconds"`
+}
+
+// Noise is the result of an A/A check of base against itself.
+type Noise struct {
+	Floor float64 `json:"floor"` // half-width of the A/A interval, as a fraction
+	Pairs int     `json:"pairs"`
+}
+
+// EventKind names what happened.
+type EventKind string
+
+// The event kinds that a job emits, in roughly the order they happen.
+const (
+	EventJobStart  EventKind = "job-start"  // Total is the number of candidates
+	EventSlotReady EventKind = "slot-ready" // Message names the slot
+	EventBaseline  EventKind = "baseline"   // baseline tests finished; Message summarises
+	EventPhase     EventKind = "phase"      // Phase changed: behavior, benchmark, profile
+	EventStart     EventKind = "start"      // Candidate started a phase
+	EventDone      EventKind = "done"       // Candidate has its final verdict; Result is set
+	EventSample    EventKind = "sample"     // one benchmark pair measured (progress only)
+	EventWarning   EventKind = "warning"    // Message
+	EventJobDone   EventKind = "job-done"   // Report is complete
+)
+
+// Event is what workers send to the one goroutine that owns the terminal.
+// Workers never print.
+type Event struct {
+	Kind      EventKind
+	Time      time.Time
+	Phase     string
+	Candidate string
+	Index     int // candidate's position in input order
+	Done      int // candidates with a final verdict
+	Total     int
+	Message   string
+	Result    *CandidateResult
+}

@@ -1,0 +1,187 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+)
+
+// Defaults for Sequential's zero fields.
+const (
+	DefaultMinPairs   = 6
+	DefaultMaxPairs   = 30
+	DefaultAlpha      = 0.05
+	DefaultMinSpeedup = 0.05
+)
+
+// Sequential decides, after each new round of pairs, whether a candidate's
+// verdict is settled, spending its error budget across the looks so that
+// looking often does not make false claims more likely (see LookTails).
+// Zero MinPairs, MaxPairs and Alpha take the defaults; MinSpeedup is used as
+// given (0 is a valid threshold), so callers set it. A Sequential is a plain
+// value and Look keeps no state: it is safe for concurrent use.
+type Sequential struct {
+	// MinPairs is the first look; MaxPairs the last one. The caller stops
+	// adding rounds at MaxPairs whatever Look says.
+	MinPairs, MaxPairs int
+	// Alpha bounds the chance of any false claim over the whole sequence
+	// of looks: 2/3 of it guards "faster", 1/3 "slower".
+	Alpha float64
+	// MinSpeedup is the threshold of "faster", as a fraction: 0.05 is 5%.
+	MinSpeedup float64
+}
+
+// Decision is what Look concludes from the rounds so far.
+type Decision struct {
+	Verdict Verdict
+	// Settled is true when a stopping boundary was crossed: the verdict is
+	// conclusive and more pairs would not change it (faster, mixed, slower,
+	// or not-faster because faster is out of reach). A caller stops when
+	// Settled or at MaxPairs, where the verdict stands, settled or not.
+	Settled bool
+	// Reason says why in a few words, for the report.
+	Reason string
+	// Pairs is the number of rounds looked at.
+	Pairs int
+	// Alpha is the two-sided level this look spent (LookAlpha): the
+	// intervals below have confidence 1-Alpha, with unequal tails
+	// (LookTails). When a bound is not yet attainable, Level says so and
+	// that bound backs no claim.
+	Alpha float64
+	// Aggregate is the geometric mean over benchmarks, by round.
+	Aggregate Estimate
+	// PerBench holds one estimate per benchmark, in round order, each with
+	// its own verdict.
+	PerBench []Estimate
+	// Err is set when the rounds could not be used (see the Err variables):
+	// the verdict is then not-faster, not settled, and PerBench holds only
+	// names.
+	Err error
+}
+
+func (s Sequential) withDefaults() Sequential {
+	if s.MinPairs <= 0 {
+		s.MinPairs = DefaultMinPairs
+	}
+	if s.MaxPairs <= 0 {
+		s.MaxPairs = DefaultMaxPairs
+	}
+	s.MaxPairs = max(s.MaxPairs, s.MinPairs)
+	if s.Alpha == 0 {
+		s.Alpha = DefaultAlpha
+	}
+	s.MinSpeedup = max(s.MinSpeedup, 0)
+	return s
+}
+
+// Look judges the rounds so far: rounds[r][b] is benchmark b's pair in round
+// r, and names[b] its name (names may be nil). It is meant to be called after
+// every round from MinPairs on; called with fewer rounds it still estimates,
+// with the first look's level, but never settles.
+func (s Sequential) Look(names []string, rounds [][]Pair) Decision {
+	s = s.withDefaults()
+	n := len(rounds)
+	dec := Decision{Verdict: NotFaster, Pairs: n}
+	g, d, err := roundRatios(rounds)
+	if err == nil {
+		err = checkAlpha(s.Alpha)
+	}
+	if err == nil && names != nil && len(names) != len(d) {
+		err = fmt.Errorf("%d names for %d benchmarks: %w", len(names), len(d), ErrNames)
+	}
+	if err != nil {
+		dec.Err = fmt.Errorf("look at %d rounds: %w", n, err)
+		// One named, empty estimate per benchmark, so that callers
+		// indexing PerBench by name do not go out of range.
+		dec.PerBench = make([]Estimate, len(names))
+		for b, name := range names {
+			dec.PerBench[b] = Estimate{Name: name, Verdict: NotFaster}
+		}
+		return dec
+	}
+	below, above := s.LookTails(n)
+	dec.Alpha = below + above
+	var (
+		buf  []float64
+		errs [2]float64
+	)
+	dec.Aggregate, errs, buf = estimate(g, below, above, buf)
+	// A bound whose error exceeds its budget (too few pairs yet) backs no
+	// claim; every estimate here has the same n, so the same holds for all.
+	c := claims{low: errs[0] <= below*(1+1e-9), high: errs[1] <= above*(1+1e-9)}
+	dec.PerBench = make([]Estimate, len(d))
+	per := make([]Estimate, len(d)) // what the claims may use
+	for b := range d {
+		var e Estimate
+		e, _, buf = estimate(d[b], below, above, buf)
+		if names != nil {
+			e.Name = names[b]
+		}
+		per[b] = c.usable(e)
+		e.Verdict = judge(per[b], s.MinSpeedup)
+		dec.PerBench[b] = e
+	}
+	if !c.low && !c.high {
+		dec.Reason = fmt.Sprintf("%d pairs are too few for any claim yet", n)
+		return dec
+	}
+	agg := c.usable(dec.Aggregate)
+	dec.Verdict = Decide(agg, per, s.MinSpeedup)
+	dec.Settled, dec.Reason = s.settled(dec.Verdict, agg, per, n)
+	if n < s.MinPairs && dec.Settled {
+		dec.Settled = false
+		dec.Reason += fmt.Sprintf(", but %d pairs are fewer than the %d a look needs", n, s.MinPairs)
+	}
+	return dec
+}
+
+// claims says which bounds of a look may back a claim.
+type claims struct{ low, high bool }
+
+// usable returns e with the bounds that may not back a claim pushed out of
+// reach of every threshold.
+func (c claims) usable(e Estimate) Estimate {
+	if !c.low {
+		e.Low = 0
+	}
+	if !c.high {
+		e.High = math.Inf(1)
+	}
+	return e
+}
+
+// settled says whether a verdict crossed a stopping boundary, and why, from
+// the usable bounds of the look at n rounds.
+func (s Sequential) settled(v Verdict, agg Estimate, per []Estimate, n int) (bool, string) {
+	m := s.MinSpeedup
+	switch v {
+	case Faster, Mixed:
+		why := fmt.Sprintf("%s: lower bound %.3f >= %.3f", v, agg.Low, 1+m)
+		if n >= s.MaxPairs {
+			return true, why
+		}
+		// A benchmark that looks like a regression beyond the threshold,
+		// but not yet significantly, could still turn faster into mixed.
+		for _, e := range per {
+			if e.Speedup < 1/(1+m) && !regressed(e, m) {
+				return false, fmt.Sprintf("faster overall, but %s may be a regression", nameOr(e.Name, "a benchmark"))
+			}
+		}
+		return true, why
+	case Slower:
+		return true, fmt.Sprintf("slower: upper bound %.3f < 1", agg.High)
+	}
+	if agg.High < 1+m {
+		return true, fmt.Sprintf("not faster: upper bound %.3f < %.3f", agg.High, 1+m)
+	}
+	if agg.Low == 0 || math.IsInf(agg.High, 1) {
+		return false, fmt.Sprintf("%d pairs are too few for both bounds yet", n)
+	}
+	return false, fmt.Sprintf("interval %.3f–%.3f straddles the thresholds", agg.Low, agg.High)
+}
+
+func nameOr(name, alt string) string {
+	if name == "" {
+		return alt
+	}
+	return name
+}

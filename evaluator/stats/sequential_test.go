@@ -1,0 +1,228 @@
+package stats
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestDecide(t *testing.T) {
+	const m = 0.05
+	est := func(lo, hi float64) Estimate { return Estimate{Speedup: math.Sqrt(lo * hi), Low: lo, High: hi} }
+	for _, tt := range []struct {
+		name string
+		agg  Estimate
+		per  []Estimate
+		want Verdict
+	}{
+		{"Faster", est(1.06, 1.3), []Estimate{est(1.06, 1.3)}, Faster},
+		{"FasterAtThreshold", est(1.05, 1.3), nil, Faster},
+		{"BelowThreshold", est(1.049, 1.3), nil, NotFaster},
+		{"Straddles", est(0.97, 1.1), nil, NotFaster},
+		{"Slower", est(0.8, 0.99), nil, Slower},
+		{"UpperAtOne", est(0.8, 1), nil, NotFaster},
+		// Faster overall, one benchmark significantly slower by more than
+		// the threshold: its upper bound is below 1/1.05 = 0.952.
+		{"Mixed", est(1.2, 1.5), []Estimate{est(2, 2.5), est(0.8, 0.95)}, Mixed},
+		// Slower, but not by more than the threshold: still faster.
+		{"SlowerWithinThreshold", est(1.2, 1.5), []Estimate{est(2, 2.5), est(0.9, 0.96)}, Faster},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Decide(tt.agg, tt.per, m); got != tt.want {
+				t.Errorf("Decide = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// roundsOf builds rounds from per-benchmark log-ratios: d[b][r].
+func roundsOf(d ...[]float64) [][]Pair {
+	rounds := make([][]Pair, len(d[0]))
+	for r := range rounds {
+		rounds[r] = make([]Pair, len(d))
+		for b := range d {
+			rounds[r][b] = pairsOf(d[b][r])[0]
+		}
+	}
+	return rounds
+}
+
+// jitter returns n log-ratios around centre, spread by ±spread in a fixed
+// zig-zag (no randomness: the tests below are about the rules).
+func jitter(n int, centre, spread float64) []float64 {
+	zig := []float64{0.3, -0.8, 1, -0.1, 0.6, -0.5, 0.9, -1, 0.2, -0.4}
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = centre + spread*zig[i%len(zig)]*(1+0.01*float64(i))
+	}
+	return d
+}
+
+func TestSequential_LookTails(t *testing.T) {
+	s := Sequential{}
+	// 6 and 7 pairs cannot reach what the plan allows them on either side.
+	for _, n := range []int{6, 7} {
+		below, above := s.LookTails(n)
+		if attainable(n, below) != 0 || attainable(n, above) != 0 {
+			t.Errorf("LookTails(%d) = %v, %v is attainable; the plan should not allow it yet", n, below, above)
+		}
+	}
+	// At 8 pairs: 1/128 below (one of the 8 pairs may disagree with a
+	// "faster" claim), 1/256 above (all 8 must agree on "slower").
+	if below, above := s.LookTails(8); below != 1./128 || above != 1./256 {
+		t.Errorf("LookTails(8) = %v, %v; want 1/128, 1/256", below, above)
+	}
+	if a := s.LookAlpha(8); a != 3./256 {
+		t.Errorf("LookAlpha(8) = %v, want 3/256", a)
+	}
+	// The levels spent over the whole sequence stay within each side's
+	// budget (the exact levels are discrete, so a little is left over),
+	// and the last look gets most of it.
+	var total [2]float64
+	for n := DefaultMinPairs; n <= DefaultMaxPairs; n++ {
+		below, above := s.LookTails(n)
+		total[0] += attainable(n, below)
+		total[1] += attainable(n, above)
+	}
+	for i, budget := range [2]float64{DefaultAlpha * 2 / 3, DefaultAlpha / 3} {
+		if total[i] > budget || total[i] < 0.95*budget {
+			t.Errorf("side %d spends %v in all, want just under %v", i, total[i], budget)
+		}
+	}
+	if last := s.LookAlpha(DefaultMaxPairs); last < 0.5*DefaultAlpha {
+		t.Errorf("last look spends %v, want most of %v", last, DefaultAlpha)
+	}
+	// Out of range: the first and last looks' levels.
+	if s.LookAlpha(3) != s.LookAlpha(6) || s.LookAlpha(50) != s.LookAlpha(30) {
+		t.Errorf("LookAlpha outside MinPairs..MaxPairs is not the nearest look's")
+	}
+	// A single look spends everything: at 10 pairs, the largest exact
+	// errors within 1/30 and 1/60 are P(T+<=9) = 33/1024 and
+	// P(T+<=6) = 14/1024.
+	one := Sequential{MinPairs: 10, MaxPairs: 10}
+	if below, above := one.LookTails(10); below != 33./1024 || above != 14./1024 {
+		t.Errorf("single look at 10 pairs: %v, %v; want 33/1024, 14/1024", below, above)
+	}
+}
+
+func TestSequential_Look(t *testing.T) {
+	seq := Sequential{MinSpeedup: 0.05}
+	for _, tt := range []struct {
+		name    string
+		d       [][]float64
+		verdict Verdict
+		settled bool
+		reason  string
+	}{
+		{"FasterAt8", [][]float64{jitter(8, -0.69, 0.05), jitter(8, -0.6, 0.05)}, Faster, true, "faster"},
+		// A 2× speedup with one contrary pair still settles at 8.
+		{"FasterWithOutlier", [][]float64{append(jitter(7, -0.69, 0.05), 0.4)}, Faster, true, "faster"},
+		// 7 pairs are too few for any claim the plan allows.
+		{"TooFewAt7", [][]float64{jitter(7, -0.69, 0.05)}, NotFaster, false, "too few"},
+		{"SlowerAt8", [][]float64{jitter(8, 0.69, 0.05)}, Slower, true, "slower"},
+		// Identical code: faster is out of reach, so stop.
+		{"Futile", [][]float64{jitter(8, 0, 0.001), jitter(8, 0, 0.002)}, NotFaster, true, "not faster"},
+		// Noisy and in between: keep going.
+		{"Undecided", [][]float64{jitter(8, -0.05, 0.3)}, NotFaster, false, "straddles"},
+		// Benchmark 2 is 22% slower, the aggregate 1.6× faster.
+		{"Mixed", [][]float64{jitter(8, -1.2, 0.02), jitter(8, 0.2, 0.02)}, Mixed, true, "mixed"},
+		// Benchmark 2 looks 7% slower, but not yet significantly: faster
+		// overall, but the verdict might still turn mixed.
+		{"MaybeMixed", [][]float64{jitter(8, -1.2, 0.02), jitter(8, 0.07, 0.3)}, Faster, false, "may be a regression"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dec := seq.Look([]string{"A", "B"}[:len(tt.d)], roundsOf(tt.d...))
+			if dec.Err != nil {
+				t.Fatal(dec.Err)
+			}
+			if dec.Verdict != tt.verdict || dec.Settled != tt.settled || !strings.Contains(dec.Reason, tt.reason) {
+				t.Errorf("Look = %s settled %v (%q), want %s settled %v (%q)\naggregate %+v\nper benchmark %+v",
+					dec.Verdict, dec.Settled, dec.Reason, tt.verdict, tt.settled, tt.reason, dec.Aggregate, dec.PerBench)
+			}
+			if dec.Pairs != len(tt.d[0]) || len(dec.PerBench) != len(tt.d) || dec.PerBench[0].Name != "A" {
+				t.Errorf("Look: %d pairs, per benchmark %+v", dec.Pairs, dec.PerBench)
+			}
+		})
+	}
+}
+
+func TestSequential_Look_PerBench(t *testing.T) {
+	dec := Sequential{MinSpeedup: 0.05}.Look(nil, roundsOf(jitter(8, -0.69, 0.05), jitter(8, 0.3, 0.05), jitter(8, 0, 0.05)))
+	want := []Verdict{Faster, Slower, NotFaster}
+	for b, e := range dec.PerBench {
+		if e.Verdict != want[b] {
+			t.Errorf("benchmark %d verdict %s, want %s (%+v)", b, e.Verdict, want[b], e)
+		}
+		if e.Name != "" || e.Pairs != 8 || math.Abs(e.Level-(1-dec.Alpha)) > 1e-12 {
+			t.Errorf("benchmark %d: %+v at look alpha %v", b, e, dec.Alpha)
+		}
+	}
+}
+
+func TestSequential_Look_Errors(t *testing.T) {
+	seq := Sequential{MinSpeedup: 0.05}
+	good := roundsOf(jitter(8, -0.2, 0.05), jitter(8, -0.2, 0.05))
+	nan := roundsOf(jitter(8, -0.2, 0.05), jitter(8, -0.2, 0.05))
+	nan[3][1].Cand = math.NaN()
+	zero := roundsOf(jitter(8, -0.2, 0.05), jitter(8, -0.2, 0.05))
+	zero[0][0].Base = 0
+	ragged := roundsOf(jitter(8, -0.2, 0.05), jitter(8, -0.2, 0.05))
+	ragged[5] = ragged[5][:1]
+	for _, tt := range []struct {
+		name   string
+		seq    Sequential
+		names  []string
+		rounds [][]Pair
+		err    error
+	}{
+		{"NaN", seq, []string{"A", "B"}, nan, ErrInvalid},
+		{"Zero", seq, []string{"A", "B"}, zero, ErrInvalid},
+		{"Ragged", seq, []string{"A", "B"}, ragged, ErrRagged},
+		{"Names", seq, []string{"A"}, good, ErrNames},
+		{"Empty", seq, []string{"A", "B"}, nil, ErrEmpty},
+		{"Alpha", Sequential{Alpha: 2}, []string{"A", "B"}, good, ErrAlpha},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dec := tt.seq.Look(tt.names, tt.rounds)
+			if !errors.Is(dec.Err, tt.err) {
+				t.Errorf("Look error %v, want %v", dec.Err, tt.err)
+			}
+			if dec.Verdict != NotFaster || dec.Settled {
+				t.Errorf("Look with an error: %s settled %v, want not-faster, not settled", dec.Verdict, dec.Settled)
+			}
+			if len(dec.PerBench) != len(tt.names) || dec.PerBench[0].Name != "A" {
+				t.Errorf("Look with an error: PerBench %+v, want one named estimate per name", dec.PerBench)
+			}
+		})
+	}
+}
+
+func TestSequential_Look_BelowMinPairs(t *testing.T) {
+	// Asked early (the time budget ran out), Look estimates but never
+	// settles, even on an overwhelming change.
+	seq := Sequential{MinPairs: 10, MinSpeedup: 0.05}
+	dec := seq.Look(nil, roundsOf(jitter(9, -2, 0.01)))
+	if dec.Settled || dec.Pairs != 9 || dec.Aggregate.Speedup < 7 {
+		t.Errorf("Look below MinPairs: settled %v, %d pairs, %+v", dec.Settled, dec.Pairs, dec.Aggregate)
+	}
+}
+
+func TestSequential_Look_AtMaxPairs(t *testing.T) {
+	// At the last look, faster stands even with a doubtful benchmark.
+	seq := Sequential{MinPairs: 6, MaxPairs: 8, MinSpeedup: 0.05}
+	dec := seq.Look(nil, roundsOf(jitter(8, -1.2, 0.02), jitter(8, 0.07, 0.3)))
+	if dec.Verdict != Faster || !dec.Settled {
+		t.Errorf("Look at MaxPairs = %s settled %v (%s), want faster, settled", dec.Verdict, dec.Settled, dec.Reason)
+	}
+}
+
+func TestSequential_Defaults(t *testing.T) {
+	s := Sequential{}.withDefaults()
+	if s.MinPairs != 6 || s.MaxPairs != 30 || s.Alpha != 0.05 || s.MinSpeedup != 0 {
+		t.Errorf("defaults %+v", s)
+	}
+	if s := (Sequential{MinPairs: 12, MaxPairs: 8}).withDefaults(); s.MaxPairs != 12 {
+		t.Errorf("MaxPairs below MinPairs: %+v, want MaxPairs raised to MinPairs", s)
+	}
+}

@@ -1,0 +1,297 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The simulation test is the evidence of issue 3, item 6: on seeded,
+// realistic noise, how often does Look call identical code faster or
+// slower, how often does it catch a true speedup, and how many pairs does it
+// take? Everything is seeded, so the numbers are the same on every run and
+// the assertions cannot flake.
+
+// machine is the simulated noise of a benchmark machine. Every sample is
+//
+//	true time × exp(drift(t) + N(0, Sigma²)) × (an outlier factor, rarely)
+//
+// where t counts samples in the order they are taken, so that drift reaches
+// both sides of a pair, as it does on a real machine.
+type machine struct {
+	// Sigma is the log-normal spread of one sample. A paired log-ratio then
+	// spreads by Sigma·√2.
+	Sigma float64
+	// Outliers is the chance that a sample is slowed by a factor drawn
+	// uniformly from 1.5–3 (a page-fault storm, a noisy neighbour).
+	Outliers float64
+	// Drift is the largest slow drift: a linear trend of up to ±Drift over
+	// the whole trial plus a sinusoid of amplitude up to Drift/2 with a
+	// period of 10–40 rounds (thermal and frequency changes).
+	Drift float64
+}
+
+// pinned is the machine the targets of issue 3 are checked on: a paired
+// log-ratio spread of σ 0.05 (Sigma 0.035 per sample), as measured pinned to
+// one CPU on the project's 2-core machine (issue 3: 0.03–0.13 pinned,
+// 0.18–0.26 unpinned); 3% of samples slowed 1.5–3×; drift up to ±5%.
+var pinned = machine{Sigma: 0.035, Outliers: 0.03, Drift: 0.05}
+
+// scenario is what one trial compares.
+type scenario struct {
+	m       machine
+	benches int       // 0 cycles 1, 2, 3 over the trials
+	speedup float64   // true base/cand of every benchmark; 1 is A/A
+	each    []float64 // per-benchmark speedups instead, when set
+}
+
+func (sc scenario) speedupOf(b int) float64 {
+	if sc.each != nil {
+		return sc.each[b]
+	}
+	return sc.speedup
+}
+
+// trial is one simulated candidate evaluation.
+type trial struct {
+	dec   Decision
+	pairs int // rounds used: until settled, or MaxPairs
+	// codeflash's rule on the same machine noise: the baseline measured
+	// first, as one block, then the candidate (its protocol); and the same
+	// rule on our interleaved samples, to separate its two weaknesses.
+	codeflash, codeflashABBA bool
+}
+
+// timeline draws the machine's log-noise for rounds of perRound samples, one
+// value per sample in the order they are taken.
+func (m machine) timeline(rng *rand.Rand, rounds, perRound int) []float64 {
+	n := rounds * perRound
+	slope := (2*rng.Float64() - 1) * m.Drift
+	amp := rng.Float64() * m.Drift / 2
+	period := (10 + 30*rng.Float64()) * float64(perRound) // in samples
+	phase := 2 * math.Pi * rng.Float64()
+	out := make([]float64, n)
+	for t := range out {
+		drift := slope*float64(t)/float64(n) + amp*math.Sin(phase+2*math.Pi*float64(t)/period)
+		v := drift + m.Sigma*rng.NormFloat64()
+		if rng.Float64() < m.Outliers {
+			v += math.Log(1.5 + 1.5*rng.Float64())
+		}
+		out[t] = v
+	}
+	return out
+}
+
+// run simulates one candidate as the evaluator measures it: each round takes
+// every benchmark on one side, then on the other, in ABBA order; Look is
+// asked after every round from MinPairs on, until settled or MaxPairs.
+func (sc scenario) run(rng *rand.Rand, seq Sequential) trial {
+	seq = seq.withDefaults()
+	nb, maxN := sc.benches, seq.MaxPairs
+	noise := sc.m.timeline(rng, maxN, 2*nb)
+	value := func(slot, b int, cand bool) float64 {
+		v := math.Exp(noise[slot])
+		if cand {
+			v /= sc.speedupOf(b)
+		}
+		return v
+	}
+	// pair returns benchmark b's pair in round r, in ABBA order: in even
+	// rounds base is taken first, in odd rounds the candidate.
+	pair := func(r, b int) Pair {
+		first, second := (2*r)*nb+b, (2*r+1)*nb+b
+		if r%2 == 0 {
+			return Pair{Base: value(first, b, false), Cand: value(second, b, true)}
+		}
+		return Pair{Cand: value(first, b, true), Base: value(second, b, false)}
+	}
+	rounds := make([][]Pair, 0, maxN)
+	var tr trial
+	for r := range maxN {
+		round := make([]Pair, nb)
+		for b := range nb {
+			round[b] = pair(r, b)
+		}
+		rounds = append(rounds, round)
+		if r+1 < seq.MinPairs {
+			continue
+		}
+		tr.dec = seq.Look(nil, rounds)
+		tr.pairs = r + 1
+		if tr.dec.Settled {
+			break
+		}
+	}
+	// codeflash: maxN loops of base first, then maxN loops of the
+	// candidate; its runtime is the sum over inputs (here benchmarks) of
+	// the minimum over loops. It gets every loop, more than we use.
+	var block, abba [2]float64
+	for b := range nb {
+		bb, bc, ab, ac := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
+		for r := range maxN {
+			bb = min(bb, value(r*nb+b, b, false))
+			bc = min(bc, value((maxN+r)*nb+b, b, true))
+			p := pair(r, b)
+			ab, ac = min(ab, p.Base), min(ac, p.Cand)
+		}
+		block[0], block[1] = block[0]+bb, block[1]+bc
+		abba[0], abba[1] = abba[0]+ab, abba[1]+ac
+	}
+	tr.codeflash = CodeflashRule(block[:1], block[1:], 0.05)
+	tr.codeflashABBA = CodeflashRule(abba[:1], abba[1:], 0.05)
+	return tr
+}
+
+// rates summarises the trials of one scenario.
+type rates struct {
+	trials                   int
+	verdicts                 map[Verdict]int
+	settled                  int
+	pairs, maxPairs          int
+	within8                  int // settled within 8 pairs
+	codeflash, codeflashABBA int
+}
+
+func (r rates) frac(n int) float64 { return float64(n) / float64(r.trials) }
+
+func (r rates) pct(v Verdict) float64 { return 100 * r.frac(r.verdicts[v]) }
+
+func (r rates) meanPairs() float64 { return float64(r.pairs) / float64(r.trials) }
+
+func (r rates) String() string {
+	return fmt.Sprintf("faster %5.1f%%  slower %4.1f%%  mixed %4.1f%%  settled %5.1f%%  pairs mean %4.1f max %2d  ≤8: %5.1f%%  | codeflash %5.1f%% (interleaved %5.1f%%)",
+		r.pct(Faster), r.pct(Slower), r.pct(Mixed), 100*r.frac(r.settled),
+		r.meanPairs(), r.maxPairs, 100*r.frac(r.within8), 100*r.frac(r.codeflash), 100*r.frac(r.codeflashABBA))
+}
+
+// simulate runs trials of sc from a seed derived from seed and the scenario,
+// so each scenario's numbers do not depend on which others run.
+func simulate(sc scenario, seq Sequential, trials int, seed uint64) rates {
+	rng := rand.New(rand.NewPCG(seed, math.Float64bits(sc.speedup)^uint64(sc.benches)<<56))
+	r := rates{verdicts: map[Verdict]int{}}
+	for i := range trials {
+		s := sc
+		if s.benches == 0 {
+			s.benches = 1 + i%3
+		}
+		tr := s.run(rng, seq)
+		r.trials++
+		r.verdicts[tr.dec.Verdict]++
+		if tr.dec.Settled {
+			r.settled++
+			if tr.pairs <= 8 {
+				r.within8++
+			}
+		}
+		r.pairs += tr.pairs
+		r.maxPairs = max(r.maxPairs, tr.pairs)
+		if tr.codeflash {
+			r.codeflash++
+		}
+		if tr.codeflashABBA {
+			r.codeflashABBA++
+		}
+	}
+	return r
+}
+
+// Trials per scenario of TestSim_Targets. The false-positive rate is rare
+// by design, so it gets more trials to be measured to a tenth of a percent;
+// under the race detector (ten times slower) or -short, every scenario gets
+// the smaller count, still over the 1000 that issue 3 asks for.
+const (
+	simTrials   = 1200
+	simTrialsAA = 6000
+)
+
+// upper95 is the Wilson score upper bound of a 95% interval for a rate seen
+// k times in n trials.
+func upper95(k, n int) float64 {
+	const z = 1.96
+	p, nf := float64(k)/float64(n), float64(n)
+	centre := p + z*z/(2*nf)
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return (centre + half) / (1 + z*z/nf)
+}
+
+// TestSim_Targets checks issue 3's targets at default settings (min speedup
+// 5%, alpha 0.05, 6..30 pairs) on the pinned machine, with 1, 2 and 3
+// benchmarks in turn.
+func TestSim_Targets(t *testing.T) {
+	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
+	trials, trialsAA := simTrials, simTrialsAA
+	if testing.Short() || raceEnabled {
+		trialsAA = simTrials
+	}
+	run := func(speedup float64, n int) rates {
+		return simulate(scenario{m: pinned, speedup: speedup}, seq, n, 1)
+	}
+	aa, p08, p15, p2 := run(1, trialsAA), run(1.08, trials), run(1.15, trials), run(2, trials)
+	t.Logf("pinned machine (pair σ %.3f, %.0f%% of samples slowed 1.5–3×, drift up to ±%.0f%%), 1–3 benchmarks in turn:",
+		pinned.Sigma*math.Sqrt2, 100*pinned.Outliers, 100*pinned.Drift)
+	t.Logf("A/A    %v  (%d trials)", aa, aa.trials)
+	t.Logf("1.08×  %v  (%d trials)", p08, p08.trials)
+	t.Logf("1.15×  %v  (%d trials)", p15, p15.trials)
+	t.Logf("2×     %v  (%d trials)", p2, p2.trials)
+	wrong := aa.verdicts[Faster] + aa.verdicts[Slower] + aa.verdicts[Mixed]
+	fp := aa.frac(wrong)
+	t.Logf("A/A false positives: ours %.2f%% (95%% upper bound %.2f%%); codeflash's rule %.2f%% with its baseline measured first, %.2f%% on our interleaved samples",
+		100*fp, 100*upper95(wrong, aa.trials), 100*aa.frac(aa.codeflash), 100*aa.frac(aa.codeflashABBA))
+	t.Logf("power: 8%% %.1f%%, 15%% %.1f%%; 2× settled faster within 8 pairs in %.1f%% (mean %.2f pairs, max %d); mean pairs A/A %.1f, 8%% %.1f, 15%% %.1f",
+		p08.pct(Faster), p15.pct(Faster), 100*p2.frac(p2.within8), p2.meanPairs(), p2.maxPairs,
+		aa.meanPairs(), p08.meanPairs(), p15.meanPairs())
+
+	if fp > 0.01 {
+		t.Errorf("A/A false-positive rate %.2f%%, want at most 1%%", 100*fp)
+	}
+	if aa.frac(aa.codeflash) <= fp {
+		t.Errorf("codeflash's rule made %.2f%% false positives, no more than ours (%.2f%%): the comparison has lost its point",
+			100*aa.frac(aa.codeflash), 100*fp)
+	}
+	if got := p15.pct(Faster); got < 95 {
+		t.Errorf("power for a true 15%% speedup %.1f%%, want at least 95%%", got)
+	}
+	if got := p08.pct(Faster); got < 80 {
+		t.Errorf("power for a true 8%% speedup %.1f%%, want at least 80%%", got)
+	}
+	if p2.pct(Faster) != 100 || p2.meanPairs() > 8.2 || p2.frac(p2.within8) < 0.97 {
+		t.Errorf("2× speedup: faster %.1f%%, mean %.2f pairs, within 8 pairs %.1f%%; want 100%%, about 8, nearly all",
+			p2.pct(Faster), p2.meanPairs(), 100*p2.frac(p2.within8))
+	}
+}
+
+// TestSim_Grid shows where the method stands beyond the targets' machine:
+// each number of benchmarks on its own, noisier machines, slower and mixed
+// candidates. It asserts only what must hold everywhere: false positives
+// stay rare.
+func TestSim_Grid(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a few seconds of simulation; the targets are checked by TestSim_Targets")
+	}
+	const trials = 600
+	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
+	var b strings.Builder
+	for _, sigma := range []float64{0.035, 0.05, 0.1} {
+		m := pinned
+		m.Sigma = sigma
+		for _, nb := range []int{1, 2, 3} {
+			for _, sp := range []float64{1, 1.08, 1.15, 1.25, 2, 0.5} {
+				r := simulate(scenario{m: m, benches: nb, speedup: sp}, seq, trials, 2)
+				fmt.Fprintf(&b, "pair σ %.3f  %d bench  %4.2f×  %v\n", sigma*math.Sqrt2, nb, sp, r)
+				if sp == 1 && r.frac(r.verdicts[Faster]+r.verdicts[Slower]) > 0.015 {
+					t.Errorf("pair σ %.3f, %d benchmarks: A/A false positives %.1f%%", sigma*math.Sqrt2, nb,
+						100*r.frac(r.verdicts[Faster]+r.verdicts[Slower]))
+				}
+			}
+		}
+	}
+	// Mixed: much faster overall, one benchmark 15% slower.
+	mixed := simulate(scenario{m: pinned, benches: 3, each: []float64{1.5, 1.5, 1 / 1.15}}, seq, trials, 3)
+	fmt.Fprintf(&b, "pinned, 3 bench, 1.5× 1.5× 0.87×  %v\n", mixed)
+	t.Logf("%d trials each:\n%s", trials, b.String())
+	if mixed.pct(Mixed) < 50 || mixed.pct(Faster) > 10 {
+		t.Errorf("mixed candidate: mixed %.1f%%, faster %.1f%%", mixed.pct(Mixed), mixed.pct(Faster))
+	}
+}

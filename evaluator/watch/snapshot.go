@@ -1,0 +1,104 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+)
+
+// Snapshot is the working tree's difference from HEAD at one moment.
+type Snapshot struct {
+	Head      string // the commit the difference is against
+	Candidate candidate.Candidate
+	Sum       string // content hash: equal snapshots have equal sums
+}
+
+// Empty reports whether the working tree equals HEAD.
+func (s Snapshot) Empty() bool {
+	return len(s.Candidate.Files) == 0 && len(s.Candidate.Deleted) == 0
+}
+
+// Take snapshots the working tree at root: tracked edits, deletions, and
+// untracked files that git does not ignore, read now, so that later edits
+// don't leak into an evaluation. It never writes to the repository.
+func Take(ctx context.Context, root, name string) (Snapshot, error) {
+	head, err := gitOut(ctx, root, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("resolve HEAD: %w", err)
+	}
+	out, err := gitOut(ctx, root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("read working tree status: %w", err)
+	}
+	c := candidate.Candidate{Name: name, Source: "working tree", Files: map[string][]byte{}}
+	for _, rec := range strings.Split(out, "\x00") {
+		if len(rec) < 4 {
+			continue
+		}
+		xy, path := rec[:2], rec[3:]
+		full := filepath.Join(root, filepath.FromSlash(path))
+		fi, err := os.Lstat(full)
+		switch {
+		case err != nil && os.IsNotExist(err):
+			c.Deleted = append(c.Deleted, path)
+		case err != nil:
+			return Snapshot{}, fmt.Errorf("read %s: %w", path, err)
+		case fi.IsDir():
+			// a submodule or nested repo: not part of the candidate
+		case fi.Mode()&os.ModeSymlink != 0:
+			continue
+		default:
+			b, err := os.ReadFile(full)
+			if err != nil {
+				if os.IsNotExist(err) {
+					c.Deleted = append(c.Deleted, path)
+					continue
+				}
+				return Snapshot{}, fmt.Errorf("read %s: %w", path, err)
+			}
+			c.Files[path] = b
+		}
+		_ = xy
+	}
+	slices.Sort(c.Deleted)
+	return Snapshot{Head: head, Candidate: c, Sum: sum(head, c)}, nil
+}
+
+func sum(head string, c candidate.Candidate) string {
+	h := sha256.New()
+	h.Write([]byte(head))
+	paths := make([]string, 0, len(c.Files))
+	for p := range c.Files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		fmt.Fprintf(h, "\x00f%s\x00%d\x00", p, len(c.Files[p]))
+		h.Write(c.Files[p])
+	}
+	for _, p := range c.Deleted {
+		fmt.Fprintf(h, "\x00d%s", p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func gitOut(ctx context.Context, root string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+	cmd.Env = gitEnv
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimRight(string(out), "\n"), nil
+}

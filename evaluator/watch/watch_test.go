@@ -1,0 +1,213 @@
+package watch
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func newTestRepo(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for p, s := range files {
+		writeFile(tb, dir, p, s)
+	}
+	git(tb, dir, "init", "-q", "-b", "main")
+	git(tb, dir, "add", "-A")
+	git(tb, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+	return dir
+}
+
+func writeFile(tb testing.TB, dir, p, s string) {
+	tb.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func git(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// start runs a watcher on root and returns its changes.
+func start(t *testing.T, opts Options) <-chan Change {
+	t.Helper()
+	w, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan Change, 16)
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx, out) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return out
+}
+
+func next(t *testing.T, ch <-chan Change, within time.Duration) Change {
+	t.Helper()
+	select {
+	case c := <-ch:
+		return c
+	case <-time.After(within):
+		t.Fatalf("no change within %s", within)
+	}
+	return Change{}
+}
+
+func none(t *testing.T, ch <-chan Change, within time.Duration) {
+	t.Helper()
+	select {
+	case c := <-ch:
+		t.Fatalf("unexpected change %+v", c)
+	case <-time.After(within):
+	}
+}
+
+func TestWatcher_Burst(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n", "sub/b.go": "package sub\n"})
+	ch := start(t, Options{Root: root, Quiet: 150 * time.Millisecond})
+	for i := range 10 {
+		writeFile(t, root, "a.go", fmt.Sprintf("package a // %d\n", i))
+		writeFile(t, root, "sub/b.go", fmt.Sprintf("package sub // %d\n", i))
+		time.Sleep(10 * time.Millisecond)
+	}
+	c := next(t, ch, 5*time.Second)
+	if want := []string{"a.go", "sub/b.go"}; !slices.Equal(c.Paths, want) {
+		t.Errorf("paths %v, want %v", c.Paths, want)
+	}
+	none(t, ch, 500*time.Millisecond)
+}
+
+func TestWatcher_Ignores(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n", ".gitignore": "build/\n"})
+	if err := os.Mkdir(filepath.Join(root, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ch := start(t, Options{Root: root, Quiet: 100 * time.Millisecond})
+	writeFile(t, root, ".a.go.swp", "x")
+	writeFile(t, root, "a.go~", "x")
+	writeFile(t, root, "4913", "x")
+	writeFile(t, root, "build/out.bin", "x")
+	os.Chmod(filepath.Join(root, "a.go"), 0o600)
+	none(t, ch, 600*time.Millisecond)
+}
+
+func TestWatcher_NewDirectory(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n"})
+	ch := start(t, Options{Root: root, Quiet: 150 * time.Millisecond})
+	writeFile(t, root, "x/y/z.go", "package y\n")
+	c := next(t, ch, 5*time.Second)
+	if !slices.Contains(c.Paths, "x/y/z.go") {
+		t.Fatalf("paths %v, want x/y/z.go among them", c.Paths)
+	}
+	// The new directory is watched: a later save in it is seen.
+	time.Sleep(100 * time.Millisecond)
+	writeFile(t, root, "x/y/z.go", "package y // edited\n")
+	c = next(t, ch, 5*time.Second)
+	if !slices.Equal(c.Paths, []string{"x/y/z.go"}) {
+		t.Fatalf("paths %v, want [x/y/z.go]", c.Paths)
+	}
+}
+
+// TestWatcher_Storm: a checkout-sized storm of 5,000 files is one change.
+func TestWatcher_Storm(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n"})
+	ch := start(t, Options{Root: root, Quiet: 300 * time.Millisecond, MaxWait: 20 * time.Second})
+	for i := range 5000 {
+		writeFile(t, root, fmt.Sprintf("gen/d%02d/f%04d.txt", i%50, i), "x")
+	}
+	c := next(t, ch, 30*time.Second)
+	if len(c.Paths) != 5000 {
+		t.Errorf("%d paths in the change, want 5000", len(c.Paths))
+	}
+	none(t, ch, time.Second)
+}
+
+func TestWatcher_MaxWait(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n"})
+	ch := start(t, Options{Root: root, Quiet: 200 * time.Millisecond, MaxWait: 600 * time.Millisecond})
+	stop := time.Now().Add(3 * time.Second)
+	go func() {
+		for i := 0; time.Now().Before(stop); i++ {
+			os.WriteFile(filepath.Join(root, "a.go"), []byte(fmt.Sprintf("package a // %d\n", i)), 0o644)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	// Saves never pause for Quiet, yet changes still come, capped by MaxWait.
+	next(t, ch, 2500*time.Millisecond)
+}
+
+func TestTake(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n", "b.go": "package a\n", ".gitignore": "*.log\n"})
+	index := hashFile(t, filepath.Join(root, ".git", "index"))
+	head := strings.TrimSpace(git(t, root, "rev-parse", "HEAD"))
+
+	s, err := Take(context.Background(), root, "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Empty() || s.Head != head {
+		t.Fatalf("clean tree: snapshot %+v, want empty at %s", s, head)
+	}
+	writeFile(t, root, "a.go", "package a // edited\n")
+	os.Remove(filepath.Join(root, "b.go"))
+	writeFile(t, root, "new/c.go", "package new\n")
+	writeFile(t, root, "debug.log", "ignored\n")
+	s, err = Take(context.Background(), root, "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for p := range s.Candidate.Files {
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	if want := []string{"a.go", "new/c.go"}; !slices.Equal(files, want) {
+		t.Errorf("files %v, want %v", files, want)
+	}
+	if want := []string{"b.go"}; !slices.Equal(s.Candidate.Deleted, want) {
+		t.Errorf("deleted %v, want %v", s.Candidate.Deleted, want)
+	}
+	// Later edits don't leak into the snapshot.
+	writeFile(t, root, "a.go", "package a // later\n")
+	if got := string(s.Candidate.Files["a.go"]); got != "package a // edited\n" {
+		t.Errorf("snapshot content changed to %q", got)
+	}
+	s2, _ := Take(context.Background(), root, "tree")
+	if s2.Sum == s.Sum {
+		t.Error("different trees have equal sums")
+	}
+	s3, _ := Take(context.Background(), root, "tree")
+	if s3.Sum != s2.Sum {
+		t.Error("equal trees have different sums")
+	}
+	if got := hashFile(t, filepath.Join(root, ".git", "index")); got != index {
+		t.Error("Take changed the user's index")
+	}
+}
+
+func hashFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
+}

@@ -1,0 +1,391 @@
+package profiler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// frame is one stack frame of a synthetic profile.
+type frame struct {
+	fn   string
+	file string
+	line int
+}
+
+// stack is a synthetic sample: 10n samples of 10ms through frames, leaf
+// first (10n, so that no side has too few samples to trust).
+type stack struct {
+	n      int64
+	frames []frame
+}
+
+// writeProfile writes a CPU profile (samples/count, cpu/nanoseconds) made
+// of stacks, as the runtime would, and returns its path.
+func writeProfile(t *testing.T, dir, name string, stacks []stack) string {
+	t.Helper()
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:     10_000_000,
+		Mapping:    []*profile.Mapping{{ID: 1, Start: 0x1000, Limit: 0xffffff, File: "/tmp/x.test", HasFunctions: true, HasFilenames: true, HasLineNumbers: true}},
+	}
+	funcs := map[string]*profile.Function{}
+	for _, s := range stacks {
+		var locs []*profile.Location
+		for _, fr := range s.frames {
+			fn := funcs[fr.fn]
+			if fn == nil {
+				fn = &profile.Function{ID: uint64(len(funcs) + 1), Name: fr.fn, SystemName: fr.fn, Filename: fr.file,
+					StartLine: int64(synthStarts[fr.fn])}
+				funcs[fr.fn] = fn
+				p.Function = append(p.Function, fn)
+			}
+			loc := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: p.Mapping[0],
+				Address: uint64(0x1000 + len(p.Location)), Line: []profile.Line{{Function: fn, Line: int64(fr.line)}}}
+			p.Location = append(p.Location, loc)
+			locs = append(locs, loc)
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{10 * s.n, 10 * s.n * 10_000_000}})
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The synthetic module: base's Slow calls expensive for each element; the
+// winner inlines the work and drops expensive.
+const (
+	synthModule = "example.com/m"
+	synthBase   = `package m
+
+func Slow(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += expensive(x)
+	}
+	return s
+}
+
+func expensive(x int) int { return x * x }
+`
+	synthWinner = `package m
+
+func Slow(xs []int) int {
+	s := 0
+	for i := range xs {
+		s += xs[i] * xs[i]
+	}
+	return s
+}
+`
+)
+
+// synthStarts are the lines where the synthetic functions start.
+var synthStarts = map[string]int{"example.com/m.Slow": 3, "example.com/m.expensive": 11,
+	"example.com/m/sub.(*T).Get": 3, "example.com/m.BenchmarkSlow": 8}
+
+// synthProfiles writes base's and the winner's profiles, with file names as
+// a binary built with -trimpath in module example.com/m has them, or under
+// root when root is not "".
+func synthProfiles(t *testing.T, root string) (base, cand string) {
+	t.Helper()
+	file := func(rel string) string {
+		if root != "" {
+			return root + "/" + rel
+		}
+		return synthModule + "/" + rel
+	}
+	calc, test, sub := file("calc.go"), file("calc_test.go"), file("sub/t.go")
+	bench := frame{"example.com/m.BenchmarkSlow", test, 10}
+	runN := frame{"testing.(*B).runN", "testing/benchmark.go", 200}
+	exit := frame{"runtime.goexit", "runtime/asm_amd64.s", 1700}
+	dir := t.TempDir()
+	base = writeProfile(t, dir, "base.pprof", []stack{
+		{50, []frame{{"example.com/m.expensive", calc, 11}, {"example.com/m.Slow", calc, 6}, bench, runN, exit}},
+		{25, []frame{{"example.com/m.Slow", calc, 5}, bench, runN, exit}},
+		{10, []frame{{"runtime.mallocgc", "runtime/malloc.go", 100}, {"example.com/m.Slow", calc, 4}, bench, runN, exit}},
+		{5, []frame{{"example.com/m/sub.(*T).Get", sub, 3}, bench, runN, exit}},
+		{10, []frame{{"runtime.gcBgMarkWorker", "runtime/mgc.go", 1400}, exit}},
+	})
+	cand = writeProfile(t, dir, "winner.pprof", []stack{
+		{40, []frame{{"example.com/m.Slow", calc, 6}, bench, runN, exit}},
+		{10, []frame{{"example.com/m.Slow", calc, 5}, bench, runN, exit}},
+		{5, []frame{{"sort.insertionSort", "sort/zsortfunc.go", 12}, {"example.com/m/sub.(*T).Get", sub, 3}, bench, runN, exit}},
+		{5, []frame{{"runtime.gcBgMarkWorker", "runtime/mgc.go", 1400}, exit}},
+	})
+	return base, cand
+}
+
+func synthSources(files map[string]string) func(string) ([]byte, error) {
+	return func(file string) ([]byte, error) {
+		if s, ok := files[file]; ok {
+			return []byte(s), nil
+		}
+		return nil, &fs.PathError{Op: "open", Path: "/slots/3/" + file, Err: fs.ErrNotExist}
+	}
+}
+
+func synthOptions() SummaryOptions {
+	return SummaryOptions{
+		Candidate: "inline", ModulePath: synthModule, Changed: []string{"calc.go"},
+		BaseSource: synthSources(map[string]string{"calc.go": synthBase}),
+		CandSource: synthSources(map[string]string{"calc.go": synthWinner}),
+	}
+}
+
+// topText lists a top table's rows as "func flat.base/flat.cand".
+func topText(rows []FuncRow) []string {
+	var out []string
+	for _, r := range rows {
+		s := fmt.Sprintf("%s %g/%g", r.Func, r.Flat.Base, r.Flat.Cand)
+		if r.Cum != nil {
+			s += fmt.Sprintf(" cum %g/%g", r.Cum.Base, r.Cum.Cand)
+		}
+		if r.Changed {
+			s += " *"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// lineText lists line rows as "func base_line/cand_line change cum.base/cum.cand text".
+func lineText(rows []LineRow) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("%s %d/%d %1s %g/%g %s", r.Func, r.BaseLine, r.CandLine, r.Change, r.Cum.Base, r.Cum.Cand, strings.TrimSpace(r.Text)))
+	}
+	return out
+}
+
+func equalLists(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\ngot\n\t%s\nwant\n\t%s", what, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+func TestSummarize_Top(t *testing.T) {
+	base, cand := synthProfiles(t, "")
+	for _, tt := range []struct {
+		name string
+		edit func(*SummaryOptions)
+		want []string
+	}{
+		{"Default", func(*SummaryOptions) {}, []string{
+			"m.Slow 25/83.33 cum 85/83.33 *",
+			"m.expensive 50/0 cum 50/0 *",
+			"sub.(*T).Get 5/0 cum 5/8.33",
+			"(runtime) 20/8.33",
+			"(other) 0/8.33",
+		}},
+		{"TopN", func(o *SummaryOptions) { o.TopN = 1 }, []string{
+			"m.Slow 25/83.33 cum 85/83.33 *",
+			"m.expensive 50/0 cum 50/0 *", // changed functions stay
+			"(runtime) 20/8.33",
+			"(other) 0/8.33",
+		}},
+		{"AllCode", func(o *SummaryOptions) { o.AllCode = true; o.TopN = 4 }, []string{
+			"m.Slow 25/83.33 cum 85/83.33 *",
+			"m.expensive 50/0 cum 50/0 *",
+			"runtime.gcBgMarkWorker 10/8.33 cum 10/8.33",
+			"runtime.mallocgc 10/0 cum 10/0",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := synthOptions()
+			tt.edit(&o)
+			s, err := Summarize(base, cand, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalLists(t, "top", topText(s.Top), tt.want)
+			if s.Samples != (Counts{1000, 600}) {
+				t.Errorf("samples = %+v, want 1000 and 600", s.Samples)
+			}
+		})
+	}
+}
+
+func TestSummarize_Lines(t *testing.T) {
+	base, cand := synthProfiles(t, "")
+	s, err := Summarize(base, cand, synthOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalLists(t, "lines", lineText(s.Lines), []string{
+		"m.Slow 3/3   0/0 func Slow(xs []int) int {",
+		"m.Slow 4/4   10/0 s := 0",
+		"m.Slow 5/0 - 25/0 for _, x := range xs {",
+		"m.Slow 6/0 - 50/0 s += expensive(x)",
+		"m.Slow 0/5 + 0/16.67 for i := range xs {",
+		"m.Slow 0/6 + 0/66.67 s += xs[i] * xs[i]",
+		"m.Slow 7/7   0/0 }",
+		"m.Slow 8/8   0/0 return s",
+		"m.Slow 9/9   0/0 }",
+		"m.expensive 11/0 - 50/0 func expensive(x int) int { return x * x }",
+	})
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings: %q", s.Warnings)
+	}
+	if s.Lines[0].File != "calc.go" {
+		t.Errorf("file = %q, want calc.go", s.Lines[0].File)
+	}
+}
+
+func TestSummarize_Sources(t *testing.T) {
+	base, cand := synthProfiles(t, "")
+	t.Run("NewFile", func(t *testing.T) {
+		// calc.go does not exist at base: every winner line is new.
+		o := synthOptions()
+		o.BaseSource = synthSources(nil)
+		s, err := Summarize(base, cand, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range s.Lines {
+			if r.Change != "+" || r.BaseLine != 0 {
+				t.Errorf("row %+v, want only winner lines", r)
+			}
+		}
+		if len(s.Lines) == 0 || len(s.Warnings) != 0 {
+			t.Errorf("%d rows, warnings %q", len(s.Lines), s.Warnings)
+		}
+	})
+	t.Run("Unreadable", func(t *testing.T) {
+		o := synthOptions()
+		o.Roots = []string{"/slots/3"}
+		o.BaseSource = func(file string) ([]byte, error) {
+			return nil, &fs.PathError{Op: "open", Path: "/slots/3/" + file, Err: fs.ErrPermission}
+		}
+		s, err := Summarize(base, cand, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "permission denied") || strings.Contains(s.Warnings[0], "/slots") {
+			t.Errorf("warnings = %q, want one naming the error but not the slot", s.Warnings)
+		}
+		// Base's sampled lines, without text, then the winner's function.
+		equalLists(t, "lines", lineText(s.Lines)[:4], []string{
+			" 4/0   10/0 ",
+			" 5/0   25/0 ",
+			" 6/0   50/0 ",
+			" 11/0   50/0 ",
+		})
+	})
+	t.Run("NoReaders", func(t *testing.T) {
+		o := synthOptions()
+		o.BaseSource, o.CandSource = nil, nil
+		s, err := Summarize(base, cand, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Lines) == 0 || len(s.Warnings) != 2 {
+			t.Errorf("%d rows, warnings %q", len(s.Lines), s.Warnings)
+		}
+	})
+}
+
+func TestSummarize_Paths(t *testing.T) {
+	// A binary built without -trimpath names its files by absolute path.
+	base, cand := synthProfiles(t, "/slots/7")
+	for _, tt := range []struct {
+		name     string
+		roots    []string
+		wantFile string
+		lines    bool
+		warn     bool
+	}{
+		{"Roots", []string{"/slots/7/"}, "calc.go", true, false},
+		{"NoRoots", nil, "calc.go", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := synthOptions()
+			o.Roots = tt.roots
+			s, err := Summarize(base, cand, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, _ := json.Marshal(s)
+			if strings.Contains(string(js), "/slots") {
+				t.Errorf("JSON names the slot: %s", js)
+			}
+			if s.Top[0].File != tt.wantFile {
+				t.Errorf("file = %q, want %q", s.Top[0].File, tt.wantFile)
+			}
+			if got := len(s.Lines) > 0; got != tt.lines {
+				t.Errorf("line rows: %v, want %v", got, tt.lines)
+			}
+			if got := len(s.Warnings) > 0; got != tt.warn {
+				t.Errorf("warnings %q, want some: %v", s.Warnings, tt.warn)
+			}
+		})
+	}
+}
+
+func TestSummarize_Errors(t *testing.T) {
+	dir := t.TempDir()
+	base, cand := synthProfiles(t, "")
+	junk := filepath.Join(dir, "junk.pprof")
+	if err := os.WriteFile(junk, []byte("not a profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := writeProfile(t, dir, "empty.pprof", nil)
+	noCPU := filepath.Join(dir, "nocpu.pprof")
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "wall", Unit: "nanoseconds"}}}
+	f, _ := os.Create(noCPU)
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tt := range []struct {
+		name       string
+		base, cand string
+		want       error
+	}{
+		{"Missing", filepath.Join(dir, "missing.pprof"), cand, fs.ErrNotExist},
+		{"Junk", base, junk, nil},
+		{"ErrNoSamples", base, empty, ErrNoSamples},
+		{"ErrSampleType", noCPU, cand, ErrSampleType},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Summarize(tt.base, tt.cand, synthOptions())
+			if err == nil {
+				t.Fatalf("Summarize succeeded: %+v", s)
+			}
+			if tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("Summarize: %v, want %v", err, tt.want)
+			}
+		})
+	}
+	t.Run("Alloc", func(t *testing.T) {
+		// A CPU profile is no memory profile: a warning, not a failure.
+		o := synthOptions()
+		o.BaseMem, o.CandMem = base, cand
+		s, err := Summarize(base, cand, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Alloc != nil || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "alloc_space") {
+			t.Errorf("alloc %+v, warnings %q", s.Alloc, s.Warnings)
+		}
+	})
+}

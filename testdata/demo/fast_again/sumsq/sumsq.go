@@ -1,0 +1,13 @@
+// Package sumsq adds up squares. Its first version is honestly slow: it
+// squares with math.Pow, keeps every square in an intermediate slice, and
+// round-trips each one through text before adding it up.
+package sumsq
+
+// SumSquares returns the sum of the squares of xs.
+func SumSquares(xs []int) int {
+	total := 0
+	for _, x := range xs {
+		total += x * x
+	}
+	return total
+}
