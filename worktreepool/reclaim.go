@@ -1,0 +1,198 @@
+package worktreepool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Reclaim removes the slots in dir ("" is the default slots directory of
+// the repository at repo) that no live process owns: the orphans of pools
+// whose process died. Kept slots are removed too when all is set. Slots of
+// live pools are never touched. It also removes git's records of slots whose
+// directory is gone, so that git worktree list is clean. It returns how many
+// slots it removed.
+func Reclaim(ctx context.Context, repo, dir string, all bool) (int, error) {
+	common, err := commonDir(ctx, repo)
+	if err != nil {
+		return 0, err
+	}
+	if dir == "" {
+		dir = filepath.Join(common, filepath.FromSlash(DefaultDir))
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	dir, err = slotsDir(common, dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, slot := range candidates(dir) {
+		err := reclaimSlot(ctx, repo, slot, all)
+		switch {
+		case errors.Is(err, errOwned):
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			n++
+		}
+	}
+	if err := forgetMissing(ctx, repo, dir); err != nil {
+		errs = append(errs, err)
+	}
+	return n, errors.Join(errs...)
+}
+
+// errOwned is reclaimSlot's answer for a slot that a live pool owns, or
+// that is kept and not asked for.
+var errOwned = errors.New("slot is owned")
+
+// candidates lists the slot directories in dir: every NAME.lock's NAME, and
+// every directory, with or without a lock file.
+func candidates(dir string) []string {
+	seen := map[string]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			continue // a lock file being made
+		}
+		name := strings.TrimSuffix(e.Name(), ".lock")
+		if e.IsDir() || name != e.Name() {
+			seen[filepath.Join(dir, name)] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// reclaimSlot removes one slot directory if nobody owns it. With all false,
+// a kept slot is left.
+func reclaimSlot(ctx context.Context, repo, dir string, all bool) error {
+	lock, err := takeLock(dir + ".lock")
+	if err != nil {
+		return err
+	}
+	if lock == nil {
+		if _, serr := os.Stat(dir + ".lock"); serr == nil {
+			return errOwned // held by a live pool
+		}
+		// No lock file: a removal was cut short. Nobody can own it.
+		return removeWorktree(ctx, repo, dir)
+	}
+	if !all && lock.kept() {
+		lock.release()
+		return errOwned
+	}
+	if err := removeWorktree(ctx, repo, dir); err != nil {
+		lock.release()
+		return fmt.Errorf("remove slot %s: %w", filepath.Base(dir), err)
+	}
+	lock.remove()
+	return nil
+}
+
+// removeWorktree removes the worktree at dir and git's record of it. git
+// worktree remove refuses a worktree whose .git file is gone, so then the
+// directory is deleted first and git is asked again; git removes the record
+// of a worktree whose directory is missing, locked or not.
+func removeWorktree(ctx context.Context, repo, dir string) error {
+	_, err := inRepo(ctx, repo, "worktree", "remove", "--force", "--force", dir)
+	if err == nil {
+		return nil
+	}
+	if rerr := forceRemoveAll(dir); rerr != nil {
+		return fmt.Errorf("%w; delete its directory: %w", err, rerr)
+	}
+	if _, err2 := inRepo(ctx, repo, "worktree", "remove", "--force", "--force", dir); err2 == nil {
+		return nil
+	}
+	listed, lerr := listed(ctx, repo, dir)
+	if lerr != nil {
+		return lerr
+	}
+	if listed {
+		return err
+	}
+	return nil
+}
+
+// forceRemoveAll removes dir, making read-only directories in it writable
+// if it has to.
+func forceRemoveAll(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
+// worktrees lists the paths of the repository's linked worktrees.
+func worktrees(ctx context.Context, repo string) ([]string, error) {
+	out, err := inRepo(ctx, repo, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if p, ok := strings.CutPrefix(sc.Text(), "worktree "); ok {
+			paths = append(paths, filepath.Clean(p))
+		}
+	}
+	return paths, nil
+}
+
+func listed(ctx context.Context, repo, dir string) (bool, error) {
+	paths, err := worktrees(ctx, repo)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range paths {
+		if p == filepath.Clean(dir) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// forgetMissing removes git's records of worktrees in dir whose directory
+// and lock file are both gone.
+func forgetMissing(ctx context.Context, repo, dir string) error {
+	paths, err := worktrees(ctx, repo)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range paths {
+		if filepath.Dir(p) != dir {
+			continue
+		}
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if _, err := os.Stat(p + ".lock"); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if _, err := inRepo(ctx, repo, "worktree", "remove", "--force", "--force", p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
