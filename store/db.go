@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Errors a caller can recognise.
+var (
+	// ErrNotFound is returned by lookups that find nothing: a job, a
+	// candidate to update, a cached baseline.
+	ErrNotFound = errors.New("not found")
+	// ErrAmbiguous is returned by [DB.Job] when an id prefix matches more
+	// than one job.
+	ErrAmbiguous = errors.New("ambiguous job id prefix")
+	// ErrSchemaTooNew is returned by [Open] for a database whose schema was
+	// written by a newer version of optimizer than this one.
+	ErrSchemaTooNew = errors.New("database schema is newer than this optimizer")
+)
+
+// Connection settings. The DSN parameters are modernc.org/sqlite's: each
+// _pragma runs on every new connection (busy_timeout first), and _txlock
+// makes BeginTx issue BEGIN IMMEDIATE. busy_timeout is how long, in
+// milliseconds, a connection waits for another's lock before it fails with
+// SQLITE_BUSY. synchronous(NORMAL) is safe in WAL mode: a crash of the
+// process loses nothing committed; only a crash of the OS can lose the last
+// commits, never consistency.
+const (
+	// readConns bounds the read-only connections of one DB.
+	readConns = 4
+
+	dsnParams = "_pragma=busy_timeout(10000)" +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=foreign_keys(1)" +
+		"&_pragma=synchronous(NORMAL)" +
+		"&_txlock=immediate"
+	readOnlyParam = "&_pragma=query_only(1)"
+)
+
+// DB is a store open on one SQLite file. DB is safe for concurrent use by
+// many goroutines, and other processes may have the same file open.
+// Close it when done.
+type DB struct {
+	path string
+	// w has a single connection: writers of this process queue for it in
+	// Go, and only other processes contend for SQLite's write lock.
+	w *sql.DB
+	// r holds read-only connections; in WAL mode they never wait for w.
+	r *sql.DB
+}
+
+// Open opens the store at path, creating the file and its parent directory
+// if they do not exist, and applies any migration the file lacks. It refuses
+// a file whose schema is newer than this code with [ErrSchemaTooNew].
+// Its errors name the path but not the operation, which the caller knows.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("create directory: %w", err)
+	}
+	db := &DB{path: path}
+	if err := db.open(ctx, abs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, nil
+}
+
+// open opens the write connection, migrates, then opens the read pool, so
+// that read connections only ever see a WAL database with the full schema.
+func (db *DB) open(ctx context.Context, abs string) error {
+	w, err := sql.Open("sqlite", dsn(abs, false))
+	if err != nil {
+		return err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	db.w = w
+	if _, err := db.migrate(ctx, migrations); err != nil {
+		return err
+	}
+	r, err := sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		return err
+	}
+	r.SetMaxOpenConns(readConns)
+	r.SetMaxIdleConns(readConns)
+	db.r = r
+	return r.PingContext(ctx)
+}
+
+// dsn is the data source name for the file at the absolute path abs. The
+// path is a file: URI, escaped, so that no character of it ('?', '#', '%')
+// is read as the start of the parameters.
+func dsn(abs string, readOnly bool) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive: file:/C:/...
+	}
+	u := url.URL{Path: p}
+	s := "file:" + u.EscapedPath() + "?" + dsnParams
+	if readOnly {
+		s += readOnlyParam
+	}
+	return s
+}
+
+// Path returns the path the DB was opened with.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the DB's connections. Nothing may use the DB after.
+func (db *DB) Close() error {
+	var errs []error
+	for _, c := range []*sql.DB{db.r, db.w} {
+		if c != nil {
+			errs = append(errs, c.Close())
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
