@@ -328,7 +328,7 @@ func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
 	}
 	rows := make([]store.TestResult, 0, len(out.Tests.Tests))
 	for key, st := range out.Tests.Tests {
-		pkg, test := splitTestKey(key)
+		pkg, test := gotest.SplitKey(key)
 		rows = append(rows, store.TestResult{JobID: j.id, Candidate: name, Package: pkg, Test: test,
 			Status: string(st), Output: out.Tests.Output[key]})
 	}

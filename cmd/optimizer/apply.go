@@ -158,18 +158,19 @@ func checkClean(ctx context.Context, root string, paths []string) error {
 	if len(paths) == 0 {
 		return errors.New("the candidate changes no files")
 	}
-	args := append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, paths...)
+	args := append([]string{"status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--"}, paths...)
 	out, err := gitOutput(ctx, root, args...)
 	if err != nil {
 		return err
 	}
-	if out != "" {
-		var dirty []string
-		for _, l := range strings.Split(out, "\n") {
-			if len(l) > 3 {
-				dirty = append(dirty, l[3:])
-			}
+	var dirty []string
+	for rec := range strings.SplitSeq(out, "\x00") {
+		// "XY path", though gitOutput trims a leading space off the first.
+		if len(rec) > 3 {
+			dirty = append(dirty, strings.TrimLeft(rec[2:], " "))
 		}
+	}
+	if len(dirty) > 0 {
 		return fmt.Errorf("the working tree has changes to %s: commit or stash them first", strings.Join(dirty, ", "))
 	}
 	return nil

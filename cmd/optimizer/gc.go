@@ -16,6 +16,7 @@ import (
 // gcOptions are the flags of optimizer gc.
 type gcOptions struct {
 	storeOptions
+	Kept bool
 }
 
 func newGCCmd(stdout io.Writer) *cobra.Command {
@@ -25,13 +26,16 @@ func newGCCmd(stdout io.Writer) *cobra.Command {
 		Short: "Reclaim the slots of runs that died and mark their jobs interrupted",
 		Long: `Reclaim every slot whose owner's process is dead (removing it and pruning git's
 worktree list), and mark the running jobs of dead processes interrupted. A
-live optimizer's slots are left alone. The next run does the same on its own.`,
+live optimizer's slots are left alone, and so are slots kept warm with
+--keep-slots, unless --kept is given. The next run adopts orphaned and kept
+slots on its own.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return gc(cmd.Context(), o, stdout)
 		},
 	}
 	o.register(cmd.Flags())
+	cmd.Flags().BoolVar(&o.Kept, "kept", false, "also remove the slots kept warm by --keep-slots")
 	return cmd
 }
 
@@ -56,7 +60,7 @@ func gc(ctx context.Context, o gcOptions, w io.Writer) error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	n, err := worktreepool.Reclaim(ctx, r.Root, "")
+	n, err := worktreepool.Reclaim(ctx, r.Root, "", o.Kept)
 	if err != nil {
 		return fmt.Errorf("reclaim slots: %w", err)
 	}

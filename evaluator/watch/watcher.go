@@ -198,15 +198,20 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Change) error {
 				continue
 			}
 			if ev.Has(fsnotify.Create) {
-				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() && !w.skipDir(ev.Name) {
-					// A new directory: watch it, and count what is already in it.
-					w.addTree(ev.Name)
-					filepath.WalkDir(ev.Name, func(p string, d fs.DirEntry, err error) error {
-						if err == nil && !d.IsDir() && !Ignored(p) {
-							pending[p] = true
-						}
-						return nil
-					})
+				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+					// A new directory: watch it, and count the files already
+					// in it. A change lists files, not directories.
+					if !w.skipDir(ev.Name) {
+						w.addTree(ev.Name)
+						filepath.WalkDir(ev.Name, func(p string, d fs.DirEntry, err error) error {
+							if err == nil && !d.IsDir() && !Ignored(p) {
+								pending[p] = true
+							}
+							return nil
+						})
+						arm()
+					}
+					continue
 				}
 			}
 			pending[ev.Name] = true
