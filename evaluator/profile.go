@@ -1,9 +1,268 @@
 package evaluator
 
-import "context"
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
 
-// profile captures and summarises profiles of base and the winner.
+	"github.com/optimizer-dev/optimizer/profiler"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// profile captures and summarises CPU profiles of base and the winner on the
+// benchmarks that improved, or runs the user's --profile command on the
+// winner's slot. Profiling never changes a verdict: whatever goes wrong is a
+// warning in the report.
 func (j *job) profile(ctx context.Context, w *cand) {
-	_ = ctx
-	_ = w
+	j.emit(Event{Kind: EventStart, Phase: "profile", Candidate: w.c.Name, Index: w.idx})
+	dir := j.artifacts()
+	if dir == "" {
+		dir = filepath.Join(j.tmp, "artifacts")
+	}
+	dir = filepath.Join(dir, "profile")
+	slots, err := j.pool.AcquireExclusive(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			j.warn(ctx, "profile %s: acquire slots: %v", w.c.Name, err)
+		}
+		return
+	}
+	defer func() {
+		for _, s := range slots {
+			j.pool.Release(s)
+		}
+	}()
+	var sum *profiler.Summary
+	if j.opts.ProfileCmd != "" {
+		sum, err = j.profileCommand(ctx, w, slots[0], dir)
+	} else {
+		sum, err = j.profileGo(ctx, w, slots, dir)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			j.warn(ctx, "profile %s: %v", w.c.Name, err)
+		}
+		if sum == nil {
+			return
+		}
+	}
+	for _, msg := range sum.Warnings {
+		j.warn(ctx, "profile %s: %s", w.c.Name, msg)
+	}
+	j.mu.Lock()
+	j.profileSummary = sum
+	j.mu.Unlock()
+}
+
+// profileCommand runs --profile on the winner, staged in slot, and keeps what
+// it leaves as artifacts.
+func (j *job) profileCommand(ctx context.Context, w *cand, slot *worktreepool.Slot, dir string) (*profiler.Summary, error) {
+	if err := stage(ctx, slot, w.c); err != nil {
+		return nil, fmt.Errorf("stage: %w", err)
+	}
+	files, err := profiler.Command(ctx, j.opts.ProfileCmd, slot.Dir(), dir)
+	sum := &profiler.Summary{Candidate: w.c.Name, Files: files, SampleType: "command"}
+	j.storeProfile(ctx, w.c.Name, "command", "", strings.Join(files, "\n"), sum)
+	if err != nil {
+		return sum, fmt.Errorf("the profile command: %w", err)
+	}
+	return sum, nil
+}
+
+// profileGo takes CPU profiles of base and the winner with phase 2's test
+// binaries, on the improved benchmarks of the package that improved most,
+// and summarises them. Base runs in slots[1] when there is one; with a single
+// slot, base runs first and the winner is staged after.
+func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot, dir string) (*profiler.Summary, error) {
+	target := improved(w)
+	if target == nil {
+		return nil, nil // nothing improved in Go benchmarks: a --bench command measured it
+	}
+	candSlot, baseSlot := slots[0], slots[0]
+	if len(slots) > 1 {
+		baseSlot = slots[1]
+	}
+	base := profiler.CaptureOptions{
+		Binary: target.bench.baseBin, Dir: filepath.Join(baseSlot.Dir(), target.bench.pkg.Dir),
+		Bench: target.pattern, CPU: j.cpu(),
+		Out: filepath.Join(dir, "base.cpu.pprof"), Extra: j.opts.BenchArgs,
+	}
+	cand := base
+	cand.Binary, cand.Out = target.bench.candBin, filepath.Join(dir, fileName(w.c.Name)+".cpu.pprof")
+	if target.allocs {
+		base.MemOut = filepath.Join(dir, "base.mem.pprof")
+		cand.MemOut = filepath.Join(dir, fileName(w.c.Name)+".mem.pprof")
+	}
+	if err := profiler.Capture(ctx, base); err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	if err := stage(ctx, candSlot, w.c); err != nil {
+		return nil, fmt.Errorf("stage: %w", err)
+	}
+	cand.Dir = filepath.Join(candSlot.Dir(), target.bench.pkg.Dir)
+	if err := profiler.Capture(ctx, cand); err != nil {
+		return nil, fmt.Errorf("%s: %w", w.c.Name, err)
+	}
+	if baseSlot == candSlot {
+		// One slot: base's sources are gone, so read them from the repo.
+		baseSlot = nil
+	}
+	sum, err := profiler.Summarize(base.Out, cand.Out, profiler.SummaryOptions{
+		Candidate:  w.c.Name,
+		ModulePath: modulePath(j.opts.Repo),
+		Changed:    w.res.Files,
+		BaseSource: j.baseSource(ctx, baseSlot),
+		CandSource: slotSource(candSlot),
+		BaseMem:    base.MemOut,
+		CandMem:    cand.MemOut,
+		Roots:      []string{candSlot.Dir(), slots[len(slots)-1].Dir()},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("summarise: %w", err)
+	}
+	j.storeProfile(ctx, w.c.Name, "cpu", base.Out, cand.Out, sum)
+	if sum.Alloc != nil {
+		j.storeProfile(ctx, w.c.Name, "alloc", base.MemOut, cand.MemOut, sum.Alloc)
+	}
+	return sum, nil
+}
+
+// profileTarget is what to profile: one package's binaries, the improved
+// benchmarks in it, and whether allocations changed.
+type profileTarget struct {
+	bench   *goBench
+	pattern string
+	allocs  bool
+}
+
+// improved picks the package whose benchmark improved most, and the
+// benchmarks of that package that were judged faster.
+func improved(w *cand) *profileTarget {
+	if w.measured == nil || len(w.measured.goBench) == 0 {
+		return nil
+	}
+	var best *BenchResult
+	for i, b := range w.res.Benchmarks {
+		if !b.Exact && b.Verdict == VerdictFaster && (best == nil || b.Speedup > best.Speedup) {
+			best = &w.res.Benchmarks[i]
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	var t profileTarget
+	var names []string
+	for _, gb := range w.measured.goBench {
+		if topLevel(best.Name) == gb.name {
+			t.bench = gb
+		}
+	}
+	if t.bench == nil {
+		return nil
+	}
+	for _, b := range w.res.Benchmarks {
+		if b.Exact && b.Speedup != 1 && samePackage(w, b.Name, t.bench) {
+			t.allocs = true
+		}
+		if !b.Exact && b.Verdict == VerdictFaster && samePackage(w, b.Name, t.bench) {
+			names = append(names, regexp.QuoteMeta(topLevel(b.Name)))
+		}
+	}
+	t.pattern = "^(" + strings.Join(dedupe(names), "|") + ")$"
+	return &t
+}
+
+// topLevel is a benchmark's top-level name: BenchmarkX of BenchmarkX/n=10.
+func topLevel(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
+}
+
+func samePackage(w *cand, name string, in *goBench) bool {
+	for _, gb := range w.measured.goBench {
+		if gb.name == topLevel(name) {
+			return gb.pkg.ImportPath == in.pkg.ImportPath
+		}
+	}
+	return false
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// slotSource reads module-relative files from a slot.
+func slotSource(s *worktreepool.Slot) func(string) ([]byte, error) {
+	return func(file string) ([]byte, error) {
+		root, err := os.OpenRoot(s.Dir())
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		return root.ReadFile(filepath.FromSlash(path.Clean(file)))
+	}
+}
+
+// baseSource reads module-relative files at base: from a slot at base, or
+// from the repository's objects when there is none.
+func (j *job) baseSource(ctx context.Context, s *worktreepool.Slot) func(string) ([]byte, error) {
+	if s != nil {
+		return slotSource(s)
+	}
+	return func(file string) ([]byte, error) {
+		b, err := gitShow(ctx, j.opts.Repo, j.opts.Base, file)
+		if err != nil {
+			return nil, fmt.Errorf("%s at base: %w", file, os.ErrNotExist)
+		}
+		return b, nil
+	}
+}
+
+// modulePath reads the module line of the go.mod at the repo root.
+func modulePath(repo string) string {
+	f, err := os.Open(filepath.Join(repo, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module"); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+// storeProfile records one profile pair and its summary.
+func (j *job) storeProfile(ctx context.Context, name, kind, basePath, path string, summary any) {
+	b, _ := json.Marshal(summary)
+	err := j.db.AddProfile(context.WithoutCancel(ctx), store.Profile{
+		JobID: j.id, Candidate: name, Kind: kind, BasePath: basePath, Path: path, Summary: b, Created: time.Now(),
+	})
+	if err != nil {
+		j.log.Warn("record profile", "err", err)
+	}
+}
+
+// gitShow reads one file at a revision from the repository's objects.
+func gitShow(ctx context.Context, repo, rev, file string) ([]byte, error) {
+	return exec.CommandContext(ctx, "git", "-C", repo, "show", rev+":"+file).Output()
 }
