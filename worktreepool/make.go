@@ -141,6 +141,7 @@ func (p *Pool) scan() (adopted []*Slot, stale []string) {
 // restores it to the pool's base. A slot that cannot be restored is removed
 // and a new one made in its place.
 func (p *Pool) adopt(ctx context.Context, s *Slot) (*Slot, error) {
+	killStray(s.dir)                                 // what its dead owner's children left
 	os.Remove(filepath.Join(s.gitDir, "index.lock")) // its owner is gone
 	s.base = p.currentBase()
 	err := s.repair()

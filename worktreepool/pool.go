@@ -357,6 +357,9 @@ func (p *Pool) Release(s *Slot) {
 
 // recover restores s, or replaces it with a new slot, or returns nil.
 func (p *Pool) recover(ctx context.Context, s *Slot) *Slot {
+	if n := killStray(s.dir); n > 0 {
+		p.log.Warn("killed processes left running in a slot", "slot", s.name, "count", n)
+	}
 	err := s.repair()
 	if err == nil {
 		if err = s.Reset(ctx); err == nil {

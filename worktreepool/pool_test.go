@@ -646,10 +646,10 @@ func TestReclaim_DeadOwner(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 5)
-	if _, err := out.Read(buf); err != nil || string(buf) != "ready" {
+	var sleeper int
+	if _, err := fmt.Fscanf(out, "ready %d\n", &sleeper); err != nil {
 		cmd.Process.Kill()
-		t.Fatalf("helper: %q, %v", buf, err)
+		t.Fatalf("helper: %v", err)
 	}
 	if n, err := Reclaim(context.Background(), repo, "", false); err != nil || n != 0 {
 		t.Errorf("Reclaim while the owner lives: %d, %v", n, err)
@@ -665,6 +665,65 @@ func TestReclaim_DeadOwner(t *testing.T) {
 	}
 	if l := linked(t, repo); len(l) != 0 {
 		t.Errorf("worktrees left: %v", l)
+	}
+	if alive(sleeper) {
+		t.Errorf("process %d, started in a slot by the killed owner, is still running", sleeper)
+	}
+}
+
+// startStray starts a process in the slot that leaves the slot's process
+// group and session, as a test's daemon might, and returns its PID.
+func startStray(s *Slot) int {
+	cmd := exec.Command("sleep", "300")
+	cmd.Dir = s.Dir()
+	cmd.Env = append(os.Environ(), s.Env()...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		panic(err)
+	}
+	go cmd.Wait() // reap it when it dies
+	return cmd.Process.Pid
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	for range 50 {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		if _, rest, ok := strings.Cut(string(b), ") "); ok && strings.HasPrefix(rest, "Z") {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// TestPool_ReleaseKillsStrays: a process a test left running in the
+// background, outside its process group, dies when the slot is released.
+func TestPool_ReleaseKillsStrays(t *testing.T) {
+	repo, base := newTestRepo(t)
+	p := openPool(t, repo, base, 1, false)
+	defer closePool(t, p)
+	s, err := p.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := startStray(s)
+	bystander := exec.Command("sleep", "300") // runs in the slot, but untagged: a user's shell
+	bystander.Dir = s.Dir()
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer bystander.Process.Kill()
+	go bystander.Wait()
+	p.Release(s)
+	if alive(pid) {
+		t.Errorf("stray process %d still runs after release", pid)
+	}
+	if !alive(bystander.Process.Pid) {
+		t.Error("an untagged process in the slot was killed")
 	}
 }
 
@@ -684,11 +743,11 @@ func TestHelperHoldPool(t *testing.T) {
 	if err != nil {
 		os.Exit(1)
 	}
-	_ = s
+	sleeper := startStray(s)
 	for p.Stats().Open < 2 {
 		time.Sleep(10 * time.Millisecond)
 	}
-	fmt.Print("ready")
+	fmt.Printf("ready %d\n", sleeper)
 	time.Sleep(time.Minute)
 	os.Exit(1)
 }

@@ -95,6 +95,7 @@ func reclaimSlot(ctx context.Context, repo, dir string, all bool) error {
 		lock.release()
 		return errOwned
 	}
+	killStray(dir)
 	if err := removeWorktree(ctx, repo, dir); err != nil {
 		lock.release()
 		return fmt.Errorf("remove slot %s: %w", filepath.Base(dir), err)

@@ -43,11 +43,18 @@ func (s *Slot) Name() string { return s.name }
 // Dir is the root of the slot's work tree.
 func (s *Slot) Dir() string { return s.dir }
 
+// SlotEnv names the environment variable that tags the processes run in a
+// slot with the slot's directory.
+const SlotEnv = "OPTIMIZER_SLOT"
+
 // Env is the environment that commands run in the slot should get on top of
-// their own: it stops git from looking above the slot for a repository, so
-// that a test that deleted the slot's .git file cannot reach the user's.
+// their own. GIT_CEILING_DIRECTORIES stops git from looking above the slot
+// for a repository, so that a test that deleted the slot's .git file cannot
+// reach the user's. OPTIMIZER_SLOT tags the command and everything it
+// starts, so that what outlives it, even its owner's death, can be found and
+// killed before the slot is used again.
 func (s *Slot) Env() []string {
-	return []string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(s.dir)}
+	return []string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(s.dir), SlotEnv + "=" + s.dir}
 }
 
 // git runs git on the slot, naming its git directory and work tree, so that
