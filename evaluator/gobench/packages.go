@@ -51,6 +51,16 @@ const listFields = "ImportPath,Dir,Deps,TestImports,XTestImports,TestGoFiles,XTe
 // go list without the user's build flags, so files and packages behind
 // build tags are seen as the default build sees them.
 func Packages(ctx context.Context, dir string, files []string, all bool) ([]Package, error) {
+	pkgs, err := reached(ctx, dir, files, all)
+	if err != nil {
+		return nil, err
+	}
+	return withBenchmarks(pkgs)
+}
+
+// reached lists the packages of the module at dir that a change to files
+// reaches, by the rules of Packages, benchmarks or not.
+func reached(ctx context.Context, dir string, files []string, all bool) ([]*listed, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -62,7 +72,7 @@ func Packages(ctx context.Context, dir string, files []string, all bool) ([]Pack
 	if !all && !changesModule(files) {
 		pkgs = affected(pkgs, changed(pkgs, files))
 	}
-	return withBenchmarks(pkgs)
+	return pkgs, nil
 }
 
 // list runs go list on the packages of the module at root. It lists

@@ -1,0 +1,24 @@
+package gobench
+
+import "context"
+
+// Affected returns the import paths of the packages of the module at dir
+// whose tests can see a change to files (slash paths relative to dir): the
+// packages containing those files and every package of the module that
+// imports them, directly or transitively, from its own code or from its
+// tests. A change to go.mod, go.sum, go.work or go.work.sum affects every
+// package. The rules are those of Packages, without its filter on
+// benchmarks; a file in no package's directory or parent (a README at the
+// root of a module without a root package) affects none. The paths are
+// sorted; none is an empty slice and no error.
+func Affected(ctx context.Context, dir string, files []string) ([]string, error) {
+	pkgs, err := reached(ctx, dir, files, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = p.ImportPath
+	}
+	return out, nil
+}
