@@ -36,3 +36,16 @@ func ignoredByGit(root, p string) bool {
 	cmd.Env = gitEnv
 	return cmd.Run() == nil
 }
+
+// gitDir returns the git directory of the working tree at root: root/.git,
+// or for a linked worktree its directory under the common dir. It returns ""
+// when git cannot say.
+func gitDir(root string) string {
+	cmd := exec.Command("git", "-C", root, "rev-parse", "--absolute-git-dir")
+	cmd.Env = gitEnv
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -211,3 +211,50 @@ func hashFile(t *testing.T, p string) string {
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(b))
 }
+
+// TestWatcher_GitState: a commit that rewrites neither HEAD nor the index,
+// a checkout and a commit in a linked worktree each show as GitState.
+func TestWatcher_GitState(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n"})
+	ch := start(t, Options{Root: root, Quiet: 100 * time.Millisecond})
+	commit := []string{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "next"}
+	git(t, root, commit...)
+	if c := next(t, ch, 5*time.Second); !c.GitState {
+		t.Fatalf("commit: change %+v, want GitState", c)
+	}
+	git(t, root, "checkout", "-q", "-b", "feature")
+	if c := next(t, ch, 5*time.Second); !c.GitState {
+		t.Fatalf("checkout: change %+v, want GitState", c)
+	}
+
+	linked := filepath.Join(t.TempDir(), "linked")
+	git(t, root, "worktree", "add", "-q", "--detach", linked)
+	lch := start(t, Options{Root: linked, Quiet: 100 * time.Millisecond})
+	git(t, linked, commit...)
+	if c := next(t, lch, 5*time.Second); !c.GitState {
+		t.Fatalf("commit in a linked worktree: change %+v, want GitState", c)
+	}
+}
+
+// TestWatcher_ExtraIgnored: a candidates folder inside the tree that git
+// ignores is still watched, new sub-directories included, and its paths
+// come as Extra, absolute.
+func TestWatcher_ExtraIgnored(t *testing.T) {
+	root := newTestRepo(t, map[string]string{"a.go": "package a\n", ".gitignore": "cands/\n"})
+	cands := filepath.Join(root, "cands")
+	if err := os.Mkdir(cands, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ch := start(t, Options{Root: root, Extra: []string{cands}, Quiet: 100 * time.Millisecond})
+	writeFile(t, root, "cands/fast/a.go", "package a // fast\n")
+	c := next(t, ch, 5*time.Second)
+	want := filepath.Join(cands, "fast", "a.go")
+	if !c.Extra || !slices.Equal(c.Paths, []string{want}) {
+		t.Fatalf("change %+v, want Extra with [%s]", c, want)
+	}
+	time.Sleep(100 * time.Millisecond)
+	writeFile(t, root, "cands/fast/a.go", "package a // faster\n")
+	if c := next(t, ch, 5*time.Second); !slices.Equal(c.Paths, []string{want}) {
+		t.Fatalf("edit in the new directory: change %+v, want [%s]", c, want)
+	}
+}

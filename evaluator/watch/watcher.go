@@ -72,8 +72,7 @@ func New(opts Options) (*Watcher, error) {
 		return nil, fmt.Errorf("start watcher: %w", err)
 	}
 	w := &Watcher{opts: opts, fsw: fsw, log: opts.Logger.With("component", "watch"), ignored: ignoredDirs(root)}
-	if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-		w.gitDir = filepath.Join(root, ".git")
+	if w.gitDir = gitDir(root); w.gitDir != "" {
 		if err := fsw.Add(w.gitDir); err != nil {
 			w.log.Warn("watch git dir", "err", err)
 		}
@@ -120,6 +119,9 @@ func (w *Watcher) skipDir(p string) bool {
 			return true
 		}
 	}
+	if w.underExtra(p) {
+		return false // the user asked for it: git's ignore rules don't apply
+	}
 	if w.ignored[p] {
 		return true
 	}
@@ -145,12 +147,14 @@ func Ignored(name string) bool {
 }
 
 // gitEvent reports whether an event in the git dir means HEAD, the index or
-// a ref moved.
+// a ref moved. Lock files count: a commit on a branch rewrites neither HEAD
+// nor (when nothing was added) the index, but git takes HEAD.lock to write
+// HEAD's reflog, and that is the only sign of it in the git dir.
 func (w *Watcher) gitEvent(p string) bool {
 	if w.gitDir == "" || filepath.Dir(p) != w.gitDir {
 		return false
 	}
-	switch filepath.Base(p) {
+	switch strings.TrimSuffix(filepath.Base(p), ".lock") {
 	case "HEAD", "index", "packed-refs", "ORIG_HEAD":
 		return true
 	}
@@ -193,6 +197,9 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Change) error {
 				gitState = true
 				arm()
 				continue
+			}
+			if w.gitDir != "" && filepath.Dir(ev.Name) == w.gitDir {
+				continue // the rest of the git dir: not the working tree
 			}
 			if !w.relevant(ev) {
 				continue
