@@ -79,7 +79,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
 		return
 	}
-	out, err := j.runTests(ctx, slot.Dir())
+	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
 	if err != nil {
 		base.set(nil, fmt.Errorf("run baseline tests: %w", err))
@@ -147,7 +147,7 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.C
 	if err := stage(ctx, slot, c); err != nil {
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
-	out, err := j.runTests(ctx, slot.Dir())
+	out, err := j.runTests(ctx, slot)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
@@ -177,10 +177,10 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 	return nil
 }
 
-// runTests runs the test command in dir. The error is only for a command that
-// could not start.
-func (j *job) runTests(ctx context.Context, dir string) (*testOutcome, error) {
-	cmd := proc.Cmd{Dir: dir, Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1}
+// runTests runs the test command in a slot. The error is only for a command
+// that could not start.
+func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutcome, error) {
+	cmd := proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1}
 	var parser *gotest.Parser
 	if j.goTest {
 		parser = gotest.NewParser()

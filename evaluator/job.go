@@ -140,7 +140,7 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 	default:
 		j.bench = opts.Bench
 	}
-	tmp, err := os.MkdirTemp("", "optimizer-job-")
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", scratchPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("make scratch dir: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -264,5 +265,7 @@ func (j *job) storeProfile(ctx context.Context, name, kind, basePath, path strin
 
 // gitShow reads one file at a revision from the repository's objects.
 func gitShow(ctx context.Context, repo, rev, file string) ([]byte, error) {
-	return exec.CommandContext(ctx, "git", "-C", repo, "show", rev+":"+file).Output()
+	cmd := exec.CommandContext(ctx, "git", "-C", repo, "show", rev+":"+file)
+	proc.Tag(cmd)
+	return cmd.Output()
 }

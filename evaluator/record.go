@@ -14,10 +14,15 @@ import (
 // off at any point leaves a store that says exactly what finished. A failed
 // write is logged and warned about; it does not change any verdict.
 
-// record writes the job and its candidates before anything runs, and keeps
+// record writes the job and its candidates, in one transaction, before
+// anything runs, and keeps
 // each candidate's change under the job's artifacts, for optimizer apply.
 func (j *job) record(ctx context.Context) error {
-	err := j.db.CreateJob(ctx, store.Job{
+	rows := make([]store.Candidate, len(j.cands))
+	for i, c := range j.cands {
+		rows[i] = j.candidateRow(c)
+	}
+	err := j.db.StartJob(ctx, store.Job{
 		ID:       j.id,
 		Kind:     j.opts.Kind,
 		Repo:     j.opts.Repo,
@@ -27,15 +32,8 @@ func (j *job) record(ctx context.Context) error {
 		Config:   j.opts.Config,
 		State:    "running",
 		Started:  j.start,
-	})
+	}, rows)
 	if err != nil {
-		return err
-	}
-	rows := make([]store.Candidate, len(j.cands))
-	for i, c := range j.cands {
-		rows[i] = j.candidateRow(c)
-	}
-	if err := j.db.AddCandidates(ctx, rows); err != nil {
 		return err
 	}
 	if dir := j.artifacts(); dir != "" {

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 )
 
 // resolve gives every candidate its content id: the git tree it produces on
@@ -74,7 +75,9 @@ func (j *job) pending() []*cand {
 }
 
 func treeOf(ctx context.Context, repo, rev string) (string, error) {
-	out, err := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--verify", "--quiet", rev+"^{tree}").Output()
+	cmd := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--verify", "--quiet", rev+"^{tree}")
+	proc.Tag(cmd)
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("git rev-parse %s^{tree}: %w", rev, err)
 	}

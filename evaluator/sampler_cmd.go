@@ -40,7 +40,7 @@ func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.
 func (s *cmdSampler) close() {}
 
 func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
-	dir, err := s.tree(ctx, sd)
+	slot, err := s.tree(ctx, sd)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if sd == sideCand && s.baseWall > 0 {
 		timeout = min(timeout, slowFactor*s.baseWall+slowGrace)
 	}
-	res, err := proc.Run(ctx, proc.Cmd{Dir: dir, Args: proc.Shell(s.j.bench), Timeout: timeout, CPU: s.j.cpu()})
+	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(s.j.bench), Timeout: timeout, CPU: s.j.cpu()})
 	if err != nil {
 		return nil, err
 	}
@@ -82,26 +82,26 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	return []metric{{bench: "command", unit: "sec", value: v.Seconds(), iters: 1}}, nil
 }
 
-// tree returns the directory that holds side sd's code, toggling the single
-// slot between base and candidate when there is no second slot.
-func (s *cmdSampler) tree(ctx context.Context, sd side) (string, error) {
+// tree returns the slot that holds side sd's code, toggling the single slot
+// between base and candidate when there is no second slot.
+func (s *cmdSampler) tree(ctx context.Context, sd side) (*worktreepool.Slot, error) {
 	if s.base != nil {
 		if sd == sideBase {
-			return s.base.Dir(), nil
+			return s.base, nil
 		}
-		return s.cand.Dir(), nil
+		return s.cand, nil
 	}
 	switch {
 	case sd == sideBase && s.staged:
 		if err := s.cand.Reset(ctx); err != nil {
-			return "", fmt.Errorf("reset the slot to base: %w", err)
+			return nil, fmt.Errorf("reset the slot to base: %w", err)
 		}
 		s.staged = false
 	case sd == sideCand && !s.staged:
 		if err := stage(ctx, s.cand, s.c.c); err != nil {
-			return "", fmt.Errorf("stage the candidate again: %w", err)
+			return nil, fmt.Errorf("stage the candidate again: %w", err)
 		}
 		s.staged = true
 	}
-	return s.cand.Dir(), nil
+	return s.cand, nil
 }

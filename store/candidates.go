@@ -34,13 +34,15 @@ const candidateColumns = `job_id, seq, name, content_id, source, parent, explana
 
 // AddCandidates inserts rows in one transaction. A zero Updated is now.
 func (db *DB) AddCandidates(ctx context.Context, rows []Candidate) error {
-	err := insertAll(ctx, db, `INSERT INTO candidates (`+candidateColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows, candidateArgs)
+	err := insertAll(ctx, db, insertCandidate, rows, candidateArgs)
 	if err != nil {
 		return fmt.Errorf("insert candidates: %w", err)
 	}
 	return nil
 }
+
+const insertCandidate = `INSERT INTO candidates (` + candidateColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func candidateArgs(c Candidate) []any {
 	return []any{c.JobID, c.Seq, c.Name, c.ContentID, c.Source, c.Parent, c.Explanation, c.Verdict,

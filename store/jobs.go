@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -35,15 +36,28 @@ const jobColumns = `id, kind, repo, base, parallel, pid, config, state, winner, 
 
 // CreateJob inserts j. An empty State is "running", a zero Started is now.
 func (db *DB) CreateJob(ctx context.Context, j Job) error {
+	return db.StartJob(ctx, j, nil)
+}
+
+// StartJob inserts j and its candidates in one transaction, so that a job
+// is never recorded without them, however the process ends. An empty State
+// is "running", a zero Started is now.
+func (db *DB) StartJob(ctx context.Context, j Job, cands []Candidate) error {
 	if j.ID == "" {
 		return errors.New("insert job: empty id")
 	}
 	if j.State == "" {
 		j.State = stateRunning
 	}
-	_, err := db.exec(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, jsonArg(j.Config), j.State, j.Winner,
-		jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished))
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, jsonArg(j.Config), j.State, j.Winner,
+			jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished))
+		if err != nil {
+			return err
+		}
+		return insertRows(ctx, tx, insertCandidate, cands, candidateArgs)
+	})
 	if err != nil {
 		return fmt.Errorf("insert job %s: %w", j.ID, err)
 	}

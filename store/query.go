@@ -47,18 +47,26 @@ func insertAll[T any](ctx context.Context, db *DB, query string, rows []T, args 
 		return nil
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, query)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for i, r := range rows {
-			if _, err := stmt.ExecContext(ctx, args(r)...); err != nil {
-				return fmt.Errorf("row %d: %w", i, err)
-			}
-		}
-		return nil
+		return insertRows(ctx, tx, query, rows, args)
 	})
+}
+
+// insertRows inserts rows within tx with one prepared statement.
+func insertRows[T any](ctx context.Context, tx *sql.Tx, query string, rows []T, args func(T) []any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for i, r := range rows {
+		if _, err := stmt.ExecContext(ctx, args(r)...); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // A scanner is a *sql.Row or *sql.Rows.

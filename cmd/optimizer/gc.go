@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -24,8 +26,9 @@ func newGCCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Reclaim the slots of runs that died and mark their jobs interrupted",
-		Long: `Reclaim every slot whose owner's process is dead (removing it and pruning git's
-worktree list), and mark the running jobs of dead processes interrupted. A
+		Long: `Reclaim every slot whose owner's process is dead: kill what its processes
+left running, remove it and git's record of it. Mark the running jobs of dead
+processes interrupted, and remove their scratch directories. A
 live optimizer's slots are left alone, and so are slots kept warm with
 --keep-slots, unless --kept is given. The next run adopts orphaned and kept
 slots on its own.`,
@@ -60,10 +63,16 @@ func gc(ctx context.Context, o gcOptions, w io.Writer) error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	if n := proc.KillOrphans(); n > 0 {
+		fmt.Fprintf(w, "processes of dead runs killed: %d\n", n)
+	}
 	n, err := worktreepool.Reclaim(ctx, r.Root, "", o.Kept)
 	if err != nil {
 		return fmt.Errorf("reclaim slots: %w", err)
 	}
 	fmt.Fprintf(w, "slots reclaimed: %d\n", n)
+	if n := evaluator.RemoveStaleScratch(pidAlive); n > 0 {
+		fmt.Fprintf(w, "scratch directories of dead runs removed: %d\n", n)
+	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -82,6 +83,8 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	defer db.Close()
 
 	logger := newLogger(o.Verbose, stderr)
+	proc.KillOrphans()
+	evaluator.RemoveStaleScratch(pidAlive)
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{
 		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Logger: logger,
 	})

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 )
 
 // TreeID returns c's content id: the hash of the git tree that c produces
@@ -99,7 +101,8 @@ func cleanEnv() []string {
 func newScratch(ctx context.Context, repoDir string) (*scratch, error) {
 	env := cleanEnv()
 	cmd := exec.CommandContext(ctx, "git", "-C", repoDir, "rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-path", "objects")
-	cmd.Env = env
+	cmd.Env = slices.Clone(env)
+	proc.Tag(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -110,7 +113,9 @@ func newScratch(ctx context.Context, repoDir string) (*scratch, error) {
 	if len(lines) != 2 {
 		return nil, fmt.Errorf("find repository at %s: unexpected rev-parse output %q", repoDir, out)
 	}
-	dir, err := os.MkdirTemp("", "optimizer-treeid-")
+	// Named with the PID, so that a later run can remove it if this one is
+	// killed (evaluator.RemoveStaleScratch).
+	dir, err := os.MkdirTemp("", fmt.Sprintf("optimizer-treeid-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("make scratch index: %w", err)
 	}
@@ -149,7 +154,8 @@ func (s *scratch) git(ctx context.Context, stdin []byte, args ...string) ([]byte
 		"-c", "core.untrackedCache=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = s.dir
-	cmd.Env = s.env
+	cmd.Env = slices.Clone(s.env)
+	proc.Tag(cmd)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -89,9 +89,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	args, pinned := pinArgs(c.Args, c.CPU)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = c.Dir
-	if len(c.Env) > 0 {
-		cmd.Env = append(os.Environ(), c.Env...)
-	}
+	cmd.Env = append(append(os.Environ(), c.Env...), ownerTag())
 	cmd.SysProcAttr = sysProcAttr()
 	// Run owns the pipes (see pipes), so exec starts no copying goroutines;
 	// WaitDelay is a backstop should that ever change.

@@ -1,0 +1,56 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// OwnerEnv names the environment variable that tags every process Run
+// starts, and everything those start in turn, with the identity of the
+// optimizer process that owns them: its PID and start time. Pdeathsig kills
+// a child when the optimizer dies, but not the child's children; the tag
+// lets the next run find those and kill them (see KillOrphans).
+const OwnerEnv = "OPTIMIZER_OWNER"
+
+var (
+	ownerOnce sync.Once
+	owner     string
+)
+
+// ownerTag is OWNER_ENV=PID.START for this process.
+func ownerTag() string {
+	ownerOnce.Do(func() { owner = identity(os.Getpid()) })
+	return OwnerEnv + "=" + owner
+}
+
+// identity is "PID.START", START being the process's start time where the
+// system says it, so that a reused PID is not taken for its old owner.
+func identity(pid int) string {
+	return fmt.Sprintf("%d.%s", pid, startTime(pid))
+}
+
+// ownerAlive reports whether the owner named by a tag's value still runs.
+func ownerAlive(id string) bool {
+	pidText, _, _ := strings.Cut(id, ".")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return identity(pid) == id
+}
+
+// Tag makes a command that does not go through Run owned like Run's
+// children: in its own process group, killed if the optimizer dies (on
+// Linux), and carrying the owner tag. Call it before cmd.Start; it keeps
+// cmd.Env if set.
+func Tag(cmd *exec.Cmd) {
+	cmd.SysProcAttr = sysProcAttr()
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, ownerTag())
+}
