@@ -1,0 +1,242 @@
+package evaluator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// stressRepo's test does what the candidate's "do" file says: pass, fail,
+// hang past the timeout, crash with a signal, or leave a background process.
+var stressRepo = map[string]string{
+	"do": "pass\n",
+	"test.sh": `case "$(cat do)" in
+pass) exit 0;;
+fail) echo "wrong answer"; exit 1;;
+hang) sleep 100;;
+crash) kill -SEGV $$;;
+daemon) (sleep 300 &) ; exit 0;;
+esac
+`,
+}
+
+// stressCandidates makes n candidates with seeded random behaviours, and
+// the verdict each must get.
+func stressCandidates(n int, seed uint64) ([]candidate.Candidate, map[string]Verdict) {
+	r := rand.New(rand.NewPCG(seed, 0))
+	kinds := []string{"pass", "pass", "pass", "fail", "fail", "crash", "daemon", "hang"}
+	var cands []candidate.Candidate
+	want := map[string]Verdict{}
+	for i := range n {
+		kind := kinds[r.IntN(len(kinds))]
+		if kind == "hang" && r.IntN(3) > 0 {
+			kind = "fail" // hangs cost a timeout each: keep them few
+		}
+		name := fmt.Sprintf("c%03d-%s", i, kind)
+		cands = append(cands, filesCand(name, map[string]string{"do": kind + "\n", "n": fmt.Sprint(i)}))
+		want[name] = VerdictFailed
+		if kind == "pass" || kind == "daemon" {
+			want[name] = VerdictPassed
+		}
+	}
+	return cands, want
+}
+
+// TestRun_Stress runs 200 candidates that pass, fail, time out, crash or
+// leave daemons, at -j 1, 2, 4 and 8: the verdicts are the same at every
+// level, and the pool accounting is clean after each job (the harness
+// checks that no slot is still lent out).
+func TestRun_Stress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 800 candidates")
+	}
+	cands, want := stressCandidates(200, 42)
+	var first map[string]Verdict
+	for _, n := range []int{1, 2, 4, 8} {
+		t.Run(fmt.Sprintf("j%d", n), func(t *testing.T) {
+			h := newHarness(t, stressRepo)
+			rep, err := h.run(t, context.Background(), n, Options{
+				Candidates: cands, Test: "sh test.sh", Bench: "none", Timeout: time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := verdicts(rep)
+			for name, v := range want {
+				if got[name] != v {
+					c := find(rep, name)
+					t.Errorf("%s: %s, want %s (failure %+v)", name, got[name], v, c.Failure)
+				}
+			}
+			if first == nil {
+				first = got
+			}
+			for name, v := range first {
+				if got[name] != v {
+					t.Errorf("%s: %s at -j %d, %s at -j 1", name, got[name], n, v)
+				}
+			}
+			for _, c := range rep.Candidates {
+				if strings.HasSuffix(c.Name, "-hang") && (c.Failure == nil || c.Failure.Kind != FailTimeout) {
+					t.Errorf("%s: failure %+v, want a timeout", c.Name, c.Failure)
+				}
+			}
+		})
+	}
+}
+
+func find(rep *Report, name string) CandidateResult {
+	for _, c := range rep.Candidates {
+		if c.Name == name {
+			return c
+		}
+	}
+	return CandidateResult{}
+}
+
+// TestRun_RandomCancel cancels jobs at random moments: Run returns, every
+// slot comes back (checked by the harness), the job is recorded
+// interrupted, and no goroutine is left behind once the pool is closed.
+func TestRun_RandomCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs several jobs")
+	}
+	before := runtime.NumGoroutine()
+	r := rand.New(rand.NewPCG(7, 7))
+	cands, _ := stressCandidates(40, 9)
+	for i := range 6 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			h := newHarness(t, stressRepo)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(time.Duration(50+r.IntN(1500))*time.Millisecond, cancel)
+			rep, err := h.run(t, ctx, 1+r.IntN(4), Options{
+				Candidates: cands, Test: "sh test.sh", Bench: "none", Timeout: time.Second,
+			})
+			cancel()
+			if err == nil {
+				return // finished before the cancel: nothing to check
+			}
+			if rep == nil {
+				// Cancelled before the job was recorded: nothing ran,
+				// and nothing may be in the store.
+				jobs, jerr := h.db.Jobs(context.Background(), 0)
+				if !errors.Is(err, context.Canceled) || jerr != nil || len(jobs) != 0 {
+					t.Errorf("no report, err %v; jobs %v, %v", err, jobs, jerr)
+				}
+				return
+			}
+			if rep.State != "interrupted" {
+				t.Fatalf("report %v, err %v: want an interrupted report", rep, err)
+			}
+			job, jerr := h.db.Job(context.Background(), rep.Job)
+			if jerr != nil || job.State != "interrupted" {
+				t.Errorf("stored job %+v, %v: want interrupted", job, jerr)
+			}
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after the jobs, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestRun_VandalTests runs, in a single slot, candidates whose tests damage
+// the slot: each next candidate still gets a clean slot at base, repaired in
+// place.
+func TestRun_VandalTests(t *testing.T) {
+	files := map[string]string{
+		"ok": "yes\n",
+		"test.sh": `test "$(cat ok)" = yes || exit 1
+test -f keep || exit 1
+test ! -e junk || exit 1
+case "$(cat do 2>/dev/null)" in
+tracked) echo no > ok;;
+delete) rm -f keep test.sh;;
+dotgit) rm -f .git;;
+junk) mkdir -p junk/deep && echo x > junk/deep/f && chmod -w junk/deep junk;;
+esac
+exit 0
+`,
+		"keep": "k\n",
+	}
+	h := newHarness(t, files)
+	var cands []candidate.Candidate
+	for _, do := range []string{"tracked", "delete", "dotgit", "junk", "none"} {
+		cands = append(cands, filesCand(do, map[string]string{"do": do + "\n"}))
+	}
+	pool, err := worktreepool.Open(context.Background(), worktreepool.Options{Repo: h.repo, Base: h.base, Size: 1, Dir: filepath.Join(t.TempDir(), "slots")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close(context.Background())
+	rep, err := Run(context.Background(), pool, h.db, Options{Repo: h.repo, Base: h.base, Parallel: 1,
+		Candidates: cands, Test: "sh test.sh", Bench: "none", Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Candidates {
+		if c.Verdict != VerdictPassed {
+			t.Errorf("%s: %s (%+v): the slot was not restored after the previous candidate", c.Name, c.Verdict, c.Failure)
+		}
+	}
+	if st := pool.Stats(); st.Replaced != 0 || st.Open != 1 || st.InUse != 0 {
+		t.Errorf("pool %+v: want the one slot repaired in place", st)
+	}
+}
+
+// TestRun_HugeOutput runs a test that writes 100 MB: the job goes on, and
+// what is kept of the output, in memory and in the store, is capped.
+func TestRun_HugeOutput(t *testing.T) {
+	h := newHarness(t, map[string]string{
+		"test.sh": "if [ -f big ]; then head -c 100000000 /dev/zero | tr '\\0' x; echo; exit 1; fi\n",
+	})
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	allocBefore := ms.TotalAlloc
+	rep, err := h.run(t, context.Background(), 1, Options{
+		Candidates: []candidate.Candidate{filesCand("big", map[string]string{"big": "1"})},
+		Test:       "sh test.sh", Bench: "none", Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms)
+	if alloc := ms.TotalAlloc - allocBefore; alloc > 64<<20 {
+		t.Errorf("the job allocated %d MB for 100 MB of output: it is not streamed", alloc>>20)
+	}
+	c := rep.Candidates[0]
+	if c.Verdict != VerdictFailed || c.Failure == nil {
+		t.Fatalf("verdict %s", c.Verdict)
+	}
+	if n := len(c.Failure.Output); n > 64<<10 {
+		t.Errorf("failure output kept %d bytes", n)
+	}
+	rows, err := h.db.Candidates(context.Background(), rep.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rows[0].Result) + len(rows[0].Failure); n > 128<<10 {
+		t.Errorf("the store holds %d bytes for the candidate", n)
+	}
+	info, err := os.Stat(h.db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() > 8<<20 {
+		t.Errorf("store file is %d bytes", info.Size())
+	}
+}
