@@ -130,6 +130,7 @@ type killPoint struct {
 type killRun struct {
 	repo, cands, mark, db string
 	cmd                   *exec.Cmd
+	done                  chan struct{} // closed once cmd is reaped
 }
 
 func markerAt(_ *testing.T, k *killRun) bool {
@@ -203,8 +204,7 @@ func TestKill9(t *testing.T) {
 			k.start(t, bin, wrapper, kp)
 			waitFor(t, k, kp)
 			pid := k.cmd.Process.Pid
-			k.cmd.Process.Signal(syscall.SIGKILL)
-			k.cmd.Wait()
+			k.kill()
 			if recovery == "GC" {
 				runOK(t, exitOK, "gc", "--repo", k.repo, "--db", k.db)
 			} else {
@@ -239,6 +239,11 @@ func (k *killRun) start(t *testing.T, bin, wrapper string, kp killPoint) {
 	if err := k.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	k.done = make(chan struct{})
+	go func() {
+		k.cmd.Wait()
+		close(k.done)
+	}()
 }
 
 func waitFor(t *testing.T, k *killRun, kp killPoint) {
@@ -247,25 +252,27 @@ func waitFor(t *testing.T, k *killRun, kp killPoint) {
 	if wait == nil {
 		wait = markerAt
 	}
-	exited := make(chan struct{})
-	go func() {
-		for k.cmd.ProcessState == nil {
-			if p, err := os.FindProcess(k.cmd.Process.Pid); err != nil || p.Signal(syscall.Signal(0)) != nil {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		close(exited)
-	}()
 	deadline := time.Now().Add(2 * time.Minute)
 	for !wait(t, k) {
+		select {
+		case <-k.done:
+			out, _ := os.ReadFile(filepath.Join(k.mark, "output"))
+			t.Fatalf("the optimizer exited before the kill point; output:\n%s", out)
+		default:
+		}
 		if time.Now().After(deadline) {
 			out, _ := os.ReadFile(filepath.Join(k.mark, "output"))
-			k.cmd.Process.Kill()
+			k.kill()
 			t.Fatalf("the kill point was not reached in 2 minutes; output:\n%s", out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// kill sends SIGKILL and waits for the process to be reaped.
+func (k *killRun) kill() {
+	k.cmd.Process.Signal(syscall.SIGKILL)
+	<-k.done
 }
 
 // checkRecovered checks what must hold after a kill and a recovery.
