@@ -38,7 +38,11 @@ type Options struct {
 	// Makers bounds how many slots are made at once after the first one,
 	// which is made alone; 0 means one per CPU.
 	Makers int
-	Logger *slog.Logger
+	// MachineLock is the file that orders this pool's holders against other
+	// pools', in this process or another: see holdMachine. "" means
+	// DefaultMachineLock().
+	MachineLock string
+	Logger      *slog.Logger
 }
 
 // Stats is a snapshot of a pool's accounting.
@@ -55,13 +59,14 @@ type Stats struct {
 // Pool lends out the slots of one repository. Its methods are safe for
 // concurrent use.
 type Pool struct {
-	repo   string
-	common string
-	dir    string
-	size   int64
-	keep   bool
-	makers int
-	log    *slog.Logger
+	repo    string
+	common  string
+	dir     string
+	machine string // the machine lock file
+	size    int64
+	keep    bool
+	makers  int
+	log     *slog.Logger
 
 	sem  *semaphore.Weighted
 	idle chan *Slot // capacity size: every open slot fits
@@ -123,10 +128,15 @@ func newPool(ctx context.Context, opts Options) (*Pool, error) {
 	if makers <= 0 {
 		makers = runtime.NumCPU()
 	}
+	machine := opts.MachineLock
+	if machine == "" {
+		machine = DefaultMachineLock()
+	}
 	return &Pool{
 		repo:    root,
 		common:  common,
 		dir:     dir,
+		machine: machine,
 		size:    int64(opts.Size),
 		keep:    opts.Keep,
 		makers:  makers,
@@ -171,16 +181,20 @@ func (p *Pool) Acquire(ctx context.Context) (*Slot, error) {
 	if err := p.sem.Acquire(ctx, 1); err != nil {
 		return nil, err
 	}
-	s, err := p.take(ctx)
-	if err == nil {
-		err = p.checkout(ctx, s)
-	}
+	machine, err := holdMachine(ctx, p.machine, false)
 	if err != nil {
-		if s != nil {
-			p.Release(s)
-		} else {
-			p.sem.Release(1)
-		}
+		p.sem.Release(1)
+		return nil, err
+	}
+	s, err := p.take(ctx)
+	if err != nil {
+		machine.Close()
+		p.sem.Release(1)
+		return nil, err
+	}
+	s.machine = machine
+	if err := p.checkout(ctx, s); err != nil {
+		p.Release(s)
 		return nil, err
 	}
 	return s, nil
@@ -194,11 +208,18 @@ func (p *Pool) AcquireExclusive(ctx context.Context) ([]*Slot, error) {
 	if err := p.sem.Acquire(ctx, p.size); err != nil {
 		return nil, err
 	}
-	got, err := p.takeAll(ctx, 2)
+	machine, err := holdMachine(ctx, p.machine, true)
 	if err != nil {
 		p.sem.Release(p.size)
 		return nil, err
 	}
+	got, err := p.takeAll(ctx, 2)
+	if err != nil {
+		machine.Close()
+		p.sem.Release(p.size)
+		return nil, err
+	}
+	got[0].machine = machine
 	for _, s := range got {
 		if err = p.checkout(ctx, s); err != nil {
 			break
@@ -337,6 +358,10 @@ func (p *Pool) Release(s *Slot) {
 	back := p.recover(ctx, s)
 	cancel()
 
+	if s.machine != nil {
+		s.machine.Close()
+		s.machine = nil
+	}
 	p.mu.Lock()
 	s.held, s.weight = false, 0
 	p.inUse--

@@ -779,3 +779,49 @@ func TestParseStatus(t *testing.T) {
 		t.Error("a malformed record parsed")
 	}
 }
+
+// TestPool_MachineLock: an exclusive holder in one pool waits for another
+// pool's holders, and shuts them out while it holds, as it would across
+// processes (flock locks of two open files conflict within a process too).
+func TestPool_MachineLock(t *testing.T) {
+	repo, base := newTestRepo(t)
+	lock := filepath.Join(t.TempDir(), "machine.lock")
+	open := func() *Pool {
+		p, err := Open(context.Background(), Options{Repo: repo, Base: base, Size: 2, MachineLock: lock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := open(), open()
+	defer closePool(t, a)
+	defer closePool(t, b)
+	ctx := context.Background()
+	s, err := b.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if _, err := a.AcquireExclusive(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("AcquireExclusive beside another pool's holder: %v, want it to wait", err)
+	}
+	cancel()
+	b.Release(s)
+	ss, err := a.AcquireExclusive(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+	if _, err := b.Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Acquire beside another pool's exclusive holder: %v, want it to wait", err)
+	}
+	cancel()
+	for _, s := range ss {
+		a.Release(s)
+	}
+	s, err = b.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Release(s)
+}

@@ -32,6 +32,8 @@ type Slot struct {
 	lock   *lockFile
 	base   string // the commit the slot is at when restored
 
+	machine *os.File // the machine lock this holder has, if any
+
 	// Guarded by the pool's mutex.
 	held   bool
 	weight int64

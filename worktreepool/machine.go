@@ -1,0 +1,52 @@
+package worktreepool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// DefaultMachineLock is the file whose flock orders the work of every pool
+// on the machine, whatever process it is in, unless Options.MachineLock
+// names another.
+func DefaultMachineLock() string { return filepath.Join(os.TempDir(), "optimizer-machine.lock") }
+
+// machineWait is the longest pause between tries for the machine lock.
+const machineWait = 50 * time.Millisecond
+
+// holdMachine takes the machine lock, shared for a slot holder or exclusive
+// for an exclusive holder, waiting until ctx is done. The returned file holds
+// the lock until it is closed. A benchmark in one optimizer then never runs
+// beside another optimizer's tests or benchmarks. flock makes no promise of
+// fairness: an exclusive holder may wait for another pool's stream of
+// shared holders to end.
+func holdMachine(ctx context.Context, path string, exclusive bool) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("open machine lock: %w", err)
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for delay := time.Millisecond; ; delay = min(2*delay, machineWait) {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}
