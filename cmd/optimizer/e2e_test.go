@@ -152,6 +152,11 @@ func snapshot(t *testing.T, repo string) repoState {
 			}
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			s.files[filepath.ToSlash(rel)] = "symlink " + target
+			return err
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
