@@ -58,6 +58,9 @@ func (j *job) behavior(ctx context.Context) error {
 		return nil
 	}
 	j.phase(ctx, "behavior")
+	if j.opts.MemLimit > 0 && !proc.CanLimitMemory() {
+		j.warn(ctx, "no memory cap: prlimit (util-linux) is not installed, so tests run without one")
+	}
 	base := &baseline{done: make(chan struct{})}
 	var wg sync.WaitGroup
 	if out, ok := j.cachedBaseline(ctx); ok {
@@ -180,7 +183,8 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 // runTests runs the test command in a slot. The error is only for a command
 // that could not start.
 func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutcome, error) {
-	cmd := proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1}
+	cmd := proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
+		MemLimit: j.opts.MemLimit}
 	var parser *gotest.Parser
 	if j.goTest {
 		parser = gotest.NewParser()

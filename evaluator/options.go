@@ -47,6 +47,7 @@ type Options struct {
 	BenchArgs   []string // extra arguments to Go benchmark binaries
 	BuildFlags  []string // extra go test -c flags, e.g. -tags=noasm
 	Pin         bool     // pin benchmark processes to one CPU when there is more than one
+	MemLimit    int64    // bytes of address space for each process of a test or bench command; 0: none
 	NoiseCheck  bool
 	All         bool // benchmark every package, not only the touched ones
 

@@ -48,7 +48,8 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if sd == sideCand && s.baseWall > 0 {
 		timeout = min(timeout, slowFactor*s.baseWall+slowGrace)
 	}
-	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(s.j.bench), Timeout: timeout, CPU: s.j.cpu()})
+	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(s.j.bench), Timeout: timeout,
+		CPU: s.j.cpu(), MemLimit: s.j.opts.MemLimit})
 	if err != nil {
 		return nil, err
 	}

@@ -21,17 +21,31 @@ const machineWait = 50 * time.Millisecond
 // holdMachine takes the machine lock, shared for a slot holder or exclusive
 // for an exclusive holder, waiting until ctx is done. The returned file holds
 // the lock until it is closed. A benchmark in one optimizer then never runs
-// beside another optimizer's tests or benchmarks. flock makes no promise of
-// fairness: an exclusive holder may wait for another pool's stream of
-// shared holders to end.
+// beside another optimizer's tests or benchmarks.
+//
+// flock makes no promise of fairness, so a gate file beside the lock gives
+// exclusive holders preference: an exclusive waiter holds the gate while it
+// waits, and shared holders pass the gate on their way in. Otherwise another
+// pool's steady stream of tests could keep a benchmark waiting forever.
 func holdMachine(ctx context.Context, path string, exclusive bool) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o666)
-	if err != nil {
-		return nil, fmt.Errorf("open machine lock: %w", err)
-	}
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
+	}
+	gate, err := flockFile(ctx, path+".gate", how)
+	if err != nil {
+		return nil, err
+	}
+	defer gate.Close()
+	return flockFile(ctx, path, how)
+}
+
+// flockFile opens path, creating it, and takes its flock, trying until ctx
+// is done.
+func flockFile(ctx context.Context, path string, how int) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("open machine lock: %w", err)
 	}
 	for delay := time.Millisecond; ; delay = min(2*delay, machineWait) {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)

@@ -100,7 +100,14 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 		lock.remove()
 		return nil, fmt.Errorf("make slot %s: %w", name, err)
 	}
-	return &Slot{name: name, dir: dir, gitDir: gitDir, repo: p.repo, lock: lock, base: base}, nil
+	s := p.newSlot(name, dir, gitDir, lock)
+	s.base = base
+	s.rewatch() // a new worktree is clean
+	return s, nil
+}
+
+func (p *Pool) newSlot(name, dir, gitDir string, lock *lockFile) *Slot {
+	return &Slot{name: name, dir: dir, gitDir: gitDir, repo: p.repo, lock: lock, log: p.log, noWatch: p.noWatch}
 }
 
 // scan takes the locks of the orphaned and kept slots in the slots
@@ -132,7 +139,7 @@ func (p *Pool) scan() (adopted []*Slot, stale []string) {
 			stale = append(stale, dir)
 			continue
 		}
-		adopted = append(adopted, &Slot{name: filepath.Base(dir), dir: dir, gitDir: gitDir, repo: p.repo, lock: lock})
+		adopted = append(adopted, p.newSlot(filepath.Base(dir), dir, gitDir, lock)) // watched once reset
 	}
 	return adopted, stale
 }

@@ -38,6 +38,13 @@ type Options struct {
 	// Makers bounds how many slots are made at once after the first one,
 	// which is made alone; 0 means one per CPU.
 	Makers int
+	// NoWatch restores every slot from a full git status of its tree,
+	// instead of from the changes an inotify watch saw (see the package
+	// doc). It is slower on big trees; use it where inotify cannot see every
+	// change: tests that write tracked files through a shared mmap after
+	// closing them, or through a hard link from outside the slot, or slots
+	// on a network file system.
+	NoWatch bool
 	// MachineLock is the file that orders this pool's holders against other
 	// pools', in this process or another: see holdMachine. "" means
 	// DefaultMachineLock().
@@ -65,6 +72,7 @@ type Pool struct {
 	machine string // the machine lock file
 	size    int64
 	keep    bool
+	noWatch bool
 	makers  int
 	log     *slog.Logger
 
@@ -139,6 +147,7 @@ func newPool(ctx context.Context, opts Options) (*Pool, error) {
 		machine: machine,
 		size:    int64(opts.Size),
 		keep:    opts.Keep,
+		noWatch: opts.NoWatch,
 		makers:  makers,
 		log:     logger.With("component", "pool"),
 		sem:     semaphore.NewWeighted(int64(opts.Size)),
@@ -491,6 +500,7 @@ func (p *Pool) closeSlots(ctx context.Context, slots []*Slot) []error {
 
 func (p *Pool) closeSlot(ctx context.Context, s *Slot) error {
 	if p.keep && s.repair() == nil && s.Reset(ctx) == nil && s.lock.write(keptMark) == nil {
+		s.unwatch()
 		s.lock.release()
 		return nil
 	}
@@ -499,6 +509,7 @@ func (p *Pool) closeSlot(ctx context.Context, s *Slot) error {
 
 // remove deletes a slot's worktree, then its lock file.
 func (p *Pool) remove(ctx context.Context, s *Slot) error {
+	s.unwatch()
 	if err := removeWorktree(ctx, p.repo, s.dir); err != nil {
 		s.lock.release()
 		return fmt.Errorf("remove slot %s: %w", s.name, err)

@@ -825,3 +825,43 @@ func TestPool_MachineLock(t *testing.T) {
 	}
 	b.Release(s)
 }
+
+// TestPool_MachineLockPrefersExclusive: while an exclusive holder waits for
+// another pool's holder, new holders wait behind it instead of starving it.
+func TestPool_MachineLockPrefersExclusive(t *testing.T) {
+	repo, base := newTestRepo(t)
+	lock := filepath.Join(t.TempDir(), "machine.lock")
+	open := func() *Pool {
+		p, err := Open(context.Background(), Options{Repo: repo, Base: base, Size: 2, MachineLock: lock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := open(), open()
+	defer closePool(t, a)
+	defer closePool(t, b)
+	ctx := context.Background()
+	held, err := b.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	excl := make(chan []*Slot)
+	go func() {
+		ss, err := a.AcquireExclusive(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		excl <- ss
+	}()
+	time.Sleep(200 * time.Millisecond) // let it start waiting
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if _, err := b.Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a new holder got in ahead of a waiting exclusive one: %v", err)
+	}
+	cancel()
+	b.Release(held)
+	for _, s := range <-excl {
+		a.Release(s)
+	}
+}

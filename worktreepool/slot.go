@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -31,6 +33,15 @@ type Slot struct {
 	repo   string // the user's repository root, for worktree bookkeeping
 	lock   *lockFile
 	base   string // the commit the slot is at when restored
+	log    *slog.Logger
+
+	// watch sees what changes in the slot between resets, so that a reset
+	// looks only there; nil when the slot is not watched (Options.NoWatch,
+	// no inotify, or a watch that could not be made), and then every reset
+	// reads a full status. Only the holder, or the pool restoring the slot,
+	// touches it.
+	watch   *watcher
+	noWatch bool
 
 	machine *os.File // the machine lock this holder has, if any
 
@@ -135,6 +146,15 @@ func checkPath(p string) error {
 // Reset restores the slot to base: see the package doc. The holder may call
 // it to measure base in the same slot; Release does it anyway.
 func (s *Slot) Reset(ctx context.Context) error {
+	if s.quickReset(ctx) {
+		return nil
+	}
+	return s.fullReset(ctx)
+}
+
+// fullReset restores the slot from one full git status, and watches it
+// afresh.
+func (s *Slot) fullReset(ctx context.Context) error {
 	st, err := s.status(ctx)
 	if err != nil {
 		return err
@@ -145,7 +165,70 @@ func (s *Slot) Reset(ctx context.Context) error {
 	if err := s.restore(ctx, st); err != nil {
 		return s.hardReset(ctx)
 	}
+	s.rewatch()
 	return nil
+}
+
+// quickReset restores the slot from what its watcher saw change: a git
+// status of those paths only, then the same targeted restore as a full
+// reset. It reports false, having changed nothing that a full reset would
+// not redo, when it cannot vouch for the result: no watcher, lost events,
+// a change in the slot's git directory (HEAD or the index may have moved),
+// too many paths, or an error.
+func (s *Slot) quickReset(ctx context.Context) bool {
+	if s.watch == nil {
+		return false
+	}
+	ch := s.watch.collect()
+	if ch.full() {
+		return false
+	}
+	if len(ch.paths) > 0 {
+		paths := make([]string, 0, len(ch.paths))
+		for p := range ch.paths {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		st, err := s.status(ctx, paths...)
+		if err != nil || st.head != s.base || st.index {
+			return false
+		}
+		if err := s.restore(ctx, st); err != nil {
+			return false
+		}
+	}
+	// What the restore itself changed is known: drop it. Watches of moved or
+	// deleted directories are made anew.
+	after := s.watch.collect()
+	if ch.moved || after.moved || after.lost {
+		s.rewatch()
+	}
+	return true
+}
+
+// rewatch starts watching the slot afresh; the slot must be clean. A slot
+// that cannot be watched is restored with full statuses.
+func (s *Slot) rewatch() {
+	s.unwatch()
+	if s.noWatch {
+		return
+	}
+	w, err := newWatcher(s.dir, s.gitDir)
+	if err != nil {
+		if !errors.Is(err, errNoWatch) && s.log != nil {
+			s.log.Warn("watch slot: its resets will read a full git status", "slot", s.name, "err", err)
+		}
+		return
+	}
+	s.watch = w
+}
+
+// unwatch stops watching the slot.
+func (s *Slot) unwatch() {
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
 }
 
 // slotStatus is what git status says of a slot.
@@ -158,10 +241,15 @@ type slotStatus struct {
 
 func (st slotStatus) clean() bool { return !st.index && len(st.changed) == 0 && len(st.extra) == 0 }
 
-// status reads the slot's state in one git status.
-func (s *Slot) status(ctx context.Context) (slotStatus, error) {
-	out, err := s.git(ctx, nil, "status", "--porcelain=v2", "-z", "--branch",
-		"--untracked-files=normal", "--ignored=matching", "--no-renames")
+// status reads the slot's state in one git status, of the whole tree or of
+// the given paths (each a file or a subtree) only.
+func (s *Slot) status(ctx context.Context, paths ...string) (slotStatus, error) {
+	args := []string{"--literal-pathspecs", "status", "--porcelain=v2", "-z", "--branch",
+		"--untracked-files=normal", "--ignored=matching", "--no-renames"}
+	if len(paths) > 0 {
+		args = append(append(args, "--"), paths...)
+	}
+	out, err := s.git(ctx, nil, args...)
 	if err != nil {
 		return slotStatus{}, fmt.Errorf("read slot %s: %w", s.name, err)
 	}
@@ -246,7 +334,8 @@ func removeAll(root *os.Root, name string) error {
 }
 
 // hardReset moves HEAD, index and work tree back to base and removes every
-// untracked and ignored file, then checks that the slot is clean.
+// untracked and ignored file, then checks that the slot is clean and
+// watches it afresh.
 func (s *Slot) hardReset(ctx context.Context) error {
 	if _, err := s.git(ctx, nil, "reset", "--quiet", "--hard", s.base); err != nil {
 		return fmt.Errorf("reset slot %s: %w", s.name, err)
@@ -259,8 +348,10 @@ func (s *Slot) hardReset(ctx context.Context) error {
 		return err
 	}
 	if !st.clean() || st.head != s.base {
+		s.unwatch()
 		return fmt.Errorf("slot %s is not clean after a reset: %d changed, %d extra paths", s.name, len(st.changed), len(st.extra))
 	}
+	s.rewatch()
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,6 +57,7 @@ type runOptions struct {
 	NoProfile     bool          `json:"no_profile,omitempty"`
 	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
 	All           bool          `json:"all,omitempty"`
+	SlotMemory    string        `json:"slot_memory,omitempty"`
 	Verbose       bool          `json:"-"`
 
 	// Kind is recorded in the store: run or demo. Not a flag.
@@ -107,6 +109,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoProfile, "no-profile", o.NoProfile, "do not profile the winner")
 	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed")
 	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
+	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, "cap each process of a test or bench command at this much memory, such as 4G (prlimit --as; default none)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
 }
 
@@ -135,7 +138,31 @@ func (o *runOptions) validate() error {
 			return usageErrorf("--bench-filter: %w", err)
 		}
 	}
+	if _, err := parseBytes(o.SlotMemory); err != nil {
+		return usageErrorf("--slot-memory %q: %w", o.SlotMemory, err)
+	}
 	return nil
+}
+
+// parseBytes reads a size such as 4G, 512M, 1.5GiB or 1048576 (bytes);
+// K, M, G and T are powers of 1024. "" is 0.
+func parseBytes(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	num := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(s), "B"), "I"), " ")
+	mult := int64(1)
+	if n := len(num); n > 0 {
+		if i := strings.IndexByte("KMGT", num[n-1]); i >= 0 {
+			mult = 1 << (10 * (i + 1))
+			num = num[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || f <= 0 || f*float64(mult) > math.MaxInt64/2 {
+		return 0, errors.New("want a size such as 4G, 512M or a number of bytes")
+	}
+	return int64(f * float64(mult)), nil
 }
 
 // buildFlags returns the go test -c flags: --build-flags split on spaces,

@@ -168,3 +168,20 @@ func TestRunOptions_Validate(t *testing.T) {
 		})
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{"", 0, false}, {"1048576", 1 << 20, false}, {"4G", 4 << 30, false}, {"512M", 512 << 20, false},
+		{"1.5GiB", 3 << 29, false}, {"2gb", 2 << 30, false}, {"64k", 64 << 10, false},
+		{"lots", 0, true}, {"-1G", 0, true}, {"0", 0, true}, {"9999999T", 0, true},
+	} {
+		got, err := parseBytes(tt.in)
+		if (err != nil) != tt.bad || got != tt.want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}

@@ -196,6 +196,7 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		BenchArgs:   o.BenchArgs,
 		BuildFlags:  o.buildFlags(),
 		Pin:         !o.NoPin,
+		MemLimit:    o.memLimit(),
 		NoiseCheck:  o.NoiseCheck,
 		All:         o.All,
 		Profile:     !o.NoProfile && o.ProfileCmd == "",
@@ -205,6 +206,12 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 	}
 	opts.Config = o.configJSON(base, n, opts.Artifacts)
 	return opts
+}
+
+// memLimit is --slot-memory in bytes; validate has checked it.
+func (o runOptions) memLimit() int64 {
+	n, _ := parseBytes(o.SlotMemory)
+	return n
 }
 
 // jobConfig is the job's configuration as recorded in the store: the

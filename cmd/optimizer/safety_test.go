@@ -268,3 +268,23 @@ func verdictOf(rep jsonReport, name string) string {
 	}
 	return ""
 }
+
+// TestSlotMemory caps each test process: a candidate whose test takes
+// 512 MB fails under --slot-memory 256M and passes without it.
+func TestSlotMemory(t *testing.T) {
+	repo, _ := newShellRepo(t, 0)
+	cands := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(cands, []byte(`{"name": "hog", "files": {"test.sh": "dd if=/dev/zero of=/dev/null bs=512M count=1\n"}}`+"\n"), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{{[]string{"--slot-memory", "256M"}, "failed"}, {nil, "passed"}} {
+		args := append([]string{"--repo", repo, "--candidates", cands, "-j", "1", "--format", "json",
+			"--test", "sh test.sh", "--bench", "none"}, tt.args...)
+		rep := decodeJSONReport(t, runOK(t, exitOK, args...))
+		if v := verdictOf(rep, "hog"); v != tt.want {
+			t.Errorf("%v: hog is %s, want %s", tt.args, v, tt.want)
+		}
+	}
+	runOK(t, exitUsage, "--repo", repo, "--candidates", cands, "--slot-memory", "lots")
+}

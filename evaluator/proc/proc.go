@@ -49,6 +49,10 @@ type Cmd struct {
 	// OnStart, when set, is called with the PID (which is also the process
 	// group id) once the process has started, before Run waits for it.
 	OnStart func(pid int)
+
+	// MemLimit > 0 caps the address space of the process and of each of its
+	// children at that many bytes (prlimit --as), where prlimit exists.
+	MemLimit int64
 }
 
 // Result is what happened to one run.
@@ -65,6 +69,7 @@ type Result struct {
 	TimedOut bool // killed at Cmd.Timeout
 	Canceled bool // killed because ctx was done (and not TimedOut)
 	Pinned   bool // the process ran under taskset on Cmd.CPU
+	Limited  bool // the process ran under prlimit with Cmd.MemLimit
 
 	Wall time.Duration // from start to exit
 	CPU  time.Duration // user+sys from rusage, including waited-for children
@@ -86,7 +91,8 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{ExitCode: -1, Canceled: true}, nil
 	}
-	args, pinned := pinArgs(c.Args, c.CPU)
+	args, limited := limitArgs(c.Args, c.MemLimit)
+	args, pinned := pinArgs(args, c.CPU)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(append(os.Environ(), c.Env...), ownerTag())
@@ -111,7 +117,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		c.OnStart(pid)
 	}
 
-	res := Result{Pinned: pinned}
+	res := Result{Pinned: pinned, Limited: limited}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { res.TimedOut, res.Canceled = watch(ctx, c.Timeout, pid, cmd.Process, done) })

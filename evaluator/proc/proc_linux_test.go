@@ -157,3 +157,28 @@ func TestRun_GrandchildHoldsStdout(t *testing.T) {
 	}
 	assertGroupGone(t, pid)
 }
+
+// TestRun_MemLimit caps a process's memory: a shell that tries to take
+// 512 MB under a 256 MB cap fails, and runs under a 1 GB one.
+func TestRun_MemLimit(t *testing.T) {
+	if !CanLimitMemory() {
+		t.Skip("no prlimit")
+	}
+	// Bash-free: dd with a huge block size allocates its buffer at once.
+	line := "dd if=/dev/zero of=/dev/null bs=512M count=1 2>&1"
+	for _, tt := range []struct {
+		limit int64
+		ok    bool
+	}{{256 << 20, false}, {1 << 30, true}, {0, true}} {
+		res, err := Run(context.Background(), Cmd{Args: Shell(line), CPU: -1, MemLimit: tt.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.ExitCode == 0; got != tt.ok {
+			t.Errorf("limit %d: exit %d, want success %v\n%s", tt.limit, res.ExitCode, tt.ok, res.Output)
+		}
+		if res.Limited != (tt.limit > 0) {
+			t.Errorf("limit %d: Limited %v", tt.limit, res.Limited)
+		}
+	}
+}
