@@ -106,7 +106,8 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 // run opens a pool of n slots, runs a job and closes the pool.
 func (h *harness) run(t *testing.T, ctx context.Context, n int, opts Options) (*Report, error) {
 	t.Helper()
-	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: h.repo, Base: h.base, Size: n, Dir: filepath.Join(t.TempDir(), "slots")})
+	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: h.repo, Base: h.base, Size: n, Dir: filepath.Join(t.TempDir(), "slots"),
+		MachineLock: filepath.Join(t.TempDir(), "machine.lock")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,8 @@ exit 0
 	for _, do := range []string{"tracked", "delete", "dotgit", "junk", "none"} {
 		cands = append(cands, filesCand(do, map[string]string{"do": do + "\n"}))
 	}
-	pool, err := worktreepool.Open(context.Background(), worktreepool.Options{Repo: h.repo, Base: h.base, Size: 1, Dir: filepath.Join(t.TempDir(), "slots")})
+	pool, err := worktreepool.Open(context.Background(), worktreepool.Options{Repo: h.repo, Base: h.base, Size: 1, Dir: filepath.Join(t.TempDir(), "slots"),
+		MachineLock: filepath.Join(t.TempDir(), "machine.lock")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,11 +56,17 @@ func run(tb testing.TB, dir string, name string, args ...string) string {
 
 func openPool(tb testing.TB, repo, base string, size int, keep bool) *Pool {
 	tb.Helper()
-	p, err := Open(context.Background(), Options{Repo: repo, Base: base, Size: size, Keep: keep})
+	p, err := Open(context.Background(), Options{Repo: repo, Base: base, Size: size, Keep: keep, MachineLock: privateLock(tb)})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// privateLock is a machine lock of the test's own, so that the pool's tests
+// do not wait for whatever else runs on the machine.
+func privateLock(tb testing.TB) string {
+	return filepath.Join(tb.TempDir(), "machine.lock")
 }
 
 func closePool(tb testing.TB, p *Pool) {
@@ -735,10 +741,12 @@ func TestHelperHoldPool(t *testing.T) {
 		t.Skip("helper process")
 	}
 	repo, base, _ := strings.Cut(arg, "\n")
-	p, err := Open(context.Background(), Options{Repo: repo, Base: base, Size: 2})
+	p, err := Open(context.Background(), Options{Repo: repo, Base: base, Size: 2,
+		MachineLock: filepath.Join(os.TempDir(), fmt.Sprintf("machine-%d.lock", os.Getpid()))})
 	if err != nil {
 		os.Exit(1)
 	}
+	defer os.Remove(filepath.Join(os.TempDir(), fmt.Sprintf("machine-%d.lock", os.Getpid())))
 	s, err := p.Acquire(context.Background())
 	if err != nil {
 		os.Exit(1)
