@@ -129,10 +129,10 @@ func (s *Slot) WriteFiles(files map[string][]byte, deleted []string) error {
 	return nil
 }
 
-// checkPath refuses a path that is absolute, unclean, climbs out with "..",
-// or goes into .git.
+// checkPath refuses a path that is absolute, unclean, the slot's root
+// itself, climbs out with "..", or goes into .git.
 func checkPath(p string) error {
-	if p == "" || path.IsAbs(p) || strings.HasPrefix(p, `\`) || path.Clean(p) != p || strings.ContainsRune(p, 0) {
+	if p == "" || p == "." || path.IsAbs(p) || strings.HasPrefix(p, `\`) || path.Clean(p) != p || strings.ContainsRune(p, 0) {
 		return fmt.Errorf("%w: %q", ErrBadPath, p)
 	}
 	for _, part := range strings.Split(p, "/") {
