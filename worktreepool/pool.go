@@ -61,6 +61,10 @@ type Stats struct {
 	Failed   int // slots that could not be made
 	Adopted  int // slots taken over from an earlier pool
 	Replaced int // slots made anew because they could not be restored
+	// QuickResets counts the resets that looked only at what a slot's watch
+	// saw change; FullResets those that read a full git status.
+	QuickResets int
+	FullResets  int
 }
 
 // Pool lends out the slots of one repository. Its methods are safe for
@@ -73,6 +77,7 @@ type Pool struct {
 	size    int64
 	keep    bool
 	noWatch bool
+	resets  resetCounts
 	makers  int
 	log     *slog.Logger
 
@@ -421,6 +426,7 @@ func (p *Pool) Stats() Stats {
 	defer p.mu.Unlock()
 	st := p.stats
 	st.Open, st.Making, st.InUse = len(p.open), p.making, p.inUse
+	st.QuickResets, st.FullResets = int(p.resets.quick.Load()), int(p.resets.full.Load())
 	return st
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Errors a caller can recognise.
@@ -42,6 +43,7 @@ type Slot struct {
 	// touches it.
 	watch   *watcher
 	noWatch bool
+	resets  *resetCounts // the pool's; nil for none
 
 	machine *os.File // the machine lock this holder has, if any
 
@@ -147,9 +149,24 @@ func checkPath(p string) error {
 // it to measure base in the same slot; Release does it anyway.
 func (s *Slot) Reset(ctx context.Context) error {
 	if s.quickReset(ctx) {
+		s.resets.count(true)
 		return nil
 	}
+	s.resets.count(false)
 	return s.fullReset(ctx)
+}
+
+// resetCounts counts a pool's quick and full resets.
+type resetCounts struct{ quick, full atomic.Int64 }
+
+func (c *resetCounts) count(quick bool) {
+	switch {
+	case c == nil:
+	case quick:
+		c.quick.Add(1)
+	default:
+		c.full.Add(1)
+	}
 }
 
 // fullReset restores the slot from one full git status, and watches it
