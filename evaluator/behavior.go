@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -155,11 +156,35 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.C
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
 	if out.TimedOut {
-		return nil, &Failure{Kind: FailTimeout,
+		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
 			Output:  tail(out.Output, 40)}
+		if unfinished := failing(out.Tests); len(unfinished) > 0 {
+			// go test -json: the tests still running when it was killed
+			// count as failed; their own output says more than the stream.
+			f.Tests = unfinished
+			f.Message += "; still running: " + strings.Join(first(unfinished, 5), ", ")
+			f.Output = excerpts(out.Tests, unfinished, out.Output)
+		}
+		return nil, f
 	}
 	return out, nil
+}
+
+// failing lists the tests of a go test run that did not pass, sorted; nil
+// for a run that was not go test -json.
+func failing(run *gotest.Run) []string {
+	if run == nil {
+		return nil
+	}
+	var out []string
+	for key, st := range run.Tests {
+		if st == gotest.StatusFail {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // stage lays candidate c over the slot's tree.
