@@ -77,14 +77,17 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 }
 
 // newGoSampler finds the benchmarks of the packages c touches (or that import
-// them), builds base's test binaries once per job and c's now, and calibrates
-// each benchmark's iteration count on base once per job.
+// them), or every benchmark matching --bench-filter, builds base's test
+// binaries once per job and c's now, and calibrates each benchmark's
+// iteration count on base once per job.
 func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *regexp.Regexp) (sampler, string, *Failure) {
 	candSlot, baseSlot := slots[0], slots[0]
 	if len(slots) > 1 {
 		baseSlot = slots[1]
 	}
-	pkgs, err := gobench.Packages(ctx, baseSlot.Dir(), c.res.Files, j.opts.All)
+	// --bench-filter names the benchmarks to run wherever they are, in place
+	// of those of the packages the candidate touches.
+	pkgs, err := gobench.Packages(ctx, baseSlot.Dir(), c.res.Files, j.opts.All || filter != nil)
 	if err != nil {
 		return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("find benchmarks: %v", err)}
 	}
