@@ -163,7 +163,7 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.C
 			// go test -json: the tests still running when it was killed
 			// count as failed; their own output says more than the stream.
 			f.Tests = unfinished
-			f.Message += "; still running: " + strings.Join(first(unfinished, 5), ", ")
+			f.Message += "; still running: " + strings.Join(first(gotest.Names(unfinished), 5), ", ")
 			f.Output = excerpts(out.Tests, unfinished, out.Output)
 		}
 		return nil, f
@@ -238,7 +238,7 @@ func (j *job) judge(base, out *testOutcome) *Failure {
 		}
 		if len(d.Regressed) > 0 {
 			return &Failure{Kind: FailTest, Tests: d.Regressed,
-				Message: fmt.Sprintf("%d test(s) that pass at base fail: %s", len(d.Regressed), strings.Join(first(d.Regressed, 5), ", ")),
+				Message: "tests that pass at base fail: " + strings.Join(first(gotest.Names(d.Regressed), 5), ", "),
 				Output:  excerpts(out.Tests, d.Regressed, out.Output)}
 		}
 	}

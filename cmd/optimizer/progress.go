@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 )
 
 // showProgress drains events until the channel is closed, writing progress
@@ -142,7 +143,7 @@ func resultLine(r *evaluator.CandidateResult) string {
 		if f := r.Failure; f != nil {
 			b.WriteString(" (" + string(f.Kind))
 			if len(f.Tests) > 0 {
-				b.WriteString(": " + listSome(f.Tests, 3))
+				b.WriteString(": " + listSome(gotest.Names(f.Tests), 3))
 			}
 			b.WriteString(")")
 		}

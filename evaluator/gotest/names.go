@@ -1,0 +1,47 @@
+package gotest
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Names shortens test keys for people to read: "sumsq.TestSumSquares" for
+// "example.com/fixture/sumsq.TestSumSquares", with subtests folded into
+// their top-level test as "sumsq.TestSumSquares (4 subtests)". A
+// package-level key becomes the package's last path element. The order of
+// first appearance is kept. Keys stay whole in Failure.Tests, for tools.
+func Names(keys []string) []string {
+	var order []string
+	subs := map[string]int{}
+	for _, key := range keys {
+		pkg, test := SplitKey(key)
+		top, _, isSub := strings.Cut(test, "/")
+		var name string
+		switch {
+		case pkg == "":
+			name = top
+		case test == "":
+			name = path.Base(pkg)
+		default:
+			name = path.Base(pkg) + "." + top
+		}
+		if _, seen := subs[name]; !seen {
+			order = append(order, name)
+			subs[name] = 0
+		}
+		if isSub {
+			subs[name]++
+		}
+	}
+	for i, name := range order {
+		switch n := subs[name]; n {
+		case 0:
+		case 1:
+			order[i] = name + " (1 subtest)"
+		default:
+			order[i] = fmt.Sprintf("%s (%d subtests)", name, n)
+		}
+	}
+	return order
+}
