@@ -26,12 +26,26 @@
 // # Restoring a slot
 //
 // Staging never touches a slot's index or HEAD, so what a candidate and its
-// tests changed shows in one `git status`: the tracked files they changed or
+// tests changed shows in a `git status`: the tracked files they changed or
 // deleted are rewritten from the index (git checkout-index), and the files
 // they added, ignored ones included, are removed. Only when HEAD or the index
 // moved (a test that commits, say) is the slot reset in full, with git reset
 // --hard and git clean. A slot whose .git file was deleted is repaired; one
 // that cannot be restored is replaced by a new worktree.
+//
+// On Linux, that status looks only where something changed. While a slot is
+// clean, an inotify watch on each of its directories and on its git directory
+// records every path created, written, deleted, moved or chmodded in it, by
+// the holder or any process, through any path. A reset reads those paths,
+// runs git status on them alone, and restores them: on a tree of 20k files
+// that is a few milliseconds, where a full status takes about 100. It falls
+// back to a full status when it cannot vouch for what it saw: when the git
+// directory changed (HEAD or the index may have moved), when the kernel
+// dropped events (more than its queue holds, 16k by default), or when the
+// watch could not be made (fs.inotify.max_user_watches). inotify misses two
+// kinds of change, which a slot can be told to live without with
+// Options.NoWatch: writes through a shared mmap after the file was closed,
+// and writes through a hard link from outside the slot.
 //
 // Every git command the pool runs in a slot names the slot's git directory
 // and work tree explicitly. Without that, git in a slot whose .git file a
