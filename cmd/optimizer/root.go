@@ -88,6 +88,7 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
 		newReportCmd(stdout),
 		newApplyCmd(stdout, stderr),
 		newGCCmd(stdout),
+		newWatchCmd(stdout, stderr),
 	)
 	setup(root, stdout, stderr)
 	return root

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+)
+
+// watchRecord is one line of optimizer watch --format json: the candidate
+// object of the report's JSON contract, with what triggered it.
+type watchRecord struct {
+	Time      time.Time `json:"time"`    // when the save settled
+	Trigger   []string  `json:"trigger"` // the changed files
+	State     string    `json:"state"`   // finished, interrupted, failed, skipped
+	Summary   string    `json:"summary"` // the text line, without time and trigger
+	Job       string    `json:"job,omitempty"`
+	Base      string    `json:"base,omitempty"`
+	HeadMoved bool      `json:"head_moved,omitempty"`
+	*evaluator.CandidateResult
+}
+
+// emit prints the line of work that produced no candidate result.
+func (s *session) emit(w *work, rep *evaluator.Report, state, summary string) {
+	s.emitCandidate(w, rep, nil, state, summary)
+}
+
+// emitCandidate prints one evaluation's line: text, or a JSON object.
+func (s *session) emitCandidate(w *work, rep *evaluator.Report, c *evaluator.CandidateResult, state, summary string) {
+	if s.o.Format != formatJSON {
+		s.screen.line(s.subject(w) + ": " + summary)
+		return
+	}
+	r := watchRecord{Time: w.time, Trigger: w.trigger, State: state, Summary: summary,
+		Base: w.head, HeadMoved: w.headMoved, CandidateResult: c}
+	if r.Trigger == nil {
+		r.Trigger = []string{}
+	}
+	if rep != nil {
+		r.Job, r.Base = rep.Job, rep.Base
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		b = []byte(fmt.Sprintf(`{"state":"failed","summary":%q}`, err.Error()))
+	}
+	s.screen.line(string(b))
+}
+
+// subject is the start of a text line: the time of the save and what
+// changed, "12:03:41 sumsq/sumsq.go".
+func (s *session) subject(w *work) string {
+	var parts []string
+	if w.headMoved {
+		parts = append(parts, "HEAD → "+shortHash(w.head))
+	}
+	if t := triggerText(w.trigger); t != "" {
+		parts = append(parts, t)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "working tree")
+	}
+	return w.time.Format("15:04:05") + " " + strings.Join(parts, ", ")
+}
+
+// triggerText names up to three changed files, then says how many more.
+func triggerText(paths []string) string {
+	if len(paths) <= 3 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:2], ", "), len(paths)-2)
+}
+
+// candidateLine says what became of a candidate in a few words:
+// "tests 48/48 pass · BenchmarkSumSquares 3.10× faster [2.90×, 3.30×]" or
+// "FAIL TestX (sumsq_test.go:21)".
+func candidateLine(c *evaluator.CandidateResult) string {
+	switch c.Verdict {
+	case evaluator.VerdictFailed:
+		return failureLine(c.Failure)
+	case evaluator.VerdictDuplicate:
+		if c.DuplicateOf == "base" {
+			return "same tree as HEAD: nothing to evaluate"
+		}
+		return "same tree as " + c.DuplicateOf + ": not run again"
+	case evaluator.VerdictPending:
+		return "not finished"
+	}
+	parts := []string{testsText(c)}
+	if b := benchText(c); b != "" {
+		parts = append(parts, b)
+	}
+	if c.Note != "" {
+		parts = append(parts, c.Note)
+	}
+	if c.Seconds > 0 {
+		parts = append(parts, shortDuration(time.Duration(c.Seconds*float64(time.Second))))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func testsText(c *evaluator.CandidateResult) string {
+	if c.TestsTotal > 0 {
+		return fmt.Sprintf("tests %d/%d pass", c.TestsPassed, c.TestsTotal)
+	}
+	return "tests pass"
+}
+
+// benchText is the measured part of a line: the benchmark's name when one
+// was measured, the speedup, its interval and what it means; and exact
+// metrics that increased.
+func benchText(c *evaluator.CandidateResult) string {
+	if c.Speedup <= 0 {
+		return ""
+	}
+	var names, increased []string
+	for _, b := range c.Benchmarks {
+		switch {
+		case b.Exact && b.Increased:
+			increased = append(increased, b.Unit)
+		case !b.Exact && !slices.Contains(names, b.Name):
+			names = append(names, b.Name)
+		}
+	}
+	var what string
+	switch len(names) {
+	case 0:
+	case 1:
+		what = names[0] + " "
+	default:
+		what = fmt.Sprintf("%d benchmarks ", len(names))
+	}
+	ci := ""
+	if c.CI != nil {
+		ci = " " + ciText(*c.CI)
+	}
+	var s string
+	switch c.Verdict {
+	case evaluator.VerdictWinner, evaluator.VerdictFaster:
+		s = fmt.Sprintf("%s%s faster%s", what, speedupText(c.Speedup), ci)
+	case evaluator.VerdictSlower:
+		s = fmt.Sprintf("%s%s slower%s", what, speedupText(c.Speedup), ci)
+	case evaluator.VerdictMixed:
+		s = fmt.Sprintf("%s%s%s mixed: some benchmark is slower", what, speedupText(c.Speedup), ci)
+	default:
+		s = fmt.Sprintf("%s%s%s not faster", what, speedupText(c.Speedup), ci)
+	}
+	if len(increased) > 0 {
+		slices.Sort(increased)
+		s += " · " + strings.Join(slices.Compact(increased), ", ") + " increased"
+	}
+	return s
+}
+
+// failureLine is "FAIL TestX (sumsq_test.go:21)", "FAIL build: … (x.go:3)",
+// "FAIL timeout: …".
+func failureLine(f *evaluator.Failure) string {
+	if f == nil {
+		return "FAIL"
+	}
+	var s string
+	switch {
+	case f.Kind == evaluator.FailTest && len(f.Tests) > 0:
+		s = "FAIL " + listSome(f.Tests, 3)
+	case f.Kind == evaluator.FailTest:
+		s = "FAIL " + firstLine(f.Message)
+	case f.Kind == evaluator.FailError:
+		s = "ERROR " + firstLine(f.Message)
+	default:
+		s = fmt.Sprintf("FAIL %s: %s", f.Kind, firstLine(f.Message))
+	}
+	if loc := location(f.Output); loc != "" {
+		s += " (" + loc + ")"
+	}
+	return s
+}
+
+// Where an output excerpt points: a Go file and line first, else any
+// file.ext:line.
+var (
+	goLocation  = regexp.MustCompile(`[\w.\-/]*\w\.go:\d+`)
+	anyLocation = regexp.MustCompile(`[\w.\-/]*\w\.[A-Za-z]\w*:\d+`)
+)
+
+// location finds the first file:line in a failure's output, or "".
+func location(out string) string {
+	if loc := goLocation.FindString(out); loc != "" {
+		return loc
+	}
+	return anyLocation.FindString(out)
+}
+
+// contentKey identifies what would be evaluated: equal keys, equal work.
+func contentKey(head string, cands ...candidate.Candidate) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", head)
+	for _, c := range cands {
+		fmt.Fprintf(h, "n%s\x00p%d\x00", c.Name, len(c.Patch))
+		h.Write(c.Patch)
+		paths := make([]string, 0, len(c.Files))
+		for p := range c.Files {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+		for _, p := range paths {
+			fmt.Fprintf(h, "\x00f%s\x00%d\x00", p, len(c.Files[p]))
+			h.Write(c.Files[p])
+		}
+		for _, p := range c.Deleted {
+			fmt.Fprintf(h, "\x00d%s", p)
+		}
+		if c.Invalid != nil {
+			fmt.Fprintf(h, "\x00i%s", c.Invalid)
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
