@@ -80,6 +80,16 @@ the store (kind watch). Ctrl-C stops, exiting 0. See docs/watch.md.`,
 	for name := range watchRefused {
 		cmd.Flags().MarkHidden(name)
 	}
+	for name, usage := range map[string]string{
+		"candidates": "a directory of candidates to watch too: each NAME.patch, NAME/ or .jsonl saved there is evaluated against HEAD (repeatable)",
+		"all":        "test and benchmark every package, not only those the change touches or that import them",
+		"test":       "test command, run with sh -c in each slot (default: go test -json of the affected packages, in a Go module)",
+		"format":     "text (one line per evaluation) or json (one object per line)",
+		"keep-slots": "keep the slots warm when watch stops, for the next run, instead of removing them",
+		"verbose":    "log what happens to stderr, and print each evaluation's full report",
+	} {
+		cmd.Flags().Lookup(name).Usage = usage
+	}
 	return cmd
 }
 
@@ -154,9 +164,12 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	}()
 	defer func() { stop(); <-wdone }()
 
+	// The tree as it is now, after the watcher started: a save from here on
+	// is seen, as a change, even if this snapshot already has it.
+	first := s.planTree(ctx, watch.Change{Time: time.Now()}, true)
 	fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s); Ctrl-C to stop\n",
 		s.root, shortHash(s.head), plural(s.n, "slot"), s.why)
-	return s.loop(ctx, changes, wdone, func() error { return werr })
+	return s.loop(ctx, first, changes, wdone, func() error { return werr })
 }
 
 // session is one watch: the pool, the store and what was last evaluated.
@@ -286,7 +299,9 @@ func (s *session) close(ctx context.Context) error {
 // work is one thing to evaluate: the working tree as snapshotted, or the
 // candidates of one entry of a --candidates folder.
 type work struct {
-	key       string   // "tree", or the candidates entry's path: a newer work of the same key supersedes
+	// key is "tree", or the path of the candidates entry: a newer work of
+	// the same key supersedes an older one, queued or in flight.
+	key       string
 	time      time.Time
 	trigger   []string // the changed files, relative to the tree (or to the candidates folder's parent)
 	head      string   // the commit to evaluate against
@@ -313,15 +328,16 @@ type outcome struct {
 	skip string // nothing was run, and why
 }
 
-// loop owns the terminal and the evaluation in flight. It plans work from
-// each change, starts one evaluation at a time, cancels one that a newer
-// save supersedes, and prints a line for each.
-func (s *session) loop(ctx context.Context, changes <-chan watch.Change, wdone <-chan struct{}, werr func() error) error {
+// loop owns the terminal and the evaluation in flight. It starts with
+// first, if any, then plans work from each change, starts one evaluation at
+// a time, cancels one that a newer save supersedes, and prints a line for
+// each. It returns when ctx is done or the watcher stops (wdone).
+func (s *session) loop(ctx context.Context, first *work, changes <-chan watch.Change, wdone <-chan struct{}, werr func() error) error {
 	var (
 		cur   *flight
 		queue []*work
 	)
-	queue = s.enqueue(queue, nil, s.planTree(ctx, watch.Change{Time: time.Now()}, true))
+	queue = s.enqueue(queue, nil, first)
 	for {
 		if cur == nil && len(queue) > 0 && ctx.Err() == nil {
 			cur, queue = s.start(ctx, queue[0]), queue[1:]
@@ -460,7 +476,11 @@ func (s *session) progress(f *flight, e evaluator.Event) {
 		}
 		return
 	}
-	s.screen.setStatus(s.subject(f.w) + ": " + f.tracker.status() + "…")
+	status := f.tracker.status()
+	if status == "behavior" {
+		status = "testing"
+	}
+	s.screen.setStatus(s.subject(f.w) + ": " + status + "…")
 }
 
 // finish prints what became of a flight: one line per candidate, the

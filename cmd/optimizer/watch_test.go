@@ -418,10 +418,14 @@ func TestWatch_Storm(t *testing.T) {
 }
 
 // TestWatch_Candidates: a candidate saved in the --candidates folder is
-// evaluated on its own, against HEAD; a bad one gets its failure.
+// evaluated on its own, against HEAD; a bad one gets its failure. The
+// folder is in the working tree, untracked, yet no part of its candidate.
 func TestWatch_Candidates(t *testing.T) {
 	repo := newWatchRepo(t)
-	cands := t.TempDir()
+	cands := filepath.Join(repo, "candidates") // untracked, inside the tree
+	if err := os.Mkdir(cands, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	o := shellWatch(t, repo, "sh test.sh")
 	o.DB = filepath.Join(t.TempDir(), "store.db")
 	o.Candidates = []string{cands}
@@ -443,7 +447,7 @@ func TestWatch_Candidates(t *testing.T) {
 		t.Fatalf("record %+v, want whole passed, changing a.txt", r)
 	}
 
-	// The working tree is evaluated apart from them.
+	// The working tree is evaluated apart from them, and without them.
 	writeWatchFiles(t, repo, map[string]string{"b.txt": "edited\n"})
 	r = w.record()
 	if r.CandidateResult == nil || r.Name != treeCandidate || !slices.Equal(r.Files, []string{"b.txt"}) {
