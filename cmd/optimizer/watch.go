@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
@@ -204,6 +205,7 @@ func newSession(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (
 	if err != nil {
 		return nil, fmt.Errorf("resolve HEAD: %w (watch needs a commit to compare against)", err)
 	}
+	o.Kind = "watch"
 	s := &session{o: o, r: r, root: r.Root, head: head, last: map[string]string{},
 		events: make(chan evaluator.Event)}
 	if real, err := filepath.EvalSymlinks(r.Root); err == nil {
@@ -317,8 +319,7 @@ type flight struct {
 	w          *work
 	cancel     context.CancelFunc
 	done       chan outcome
-	superseded bool
-	stopping   bool
+	superseded bool // a newer work of its key cancelled it
 	tracker    *tracker
 }
 
@@ -339,7 +340,7 @@ func (s *session) loop(ctx context.Context, first *work, changes <-chan watch.Ch
 	)
 	queue = s.enqueue(queue, nil, first)
 	for {
-		if cur == nil && len(queue) > 0 && ctx.Err() == nil {
+		for cur == nil && len(queue) > 0 && ctx.Err() == nil {
 			cur, queue = s.start(ctx, queue[0]), queue[1:]
 		}
 		var done <-chan outcome
@@ -349,7 +350,6 @@ func (s *session) loop(ctx context.Context, first *work, changes <-chan watch.Ch
 		select {
 		case <-ctx.Done():
 			if cur != nil {
-				cur.stopping = true
 				cur.cancel()
 				s.finish(cur, s.await(cur))
 			}
@@ -463,94 +463,9 @@ func (s *session) scope(ctx context.Context, files []string) (test, skip string,
 	return "go test -json " + strings.Join(pkgs, " "), "", nil
 }
 
-// progress shows an event of the evaluation in flight: a status line on a
-// terminal, or with -v the plain progress lines.
-func (s *session) progress(f *flight, e evaluator.Event) {
-	if f == nil || f.tracker == nil {
-		return
-	}
-	line := f.tracker.line(e)
-	if s.o.Verbose {
-		if line != "" {
-			fmt.Fprintln(s.screen.err, line)
-		}
-		return
-	}
-	status := f.tracker.status()
-	if status == "behavior" {
-		status = "testing"
-	}
-	s.screen.setStatus(s.subject(f.w) + ": " + status + "…")
-}
-
-// finish prints what became of a flight: one line per candidate, the
-// report with -v, or a JSON object per candidate.
-func (s *session) finish(f *flight, res outcome) {
-	s.screen.clear()
-	w := f.w
-	switch {
-	case res.skip != "":
-		s.emit(w, nil, "skipped", res.skip)
-	case res.rep == nil && res.err != nil && cancelled(res.err):
-		s.emit(w, nil, "interrupted", s.cut(f))
-	case res.rep == nil:
-		s.emit(w, nil, "failed", fmt.Sprintf("evaluate: %v", res.err))
-	default:
-		s.emitReport(f, res)
-	}
-}
-
-// cut says why an evaluation stopped before its end.
-func (s *session) cut(f *flight) string {
-	if f.superseded {
-		return "interrupted by a newer save"
-	}
-	return "interrupted: optimizer is stopping"
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
+// cancelled reports whether err is a context's: the evaluation was cut off.
 func cancelled(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-func (s *session) emitReport(f *flight, res outcome) {
-	rep := res.rep
-	state := rep.State
-	if state == "" {
-		state = "finished"
-	}
-	for i := range rep.Candidates {
-		c := &rep.Candidates[i]
-		var msg string
-		switch {
-		case state == "interrupted" && c.Verdict != evaluator.VerdictPending:
-			msg = s.cut(f) + "; so far: " + candidateLine(c)
-		case state == "interrupted":
-			msg = s.cut(f)
-		case state == "failed" && c.Verdict == evaluator.VerdictPending:
-			msg = fmt.Sprintf("evaluate: %v", res.err)
-		default:
-			msg = candidateLine(c)
-		}
-		if len(rep.Candidates) > 1 || f.w.key != "tree" {
-			msg = c.Name + ": " + msg
-		}
-		s.emitCandidate(f.w, rep, c, state, msg)
-	}
-	if s.o.Verbose && state != "interrupted" {
-		out := s.screen.out
-		if s.o.Format == formatJSON {
-			out = s.screen.err
-		}
-		writeText(out, rep)
-		fmt.Fprintln(out)
-	}
 }
 
 // plan turns a change into work: the working tree, when anything in it (or
@@ -708,38 +623,37 @@ func loadEntry(dir, path string) ([]candidate.Candidate, error) {
 	return nil, nil
 }
 
-// screen is the terminal, owned by loop: result lines go to out; on a
-// terminal, a transient status line goes to err, erased before each line.
-type screen struct {
-	out, err io.Writer
-	tty      bool
-	status   bool // a status line is showing
-}
-
-func newScreen(stdout, stderr io.Writer, verbose bool) *screen {
-	s := &screen{out: stdout, err: stderr}
-	if f, ok := stderr.(*os.File); ok && !verbose && term.IsTerminal(int(f.Fd())) {
-		s.tty = true
+// contentKey identifies what would be evaluated: equal keys, equal work.
+func contentKey(head string, cands ...candidate.Candidate) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", head)
+	for _, c := range cands {
+		fmt.Fprintf(h, "n%s\x00p%d\x00", c.Name, len(c.Patch))
+		h.Write(c.Patch)
+		paths := make([]string, 0, len(c.Files))
+		for p := range c.Files {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+		for _, p := range paths {
+			fmt.Fprintf(h, "\x00f%s\x00%d\x00", p, len(c.Files[p]))
+			h.Write(c.Files[p])
+		}
+		for _, p := range c.Deleted {
+			fmt.Fprintf(h, "\x00d%s", p)
+		}
+		if c.Invalid != nil {
+			fmt.Fprintf(h, "\x00i%s", c.Invalid)
+		}
+		h.Write([]byte{0})
 	}
-	return s
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (s *screen) line(text string) {
-	s.clear()
-	fmt.Fprintln(s.out, text)
-}
-
-func (s *screen) setStatus(text string) {
-	if !s.tty {
-		return
+// plural is "1 slot" or "2 slots".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	fmt.Fprintf(s.err, "\r\x1b[K%s", text)
-	s.status = true
-}
-
-func (s *screen) clear() {
-	if s.status {
-		fmt.Fprint(s.err, "\r\x1b[K")
-		s.status = false
-	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -1,17 +1,18 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 )
 
 // watchRecord is one line of optimizer watch --format json: the candidate
@@ -25,6 +26,87 @@ type watchRecord struct {
 	Base      string    `json:"base,omitempty"`
 	HeadMoved bool      `json:"head_moved,omitempty"`
 	*evaluator.CandidateResult
+}
+
+// finish prints what became of a flight: one line per candidate, the
+// report with -v, or a JSON object per candidate.
+func (s *session) finish(f *flight, res outcome) {
+	s.screen.clear()
+	w := f.w
+	switch {
+	case res.skip != "":
+		s.emit(w, nil, "skipped", res.skip)
+	case res.rep == nil && res.err != nil && cancelled(res.err):
+		s.emit(w, nil, "interrupted", s.cut(f))
+	case res.rep == nil:
+		s.emit(w, nil, "failed", fmt.Sprintf("evaluate: %v", res.err))
+	default:
+		s.emitReport(f, res)
+	}
+}
+
+// emitReport prints a job's lines, one per candidate, and with -v its
+// text report.
+func (s *session) emitReport(f *flight, res outcome) {
+	rep := res.rep
+	state := rep.State
+	if state == "" {
+		state = "finished"
+	}
+	for i := range rep.Candidates {
+		c := &rep.Candidates[i]
+		var msg string
+		switch {
+		case state == "interrupted" && c.Verdict != evaluator.VerdictPending:
+			msg = s.cut(f) + "; so far: " + candidateLine(c)
+		case state == "interrupted":
+			msg = s.cut(f)
+		case state == "failed" && c.Verdict == evaluator.VerdictPending:
+			msg = fmt.Sprintf("evaluate: %v", res.err)
+		default:
+			msg = candidateLine(c)
+		}
+		if len(rep.Candidates) > 1 || f.w.key != "tree" {
+			msg = c.Name + ": " + msg
+		}
+		s.emitCandidate(f.w, rep, c, state, msg)
+	}
+	if s.o.Verbose && state != "interrupted" {
+		out := s.screen.out
+		if s.o.Format == formatJSON {
+			out = s.screen.err
+		}
+		writeText(out, rep)
+		fmt.Fprintln(out)
+	}
+}
+
+// cut says why an evaluation stopped before its end.
+func (s *session) cut(f *flight) string {
+	if f.superseded {
+		return "interrupted by a newer save"
+	}
+	return "interrupted: optimizer is stopping"
+}
+
+// progress shows an event of the evaluation in flight: a status line on a
+// terminal, or with -v the plain progress lines.
+func (s *session) progress(f *flight, e evaluator.Event) {
+	if f == nil || f.tracker == nil {
+		return
+	}
+	line := f.tracker.line(e)
+	if s.o.Verbose {
+		if line != "" {
+			fmt.Fprintln(s.screen.err, line)
+		}
+		return
+	}
+	status := f.tracker.status()
+	if status == "behavior" {
+		status = "testing"
+	}
+	s.screen.setStatus(s.subject(f.w) + ": " + status + "…")
 }
 
 // emit prints the line of work that produced no candidate result.
@@ -196,29 +278,38 @@ func location(out string) string {
 	return anyLocation.FindString(out)
 }
 
-// contentKey identifies what would be evaluated: equal keys, equal work.
-func contentKey(head string, cands ...candidate.Candidate) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", head)
-	for _, c := range cands {
-		fmt.Fprintf(h, "n%s\x00p%d\x00", c.Name, len(c.Patch))
-		h.Write(c.Patch)
-		paths := make([]string, 0, len(c.Files))
-		for p := range c.Files {
-			paths = append(paths, p)
-		}
-		slices.Sort(paths)
-		for _, p := range paths {
-			fmt.Fprintf(h, "\x00f%s\x00%d\x00", p, len(c.Files[p]))
-			h.Write(c.Files[p])
-		}
-		for _, p := range c.Deleted {
-			fmt.Fprintf(h, "\x00d%s", p)
-		}
-		if c.Invalid != nil {
-			fmt.Fprintf(h, "\x00i%s", c.Invalid)
-		}
-		h.Write([]byte{0})
+// screen is the terminal, owned by loop: result lines go to out; on a
+// terminal, a transient status line goes to err, erased before each line.
+type screen struct {
+	out, err io.Writer
+	tty      bool
+	status   bool // a status line is showing
+}
+
+func newScreen(stdout, stderr io.Writer, verbose bool) *screen {
+	s := &screen{out: stdout, err: stderr}
+	if f, ok := stderr.(*os.File); ok && !verbose && term.IsTerminal(int(f.Fd())) {
+		s.tty = true
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return s
+}
+
+func (s *screen) line(text string) {
+	s.clear()
+	fmt.Fprintln(s.out, text)
+}
+
+func (s *screen) setStatus(text string) {
+	if !s.tty {
+		return
+	}
+	fmt.Fprintf(s.err, "\r\x1b[K%s", text)
+	s.status = true
+}
+
+func (s *screen) clear() {
+	if s.status {
+		fmt.Fprint(s.err, "\r\x1b[K")
+		s.status = false
+	}
 }
