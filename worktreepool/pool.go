@@ -78,6 +78,7 @@ type Pool struct {
 	keep    bool
 	noWatch bool
 	resets  resetCounts
+	tracked trackedCache
 	makers  int
 	log     *slog.Logger
 
@@ -153,6 +154,7 @@ func newPool(ctx context.Context, opts Options) (*Pool, error) {
 		size:    int64(opts.Size),
 		keep:    opts.Keep,
 		noWatch: opts.NoWatch,
+		tracked: trackedCache{repo: root},
 		makers:  makers,
 		log:     logger.With("component", "pool"),
 		sem:     semaphore.NewWeighted(int64(opts.Size)),

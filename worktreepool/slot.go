@@ -43,7 +43,8 @@ type Slot struct {
 	// touches it.
 	watch   *watcher
 	noWatch bool
-	resets  *resetCounts // the pool's; nil for none
+	resets  *resetCounts  // the pool's; nil for none
+	tracked *trackedCache // the pool's: the paths of base's tree
 
 	machine *os.File // the machine lock this holder has, if any
 
@@ -190,9 +191,11 @@ func (s *Slot) fullReset(ctx context.Context) error {
 	return nil
 }
 
-// quickReset restores the slot from what its watcher saw change: a git
-// status of those paths only, then the same targeted restore as a full
-// reset. It reports false, having changed nothing that a full reset would
+// quickReset restores the slot from what its watcher saw change: tracked
+// files it saw are rewritten from the index and paths that base lacks are
+// removed, with no git status at all; only when that is not enough (a
+// tracked directory changed, say) does a git status of those paths alone
+// say what to restore. It reports false, having changed nothing that a full reset would
 // not redo, when it cannot vouch for the result: no watcher, lost events,
 // a change in the slot's git directory (HEAD or the index may have moved),
 // too many paths, or an error.
@@ -205,14 +208,21 @@ func (s *Slot) quickReset(ctx context.Context) bool {
 		return false
 	}
 	if len(ch.paths) > 0 {
-		paths := make([]string, 0, len(ch.paths))
-		for p := range ch.paths {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		st, err := s.status(ctx, paths...)
-		if err != nil || st.head != s.base || st.index {
+		st, v := s.classify(ch, s.tracked.get(ctx, s.base))
+		if v == statusAll {
 			return false
+		}
+		if v == statusPaths {
+			paths := make([]string, 0, len(ch.paths))
+			for p := range ch.paths {
+				paths = append(paths, p)
+			}
+			sort.Strings(paths)
+			var err error
+			st, err = s.status(ctx, paths...)
+			if err != nil || st.head != s.base || st.index {
+				return false
+			}
 		}
 		if err := s.restore(ctx, st); err != nil {
 			return false

@@ -17,7 +17,7 @@ func TestSlot_ResetWatched(t *testing.T) {
 	cases := []struct {
 		name string
 		mess func(dir string)
-		full bool // the git directory changed, or events were lost: a full reset is expected
+		full bool // the git directory changed, events were lost, or a hard link hides a name: a full reset is expected
 	}{
 		{"EditTracked", func(d string) { write(d, "a.txt", "x") }, false},
 		{"EditSameFileAgain", func(d string) { write(d, "a.txt", "y") }, false},
@@ -32,7 +32,7 @@ func TestSlot_ResetWatched(t *testing.T) {
 		{"FileBecomesDir", func(d string) { os.Remove(filepath.Join(d, "a.txt")); write(d, "a.txt/inner", "i") }, false},
 		{"ChmodTracked", func(d string) { os.Chmod(filepath.Join(d, "sub/c.sh"), 0o755) }, false},
 		{"TruncateTracked", func(d string) { os.Truncate(filepath.Join(d, "sub/b.txt"), 0) }, false},
-		{"HardLinkAdded", func(d string) { os.Link(filepath.Join(d, "a.txt"), filepath.Join(d, "sub/link")) }, false},
+		{"HardLinkAdded", func(d string) { os.Link(filepath.Join(d, "a.txt"), filepath.Join(d, "sub/link")) }, true},
 		{"SymlinkDirEdit", func(d string) {
 			os.Symlink("sub", filepath.Join(d, "ln"))
 			write(d, "ln/b.txt", "through a symlink")
@@ -100,4 +100,40 @@ func write(dir, name, content string) {
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte(content), 0o644)
+}
+
+// TestSlot_ResetHardLink: a tracked file written through a hard link made in
+// the slot is restored, although the watch saw only the link's name.
+func TestSlot_ResetHardLink(t *testing.T) {
+	repo, base := newTestRepo(t)
+	p, err := Open(context.Background(), Options{Repo: repo, Base: base, Size: 1,
+		MachineLock: filepath.Join(t.TempDir(), "machine.lock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closePool(t, p)
+	ctx := context.Background()
+	s, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := tree(t, s)
+	p.Release(s)
+	s, err = p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(s.Dir(), "a.txt"), filepath.Join(s.Dir(), "sub/link")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(s.Dir(), "sub/link"), []byte("written through a link"), 0o644)
+	p.Release(s)
+	s, err = p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(s)
+	if got := tree(t, s); got != clean {
+		t.Errorf("slot not restored:\n got %s\nwant %s", got, clean)
+	}
 }
