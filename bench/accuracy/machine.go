@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
+)
+
+// A machine is what the report says about where and when it measured.
+type machine struct {
+	Time     time.Time
+	CPU      string // model name from /proc/cpuinfo
+	Cores    int
+	Go       string
+	Kernel   string
+	Load     string // /proc/loadavg: 1, 5, 15 minutes
+	Pressure string // /proc/pressure/cpu "some" line: share of time tasks waited for a CPU
+	CanPin   bool   // benchmark processes can be pinned to the last CPU
+}
+
+func sampleMachine() machine {
+	return machine{
+		Time:     time.Now(),
+		CPU:      cpuModel(),
+		Cores:    runtime.NumCPU(),
+		Go:       runtime.Version(),
+		Kernel:   firstLine("/proc/sys/kernel/osrelease"),
+		Load:     loadAvg(),
+		Pressure: strings.TrimPrefix(firstLine("/proc/pressure/cpu"), "some "),
+		CanPin:   runtime.NumCPU() > 1 && proc.CanPin(runtime.NumCPU()-1),
+	}
+}
+
+// loadAvg is the first three fields of /proc/loadavg.
+func loadAvg() string {
+	f := strings.Fields(firstLine("/proc/loadavg"))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+func firstLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "unknown"
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(line)
+}
