@@ -48,7 +48,7 @@ func git(tb testing.TB, dir string, args ...string) string {
 // shellRepo is a language-neutral fixture: the test checks a file, the
 // benchmark sleeps for as long as another file says.
 var shellRepo = map[string]string{
-	"speed":    "0.06\n",
+	"speed":    "0.08\n",
 	"ok":       "yes\n",
 	"test.sh":  "if [ -f hang ]; then sleep 100; fi\ntest \"$(cat ok)\" = yes\n",
 	"bench.sh": "sleep $(cat speed)\n",
@@ -65,14 +65,14 @@ func filesCand(name string, files map[string]string) candidate.Candidate {
 // shellCandidates shows every verdict that needs no Go toolchain.
 func shellCandidates() []candidate.Candidate {
 	return []candidate.Candidate{
-		filesCand("fast", map[string]string{"speed": "0.012\n"}),
-		filesCand("slower", map[string]string{"speed": "0.12\n"}),
+		filesCand("fast", map[string]string{"speed": "0.016\n"}),
+		filesCand("slower", map[string]string{"speed": "0.24\n"}),
 		filesCand("broken", map[string]string{"ok": "no\n"}),
 		filesCand("hang", map[string]string{"hang": "1\n"}),
-		filesCand("same", map[string]string{"speed": "0.06\n"}),
-		filesCand("fast-again", map[string]string{"speed": "0.012\n"}),
+		filesCand("same", map[string]string{"speed": "0.08\n"}),
+		filesCand("fast-again", map[string]string{"speed": "0.016\n"}),
 		{Name: "bad-patch", Source: "test", Patch: []byte("--- a/nope\n+++ b/nope\n@@ -1 +1 @@\n-x\n+y\n")},
-		filesCand("also-fast", map[string]string{"speed": "0.012\n", "note": "x\n"}),
+		filesCand("also-fast", map[string]string{"speed": "0.016\n", "note": "x\n"}),
 	}
 }
 
@@ -250,15 +250,25 @@ func TestRun_Store(t *testing.T) {
 	}
 }
 
-// TestRun_Cancel cancels a job midway: it returns promptly, marks the job
-// interrupted, and every slot comes back.
+// TestRun_Cancel cancels a job as its first tests start: it returns, marks
+// the job interrupted, and every slot comes back.
 func TestRun_Cancel(t *testing.T) {
 	h := newHarness(t, shellRepo)
 	opts := shellOptions()
 	opts.Timeout = time.Minute
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(700*time.Millisecond, cancel)
+	defer cancel()
+	events := make(chan Event)
+	opts.Events = events
+	go func() {
+		for e := range events {
+			if e.Kind == EventStart {
+				cancel() // the job is recorded and tests are running
+			}
+		}
+	}()
 	rep, err := h.run(t, ctx, 2, opts)
+	close(events)
 	if err == nil {
 		t.Fatal("Run after cancel returned no error")
 	}

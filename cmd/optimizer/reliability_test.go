@@ -171,7 +171,7 @@ func killPoints() []killPoint {
 		{name: "BaselineTest", env: []string{"KILL=test-base"}, jobRows: true},
 		{name: "CandidateTest", env: []string{"KILL=test-cand"}, jobRows: true},
 		{name: "StagePatch", env: []string{"KILLGIT=apply --whitespace=nowarn -"}, jobRows: true},
-		{name: "SlotReset", env: []string{"KILLGIT=--porcelain=v2"}, jobRows: true},
+		{name: "SlotReset", env: []string{"KILLGIT=checkout-index"}, jobRows: true},
 		{name: "BenchmarkBase", env: []string{"KILL=bench-base"}, jobRows: true},
 		{name: "BenchmarkCandidate", env: []string{"KILL=bench-cand"}, jobRows: true},
 		{name: "Profile", env: []string{"KILL=profile"}, jobRows: true},
