@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 )
 
 // watchRecord is one line of optimizer watch --format json: the candidate
@@ -249,7 +250,7 @@ func failureLine(f *evaluator.Failure) string {
 	var s string
 	switch {
 	case f.Kind == evaluator.FailTest && len(f.Tests) > 0:
-		s = "FAIL " + listSome(f.Tests, 3)
+		s = "FAIL " + listSome(gotest.Names(f.Tests), 3)
 	case f.Kind == evaluator.FailTest:
 		s = "FAIL " + firstLine(f.Message)
 	case f.Kind == evaluator.FailError:
