@@ -26,6 +26,9 @@ func (p *Pool) makeAll(ctx context.Context, adopted []*Slot, stale []string) {
 		tasks = append(tasks, func(ctx context.Context) (*Slot, error) { return p.makeSlot(ctx, p.currentBase()) })
 	}
 	p.run(ctx, tasks[0])
+	// The paths of base's tree, which quick resets need, are read now, while
+	// the first slot is in use, rather than on its first reset.
+	p.tracked.get(context.WithoutCancel(ctx), p.currentBase())
 	var wg sync.WaitGroup
 	lim := make(chan struct{}, p.makers)
 	for _, t := range tasks[1:] {
@@ -88,7 +91,9 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, err = inRepo(ctx, p.repo, "worktree", "add", "--quiet", "--detach", "--lock", "--reason", gitLockReason, dir, base)
+	// The new worktree's index is written split at once (see Slot.git); the
+	// user's own index is not written by git worktree add.
+	_, err = inRepo(ctx, p.repo, "-c", "core.splitIndex=true", "worktree", "add", "--quiet", "--detach", "--lock", "--reason", gitLockReason, dir, base)
 	var gitDir string
 	if err == nil {
 		gitDir, err = readGitFile(dir)
