@@ -45,14 +45,11 @@ func TreeID(ctx context.Context, repoDir, base string, c Candidate) (string, err
 	if base == "" || strings.HasPrefix(base, "-") {
 		return "", fmt.Errorf("%w %q", ErrUnknownRef, base)
 	}
-	s, err := newScratch(ctx, repoDir)
+	s, err := newBaseScratch(ctx, repoDir, base)
 	if err != nil {
 		return "", err
 	}
 	defer s.close()
-	if _, stderr, err := s.git(ctx, nil, "read-tree", base+"^{tree}"); err != nil {
-		return "", fmt.Errorf("read base %s: %w: %s", base, err, stderr)
-	}
 	if len(c.Patch) > 0 {
 		if _, stderr, err := s.git(ctx, c.Patch, "apply", "--cached", "--whitespace=nowarn"); err != nil {
 			if ctx.Err() != nil {
@@ -99,9 +96,17 @@ func cleanEnv() []string {
 }
 
 func newScratch(ctx context.Context, repoDir string) (*scratch, error) {
-	env := cleanEnv()
+	lines, err := repoPaths(ctx, repoDir)
+	if err != nil {
+		return nil, err
+	}
+	return scratchFor(lines)
+}
+
+// repoPaths returns the repository's absolute git dir and objects dir.
+func repoPaths(ctx context.Context, repoDir string) ([]string, error) {
 	cmd := exec.CommandContext(ctx, "git", "-C", repoDir, "rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-path", "objects")
-	cmd.Env = slices.Clone(env)
+	cmd.Env = cleanEnv()
 	proc.Tag(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -113,6 +118,13 @@ func newScratch(ctx context.Context, repoDir string) (*scratch, error) {
 	if len(lines) != 2 {
 		return nil, fmt.Errorf("find repository at %s: unexpected rev-parse output %q", repoDir, out)
 	}
+	return lines, nil
+}
+
+// scratchFor makes a scratch directory over the repository whose git dir and
+// objects dir repoPaths returned.
+func scratchFor(lines []string) (*scratch, error) {
+	env := cleanEnv()
 	// Named with the PID, so that a later run can remove it if this one is
 	// killed (evaluator.RemoveStaleScratch).
 	dir, err := os.MkdirTemp("", fmt.Sprintf("optimizer-treeid-%d-", os.Getpid()))
