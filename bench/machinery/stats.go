@@ -1,0 +1,40 @@
+package main
+
+import (
+	"slices"
+	"time"
+)
+
+// median of ds; 0 for none.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// timeIt runs f and returns how long it took.
+func timeIt(f func() error) (time.Duration, error) {
+	start := time.Now()
+	err := f()
+	return time.Since(start), err
+}
+
+// repeat runs f n times and returns the median time.
+func repeat(n int, f func(i int) (time.Duration, error)) (time.Duration, error) {
+	ds := make([]time.Duration, 0, n)
+	for i := range n {
+		d, err := f(i)
+		if err != nil {
+			return 0, err
+		}
+		ds = append(ds, d)
+	}
+	return median(ds), nil
+}
