@@ -55,13 +55,13 @@ func openStore(ctx context.Context, dir, name string) (*store.DB, error) {
 
 // job is one evaluator.Run with the phase-2 machinery off.
 type job struct {
-	repo   *synthRepo
-	pool   *worktreepool.Pool
-	db     *store.DB
-	cands  []candidate.Candidate
-	n      int
-	test   string
-	trace  io.Writer // each event with its time, when set
+	repo  *synthRepo
+	pool  *worktreepool.Pool
+	db    *store.DB
+	cands []candidate.Candidate
+	n     int
+	test  string
+	trace io.Writer // each event with its time, when set
 }
 
 // times are one job's: the whole of evaluator.Run, the part before phase 1
