@@ -38,6 +38,8 @@ type config struct {
 	noWatch bool      // every pool restores slots from full statuses (worktreepool.Options.NoWatch)
 	trace   io.Writer // the scaling jobs' events, when -trace is set
 
+	noMachineLock bool // measure without taking the machine lock
+
 	only map[string]bool // sections to run
 	work string          // scratch directory; "" is a new temporary one
 	keep bool            // leave work behind
@@ -69,6 +71,7 @@ func parseConfig(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.work, "work", "", "scratch directory (default: a new temporary one, removed at the end)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the scratch directory")
 	trace := fs.Bool("trace", false, "print the scaling jobs' events with their times to stderr")
+	fs.BoolVar(&c.noMachineLock, "no-machine-lock", false, "measure without holding the machine lock that keeps other optimizers on this machine out of the way")
 	fs.BoolVar(&c.noWatch, "nowatch", false, "restore slots from full git statuses, as before the watch (for before/after numbers)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench/machinery [flags]\n\nMeasures optimizer's machinery against the naive ways and prints Markdown tables.\n\n")

@@ -34,7 +34,7 @@ func (h *harness) firstTest(ctx context.Context) error {
 			target = 1.2
 		}
 		for _, cands := range []int{h.firstCands, h.memCands} {
-			lazy, err := repeat(h.reps, func(i int) (time.Duration, error) {
+			lazy, err := h.repeat(h.reps, func(i int) (time.Duration, error) {
 				return h.firstOnce(ctx, r, filepath.Join(dir, fmt.Sprintf("lazy-%d-%d", cands, i)), cands, false)
 			})
 			if err != nil {
@@ -44,7 +44,7 @@ func (h *harness) firstTest(ctx context.Context) error {
 			if cands != h.firstCands {
 				continue
 			}
-			all, err := repeat(h.reps, func(i int) (time.Duration, error) {
+			all, err := h.repeat(h.reps, func(i int) (time.Duration, error) {
 				return h.firstOnce(ctx, r, filepath.Join(dir, fmt.Sprintf("all-%d", i)), cands, true)
 			})
 			if err != nil {
@@ -59,7 +59,7 @@ func (h *harness) firstTest(ctx context.Context) error {
 
 // addOnce is the median time of one git worktree add of r, alone.
 func (h *harness) addOnce(ctx context.Context, r *synthRepo, dir string) (time.Duration, error) {
-	return repeat(h.reps, func(i int) (time.Duration, error) {
+	return h.repeat(h.reps, func(i int) (time.Duration, error) {
 		tree := filepath.Join(dir, fmt.Sprintf("add-%d", i))
 		d, err := timeIt(func() error {
 			_, err := gitIn(ctx, r.dir, "worktree", "add", "--quiet", "--detach", tree, r.base)

@@ -52,7 +52,7 @@ func (h *harness) goCache(ctx context.Context) error {
 		if err := primeBaseline(ctx, r, pool, db, j, tc.test, goCandidates(1, pkgs, 1+ti)); err != nil {
 			return err
 		}
-		d, err := repeat(h.reps, func(i int) (time.Duration, error) {
+		d, err := h.repeat(h.reps, func(i int) (time.Duration, error) {
 			cands := goCandidates(h.goCands, pkgs, 10*(ti+1)+i)
 			return job{repo: r, pool: pool, db: db, cands: cands, n: j, test: tc.test}.run(ctx)
 		})

@@ -53,7 +53,7 @@ func TestRun(t *testing.T) {
 	var out, errb bytes.Buffer
 	args := []string{"-files", "60", "-reps", "1", "-naive", "1", "-overhead-candidates", "2", "-candidates", "2",
 		"-cpu-candidates", "1", "-j", "1,2", "-cold-j", "2", "-sleep", "10ms", "-cpu", "10ms", "-first-candidates", "2",
-		"-first-j", "2", "-mem-candidates", "2", "-only", "overhead,scaling,first,warm", "-work", t.TempDir()}
+		"-first-j", "2", "-mem-candidates", "2", "-only", "overhead,scaling,first,warm", "-no-machine-lock", "-work", t.TempDir()}
 	if err := run(context.Background(), args, &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}

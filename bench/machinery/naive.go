@@ -23,6 +23,19 @@ func (h *harness) naiveAll(ctx context.Context, r *synthRepo, dir string) (naive
 	var add, remove, wt, clone, cp []time.Duration
 	cands := r.candidates(h.naive, "naive")
 	for i, c := range cands {
+		err := h.exclusive(func() error {
+			return h.naiveOne(ctx, r, dir, i, c, &add, &remove, &wt, &clone, &cp)
+		})
+		if err != nil {
+			return naiveTimes{}, err
+		}
+	}
+	return naiveTimes{add: median(add), remove: median(remove), worktree: median(wt), clone: median(clone), copy: median(cp)}, nil
+}
+
+// naiveOne runs candidate c the three naive ways, adding its times.
+func (h *harness) naiveOne(ctx context.Context, r *synthRepo, dir string, i int, c candidate.Candidate, add, remove, wt, clone, cp *[]time.Duration) error {
+	{
 		tree := filepath.Join(dir, fmt.Sprintf("naive-%d", i))
 		var a, rm time.Duration
 		total, err := timeIt(func() error {
@@ -43,9 +56,9 @@ func (h *harness) naiveAll(ctx context.Context, r *synthRepo, dir string) (naive
 			return err
 		})
 		if err != nil {
-			return naiveTimes{}, err
+			return err
 		}
-		add, remove, wt = append(add, a), append(remove, rm), append(wt, total)
+		*add, *remove, *wt = append(*add, a), append(*remove, rm), append(*wt, total)
 
 		d, err := timeIt(func() error {
 			if _, err := gitIn(ctx, dir, "clone", "--quiet", "--shared", r.dir, tree); err != nil {
@@ -57,9 +70,9 @@ func (h *harness) naiveAll(ctx context.Context, r *synthRepo, dir string) (naive
 			return os.RemoveAll(tree)
 		})
 		if err != nil {
-			return naiveTimes{}, err
+			return err
 		}
-		clone = append(clone, d)
+		*clone = append(*clone, d)
 
 		d, err = timeIt(func() error {
 			if _, err := runIn(ctx, dir, nil, "cp", "-a", r.dir, tree); err != nil {
@@ -71,11 +84,11 @@ func (h *harness) naiveAll(ctx context.Context, r *synthRepo, dir string) (naive
 			return os.RemoveAll(tree)
 		})
 		if err != nil {
-			return naiveTimes{}, err
+			return err
 		}
-		cp = append(cp, d)
+		*cp = append(*cp, d)
 	}
-	return naiveTimes{add: median(add), remove: median(remove), worktree: median(wt), clone: median(clone), copy: median(cp)}, nil
+	return nil
 }
 
 // stageNaive stages c in tree with plain git apply or file writes, and runs

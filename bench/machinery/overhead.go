@@ -56,7 +56,7 @@ func (h *harness) overheadOn(ctx context.Context, r *synthRepo, t *table) error 
 		return err
 	}
 	n := h.overheadCands
-	ours, err := repeat(h.reps, func(i int) (time.Duration, error) {
+	ours, err := h.repeat(h.reps, func(i int) (time.Duration, error) {
 		d, err := job{repo: r, pool: pool, db: db, cands: r.candidates(n, fmt.Sprintf("o%d", i)), n: 1, test: "true"}.run(ctx)
 		return d / time.Duration(n), err
 	})
@@ -65,7 +65,8 @@ func (h *harness) overheadOn(ctx context.Context, r *synthRepo, t *table) error 
 	}
 	t.set("**optimizer, per candidate (warm pool, -j 1)**", c, "**"+secs(ours)+"**")
 
-	parts, err := h.parts(ctx, r, pool, dir, "parts")
+	var parts, fullParts []part
+	err = h.exclusive(func() (err error) { parts, err = h.parts(ctx, r, pool, dir, "parts"); return err })
 	if err != nil {
 		return err
 	}
@@ -85,21 +86,21 @@ func (h *harness) overheadOn(ctx context.Context, r *synthRepo, t *table) error 
 	if err := primeBaseline(ctx, r, full, db, 1, "true", nil); err != nil {
 		return err
 	}
-	oursFull, err := repeat(h.reps, func(i int) (time.Duration, error) {
+	oursFull, err := h.repeat(h.reps, func(i int) (time.Duration, error) {
 		d, err := job{repo: r, pool: full, db: db, cands: r.candidates(n, fmt.Sprintf("f%d", i)), n: 1, test: "true"}.run(ctx)
 		return d / time.Duration(n), err
 	})
 	if err != nil {
 		return err
 	}
-	fullParts, err := h.parts(ctx, r, full, dir, "fullparts")
+	err = h.exclusive(func() (err error) { fullParts, err = h.parts(ctx, r, full, dir, "fullparts"); return err })
 	if err != nil {
 		return err
 	}
 	t.set("optimizer, per candidate, `NoWatch` (full `git status` per reset: before)", c, secs(oursFull))
 	t.set("  · release, `NoWatch` (before)", c, secs(fullParts[4].d))
 
-	cold, err := repeat(h.reps, func(i int) (time.Duration, error) {
+	cold, err := h.repeat(h.reps, func(i int) (time.Duration, error) {
 		return h.coldJob(ctx, r, filepath.Join(dir, fmt.Sprintf("cold-%d", i)), n)
 	})
 	if err != nil {

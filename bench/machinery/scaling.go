@@ -104,7 +104,7 @@ func (h *harness) scalingOn(ctx context.Context, r *synthRepo, sleep, zero, cpu 
 	gitIn(ctx, r.dir, "worktree", "prune")
 	for _, n := range h.coldJs {
 		h.logf("scaling on %s at -j %d, cold", c, n)
-		d, err := repeat(h.reps, func(i int) (time.Duration, error) {
+		d, err := h.repeat(h.reps, func(i int) (time.Duration, error) {
 			return h.scalingCold(ctx, r, filepath.Join(dir, fmt.Sprintf("cold-%d-%d", n, i)), n, sleepLine)
 		})
 		if err != nil {
@@ -135,7 +135,11 @@ func (h *harness) scalingWarm(ctx context.Context, r *synthRepo, p *worktreepool
 		}
 		var wall, phase1 []time.Duration
 		for i := range h.reps {
-			d, err := job{repo: r, pool: p, db: s, cands: r.candidates(tc.cands, fmt.Sprintf("s%d-%d", n, i)), n: n, test: tc.test, trace: h.trace}.timed(ctx)
+			var d times
+			err := h.exclusive(func() (err error) {
+				d, err = job{repo: r, pool: p, db: s, cands: r.candidates(tc.cands, fmt.Sprintf("s%d-%d", n, i)), n: n, test: tc.test, trace: h.trace}.timed(ctx)
+				return err
+			})
 			if err != nil {
 				return err
 			}

@@ -45,7 +45,7 @@ func (h *harness) spinTest(ctx context.Context, want time.Duration) (string, tim
 	}
 	n := max(1, int64(float64(probe)*want.Seconds()/cpu.Seconds()))
 	line := fmt.Sprintf("%s %s -n %d", strconv.Quote(h.spin), spinCommand, n)
-	alone, err := repeat(3, func(int) (time.Duration, error) {
+	alone, err := h.repeat(3, func(int) (time.Duration, error) {
 		return timeIt(func() error { _, err := runIn(ctx, "", nil, "sh", "-c", line); return err })
 	})
 	return line, alone, err

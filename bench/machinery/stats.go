@@ -25,16 +25,3 @@ func timeIt(f func() error) (time.Duration, error) {
 	err := f()
 	return time.Since(start), err
 }
-
-// repeat runs f n times and returns the median time.
-func repeat(n int, f func(i int) (time.Duration, error)) (time.Duration, error) {
-	ds := make([]time.Duration, 0, n)
-	for i := range n {
-		d, err := f(i)
-		if err != nil {
-			return 0, err
-		}
-		ds = append(ds, d)
-	}
-	return median(ds), nil
-}

@@ -27,7 +27,11 @@ func (h *harness) warmRerun(ctx context.Context) error {
 		h.logf("warm re-run on %s", c)
 		var cold, coldFirst, keep, adopt, adoptFirst, same, sameFirst, adopted []time.Duration
 		for i := range h.reps {
-			m, err := h.warmOnce(ctx, r, filepath.Join(h.work, fmt.Sprintf("warm-%d-%d", r.files, i)))
+			var m warmTimes
+			err := h.exclusive(func() (err error) {
+				m, err = h.warmOnce(ctx, r, filepath.Join(h.work, fmt.Sprintf("warm-%d-%d", r.files, i)))
+				return err
+			})
 			if err != nil {
 				return err
 			}
