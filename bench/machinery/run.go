@@ -43,16 +43,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// Write the new repositories out, so that their writeback does not slow
 	// the first measurements.
 	syscall.Sync()
+	// Each table is printed as soon as its section ends, so that a run cut
+	// short still shows what it measured.
+	h.printHeading(stdout)
 	for _, s := range sections {
 		if !c.only[s] {
 			continue
 		}
+		n := len(h.tables)
 		if err := h.section(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
+		for _, t := range h.tables[n:] {
+			t.write(stdout)
+		}
 	}
-	h.loadAfter = loadAvg()
-	h.print(stdout)
+	fmt.Fprintf(stdout, "- load average (1, 5, 15 min) at the end: %s; the run took %s\n",
+		loadAvg(), time.Since(h.started).Round(time.Second))
 	return nil
 }
 
@@ -64,7 +71,6 @@ type harness struct {
 	repos      []*synthRepo
 	started    time.Time
 	loadBefore string
-	loadAfter  string
 	tables     []*table
 	machine    string
 	args       []string

@@ -60,17 +60,13 @@ func (t *table) write(w io.Writer) {
 	}
 }
 
-// print writes the heading and every table.
-func (h *harness) print(w io.Writer) {
+// printHeading writes what the tables' numbers depend on.
+func (h *harness) printHeading(w io.Writer) {
 	fmt.Fprintf(w, "## Machinery speed\n\n")
 	fmt.Fprintf(w, "- machine: %s\n", h.machine)
-	fmt.Fprintf(w, "- load average (1, 5, 15 min): %s before, %s after; the run took %s\n",
-		h.loadBefore, h.loadAfter, time.Since(h.started).Round(time.Second))
+	fmt.Fprintf(w, "- load average (1, 5, 15 min) at the start: %s\n", h.loadBefore)
 	fmt.Fprintf(w, "- command: `go run ./bench/machinery %s`\n", strings.Join(h.args, " "))
 	fmt.Fprintf(w, "- every figure is the median of %d repetitions unless its row says otherwise; ratios are of medians from this one run\n\n", h.reps)
-	for _, t := range h.tables {
-		t.write(w)
-	}
 }
 
 // col names a repository's column.
