@@ -33,19 +33,26 @@
 // --hard and git clean. A slot whose .git file was deleted is repaired; one
 // that cannot be restored is replaced by a new worktree.
 //
-// On Linux, that status looks only where something changed. While a slot is
+// On Linux, a reset looks only where something changed. While a slot is
 // clean, an inotify watch on each of its directories and on its git directory
 // records every path created, written, deleted, moved or chmodded in it, by
-// the holder or any process, through any path. A reset reads those paths,
-// runs git status on them alone, and restores them: on a tree of 20k files
-// that is a few milliseconds, where a full status takes about 100. It falls
+// the holder or any process, through any path. A reset reads those paths and
+// restores them without asking git what changed: the tracked files among
+// them are rewritten from the index (one git checkout-index), the paths that
+// base's tree lacks are removed, and only a tracked directory that changed
+// needs a git status, of that directory alone. On a tree of 20k files a
+// reset then takes about 12 ms, where a full status alone takes 60 to 100
+// (docs/speed.md). The slot's index is split (core.splitIndex), so that
+// checkout-index rewrites a few entries, not the whole index. A reset falls
 // back to a full status when it cannot vouch for what it saw: when the git
 // directory changed (HEAD or the index may have moved), when the kernel
-// dropped events (more than its queue holds, 16k by default), or when the
-// watch could not be made (fs.inotify.max_user_watches). inotify misses two
-// kinds of change, which a slot can be told to live without with
-// Options.NoWatch: writes through a shared mmap after the file was closed,
-// and writes through a hard link from outside the slot.
+// dropped events (more than its queue holds, 16k by default), when a changed
+// file has a second hard link (a tracked file may have been written under
+// the other name), or when the watch could not be made
+// (fs.inotify.max_user_watches). inotify misses writes through a shared mmap
+// after the file was closed, and writes through a hard link made from
+// outside the slot, or made in it and removed again; for tests that do
+// either, Options.NoWatch restores every slot from a full status.
 //
 // Every git command the pool runs in a slot names the slot's git directory
 // and work tree explicitly. Without that, git in a slot whose .git file a
