@@ -628,24 +628,7 @@ func contentKey(head string, cands ...candidate.Candidate) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", head)
 	for _, c := range cands {
-		fmt.Fprintf(h, "n%s\x00p%d\x00", c.Name, len(c.Patch))
-		h.Write(c.Patch)
-		paths := make([]string, 0, len(c.Files))
-		for p := range c.Files {
-			paths = append(paths, p)
-		}
-		slices.Sort(paths)
-		for _, p := range paths {
-			fmt.Fprintf(h, "\x00f%s\x00%d\x00", p, len(c.Files[p]))
-			h.Write(c.Files[p])
-		}
-		for _, p := range c.Deleted {
-			fmt.Fprintf(h, "\x00d%s", p)
-		}
-		if c.Invalid != nil {
-			fmt.Fprintf(h, "\x00i%s", c.Invalid)
-		}
-		h.Write([]byte{0})
+		fmt.Fprintf(h, "%s\x00%s\x00", c.Name, c.Digest())
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

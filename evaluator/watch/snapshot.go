@@ -73,22 +73,10 @@ func Take(ctx context.Context, root, name string) (Snapshot, error) {
 	return Snapshot{Head: head, Candidate: c, Sum: sum(head, c)}, nil
 }
 
+// sum identifies a snapshot: its HEAD and what it changes.
 func sum(head string, c candidate.Candidate) string {
-	h := sha256.New()
-	h.Write([]byte(head))
-	paths := make([]string, 0, len(c.Files))
-	for p := range c.Files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		fmt.Fprintf(h, "\x00f%s\x00%d\x00", p, len(c.Files[p]))
-		h.Write(c.Files[p])
-	}
-	for _, p := range c.Deleted {
-		fmt.Fprintf(h, "\x00d%s", p)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	h := sha256.Sum256([]byte(head + "\x00" + c.Digest()))
+	return hex.EncodeToString(h[:])
 }
 
 func gitOut(ctx context.Context, root string, args ...string) (string, error) {
