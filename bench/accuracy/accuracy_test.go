@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
@@ -108,5 +109,31 @@ func TestCodeflash(t *testing.T) {
 	}
 	if ok, _ := codeflashAccept(5e-3, 4.5e-3); !ok {
 		t.Error("an 11% gain on a 5ms runtime was refused, want the 5% floor")
+	}
+}
+
+func TestReplayOne(t *testing.T) {
+	// A 2× faster candidate measured ABBA: base, cand | cand, base | ...
+	var series []float64
+	for r := range 30 {
+		if r%2 == 0 {
+			series = append(series, 100+float64(r), 50+float64(r))
+		} else {
+			series = append(series, 50+float64(r), 100+float64(r))
+		}
+	}
+	abba := func(r int) bool { return r%2 == 0 }
+	if v := replayOne(series, abba); v != stats.Faster {
+		t.Errorf("labelled as measured: %s, want faster", v)
+	}
+	// Labelled base-first throughout, every other pair turns 2× slower.
+	if v := replayOne(series, func(int) bool { return true }); v == stats.Faster || v == stats.Slower {
+		t.Errorf("labelled AB AB: %s, want no claim", v)
+	}
+	if got := seriesOf([]store.BenchSample{
+		{Unit: "sec/op", Round: 0, Value: 1}, {Unit: "B/op", Round: 0, Value: 9}, {Unit: "sec/op", Round: 0, Value: 2},
+		{Unit: "sec/op", Round: 1, Value: 3}, {Unit: "sec/op", Round: 1, Value: 4},
+	}); !slices.Equal(got, []float64{1, 2, 3, 4}) {
+		t.Errorf("seriesOf = %v, want the timed samples in order", got)
 	}
 }

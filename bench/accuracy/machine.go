@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -66,4 +68,35 @@ func firstLine(path string) string {
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	return strings.TrimSpace(line)
+}
+
+// measurementFile is written next to the store of a run, so that a later
+// -from can say where and when the samples were taken.
+const measurementFile = "measurement.json"
+
+// A measurement is one run of the harness that measured: its command and
+// the machine at its start and end.
+type measurement struct {
+	Store      string `json:"-"`
+	Command    string
+	Start, End machine
+}
+
+func (m measurement) write(dir string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, measurementFile), b, 0o644)
+}
+
+// readMeasurement reads the measurement next to a store, or returns one
+// with only the store's path if there is none.
+func readMeasurement(store string) measurement {
+	m := measurement{Store: store}
+	if b, err := os.ReadFile(filepath.Join(filepath.Dir(store), measurementFile)); err == nil {
+		_ = json.Unmarshal(b, &m) // a damaged file says nothing, like a missing one
+		m.Store = store
+	}
+	return m
 }

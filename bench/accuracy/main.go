@@ -139,21 +139,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		m := measurement{Command: o.Command, Start: start, End: sampleMachine()}
+		if err := m.write(string(w)); err != nil {
+			return fmt.Errorf("record the machine: %w", err)
+		}
 		stores = []string{dbPath}
 	}
-	var trials []trial
+	var (
+		trials []trial
+		runs   []measurement
+	)
 	for _, path := range stores {
 		ts, err := readTrials(ctx, path)
 		if err != nil {
 			return err
 		}
-		trials = append(trials, ts...)
+		trials, runs = append(trials, ts...), append(runs, readMeasurement(path))
 	}
 	if len(trials) == 0 {
 		return fmt.Errorf("no trials in %s", strings.Join(stores, ", "))
 	}
-	rep := report{Command: o.Command, Start: start, End: sampleMachine(), Trials: trials,
-		Summaries: summarise(trials), Measured: o.From == nil}
+	rep := report{Command: o.Command, Runs: runs, Trials: trials, Summaries: summarise(trials)}
 	var aa [][]float64
 	var aaTrials []trial
 	for _, t := range trials {

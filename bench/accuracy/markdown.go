@@ -11,13 +11,12 @@ import (
 
 // report is everything the harness prints.
 type report struct {
-	Command    string
-	Start, End machine
-	Measured   bool // false when summarising an earlier store (-from)
-	Trials     []trial
-	Summaries  []summary
-	Replays    []replayed // the A/A trials replayed under other orders
-	Shape      noiseShape
+	Command   string
+	Runs      []measurement // one per store
+	Trials    []trial
+	Summaries []summary
+	Replays   []replayed // the A/A trials replayed under other orders
+	Shape     noiseShape
 }
 
 func (r report) writeMarkdown(w io.Writer) {
@@ -82,16 +81,25 @@ func (r report) writeReplays(w io.Writer) {
 }
 
 func (r report) writeMachine(w io.Writer) {
-	m := r.Start
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("- Machine: %s, %d CPUs, %s, Linux %s; benchmark processes pinned to one CPU: %v\n", m.CPU, m.Cores, m.Go, m.Kernel, m.CanPin)
-	if r.Measured {
-		p("- Measured %s to %s (%s); load average %s at the start, %s at the end;\n",
-			m.Time.UTC().Format("2006-01-02 15:04"), r.End.Time.UTC().Format("15:04 MST"),
-			r.End.Time.Sub(m.Time).Round(time.Minute), m.Load, r.End.Load)
-		p("  CPU pressure (share of time a task waited for a CPU) %s at the end\n", r.End.Pressure)
-	} else {
-		p("- Summarised from an earlier run's store (-from); the machine above is the one summarising\n")
+	for _, m := range r.Runs {
+		if len(r.Runs) > 1 || m.Command != r.Command {
+			p("- Store %s", m.Store)
+			if m.Command != "" {
+				p(", measured by `%s`", m.Command)
+			}
+			p("\n")
+		}
+		if m.Start.Time.IsZero() {
+			p("  - the machine it was measured on was not recorded (no %s next to it)\n", measurementFile)
+			continue
+		}
+		a, b := m.Start, m.End
+		p("  - Machine: %s, %d CPUs, %s, Linux %s; benchmark processes pinned to one CPU: %v\n", a.CPU, a.Cores, a.Go, a.Kernel, a.CanPin)
+		p("  - Measured %s to %s (%s); load average %s at the start, %s at the end;\n",
+			a.Time.UTC().Format("2006-01-02 15:04"), b.Time.UTC().Format("15:04 MST"),
+			b.Time.Sub(a.Time).Round(time.Minute), a.Load, b.Load)
+		p("    CPU pressure at the end (share of time some task waited for a CPU, %%): %s\n", b.Pressure)
 	}
 	p("- Jobs: %d, trials: %d\n", countJobs(r.Trials), len(r.Trials))
 }
