@@ -83,7 +83,9 @@ func (r report) writeReplays(w io.Writer) {
 func (r report) writeMachine(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	for _, m := range r.Runs {
+		indent := ""
 		if len(r.Runs) > 1 || m.Command != r.Command {
+			indent = "  "
 			p("- Store %s", m.Store)
 			if m.Command != "" {
 				p(", measured by `%s`", m.Command)
@@ -91,15 +93,16 @@ func (r report) writeMachine(w io.Writer) {
 			p("\n")
 		}
 		if m.Start.Time.IsZero() {
-			p("  - the machine it was measured on was not recorded (no %s next to it)\n", measurementFile)
+			p("%s- the machine it was measured on was not recorded (no %s next to it)\n", indent, measurementFile)
 			continue
 		}
 		a, b := m.Start, m.End
-		p("  - Machine: %s, %d CPUs, %s, Linux %s; benchmark processes pinned to one CPU: %v\n", a.CPU, a.Cores, a.Go, a.Kernel, a.CanPin)
-		p("  - Measured %s to %s (%s); load average %s at the start, %s at the end;\n",
+		p("%s- Machine: %s, %d CPUs, %s, Linux %s; benchmark processes can be pinned to one CPU: %v (the CLI pins them unless given --no-pin)\n",
+			indent, a.CPU, a.Cores, a.Go, a.Kernel, a.CanPin)
+		p("%s- Measured %s to %s (%s); load average %s at the start, %s at the end;\n", indent,
 			a.Time.UTC().Format("2006-01-02 15:04"), b.Time.UTC().Format("15:04 MST"),
-			b.Time.Sub(a.Time).Round(time.Minute), a.Load, b.Load)
-		p("    CPU pressure at the end (share of time some task waited for a CPU, %%): %s\n", b.Pressure)
+			b.Time.Sub(a.Time).Round(time.Second), a.Load, b.Load)
+		p("%s  CPU pressure at the end (share of time some task waited for a CPU, %%): %s\n", indent, b.Pressure)
 	}
 	p("- Jobs: %d, trials: %d\n", countJobs(r.Trials), len(r.Trials))
 }
