@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"regexp"
 	"runtime"
 	"time"
@@ -142,8 +144,14 @@ func (j *job) cpu() int {
 	return runtime.NumCPU() - 1
 }
 
-// rounds measures base and candidate interleaved, ABBA, until the verdict is
-// settled, the pairs reach the cap, or the time budget is spent.
+// rounds measures base and candidate interleaved, until the verdict is
+// settled, the pairs reach the cap, or the time budget is spent. The side
+// measured first in each pair is drawn by a coin, seeded by the job and the
+// candidate (and every sample's order is in the store). Under A/A the labels
+// are then a fair coin whatever the machine's noise does, so the signed-rank
+// test is exact: in ABBA order, a burst of load that spans a round boundary
+// moves two neighbouring pairs the same way, and on the project's shared
+// machine that tripled the A/A false-positive rate (docs/measuring.md).
 func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time) *Failure {
 	seq := stats.Sequential{
 		MinPairs:   j.opts.MinPairs,
@@ -155,10 +163,11 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		series = newSeries()
 		dec    stats.Decision
 		order  int
+		coin   = rand.New(rand.NewPCG(orderSeed(j.id, c.c.Name), 0))
 	)
 	for r := 0; r < j.opts.MaxPairs; r++ {
 		sides := [2]side{sideBase, sideCand}
-		if r%2 == 1 {
+		if coin.IntN(2) == 1 {
 			sides = [2]side{sideCand, sideBase}
 		}
 		var got [2][]metric
@@ -197,6 +206,13 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 	}
 	j.apply(ctx, c, series, dec)
 	return nil
+}
+
+// orderSeed seeds the coin that orders one candidate's pairs.
+func orderSeed(jobID, name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(jobID + "\x00" + name))
+	return h.Sum64()
 }
 
 // apply turns a decision into the candidate's verdict and benchmark table.

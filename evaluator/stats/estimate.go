@@ -17,8 +17,8 @@ var (
 	ErrAlpha    = errors.New("alpha is not between 0 and 1")
 )
 
-// Pair is one base sample and the candidate sample taken next to it (in ABBA
-// order), of the same benchmark and unit. Values are times or other costs:
+// Pair is one base sample and the candidate sample taken next to it (either
+// first), of the same benchmark and unit. Values are times or other costs:
 // lower is better, and both must be positive and finite.
 type Pair struct {
 	Base, Cand float64
