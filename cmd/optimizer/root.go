@@ -79,7 +79,6 @@ Everything is recorded in SQLite. The repository itself is never touched,
 except by 'optimizer apply'.
 
 Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newRunCmd("run", stdout, stderr),
 		newDemoCmd(stdout, stderr),
@@ -91,6 +90,7 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
 		newWatchCmd(stdout, stderr),
 	)
 	setup(root, stdout, stderr)
+	addCompletions(root)
 	return root
 }
 
