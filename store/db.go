@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -72,13 +73,40 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("create directory: %w", err)
 	}
-	db := &DB{path: path}
-	if err := db.open(ctx, abs); err != nil {
+	// Two processes opening a new file at once can collide while one of
+	// them turns it to WAL, and SQLite then fails at once with SQLITE_BUSY
+	// instead of waiting in busy_timeout. Such an open is retried.
+	deadline := time.Now().Add(openBusyWait)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		db := &DB{path: path}
+		err := db.open(ctx, abs)
+		if err == nil {
+			return db, nil
+		}
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		if !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", path, err)
+		case <-time.After(wait):
+		}
 	}
-	return db, nil
 }
+
+// openBusyWait bounds how long [Open] retries a file that is busy, as
+// busy_timeout does for a statement.
+const openBusyWait = 10 * time.Second
+
+// isBusy reports whether err is SQLITE_BUSY or one of its extended codes.
+func isBusy(err error) bool {
+	var e interface{ Code() int }
+	return errors.As(err, &e) && e.Code()&0xff == sqliteBusy
+}
+
+// sqliteBusy is SQLite's primary result code SQLITE_BUSY.
+const sqliteBusy = 5
 
 // open opens the write connection, migrates, then opens the read pool, so
 // that read connections only ever see a WAL database with the full schema.

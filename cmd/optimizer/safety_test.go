@@ -59,19 +59,19 @@ func TestTwoProcessesOneRepo(t *testing.T) {
 	repo, cands := newShellRepo(t, 6)
 	before := snapshot(t, repo)
 	var cmds [2]*exec.Cmd
-	var outs [2]bytes.Buffer
+	var outs, errs [2]bytes.Buffer
 	for i := range cmds {
 		cmds[i] = exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "3", "--format", "json",
 			"--test", "sh test.sh", "--bench", "sh bench.sh", "--no-profile", "--max-pairs", "8", "--timeout", "2m")
 		cmds[i].Stdout = &outs[i]
-		cmds[i].Stderr = os.Stderr
+		cmds[i].Stderr = &errs[i]
 		if err := cmds[i].Start(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i, c := range cmds {
 		if err := c.Wait(); err != nil {
-			t.Errorf("optimizer %d: %v", i, err)
+			t.Errorf("optimizer %d: %v\n%s", i, err, errs[i].String())
 		}
 	}
 	for i := range outs {
