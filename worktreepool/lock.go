@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // keptMark is the content of a kept slot's lock file: no process owns the
@@ -47,9 +48,15 @@ func newLock(path string) (*lockFile, error) {
 }
 
 // takeLock takes the flock of the existing lock file at path without
-// waiting. It returns nil when the file does not exist, when another process
-// holds it, or when the file went away meanwhile (a remover unlinks it while
-// holding the flock, so a lock taken on an unlinked file means nothing).
+// waiting for a live owner. It returns nil when the file does not exist,
+// when another process holds it, or when the file went away meanwhile (a
+// remover unlinks it while holding the flock, so a lock taken on an
+// unlinked file means nothing).
+//
+// A lock whose file names a dead owner is waited for, up to orphanWait:
+// for a moment after the owner is killed, a child it was starting can still
+// hold a copy of the descriptor (between fork and exec, until Pdeathsig
+// kills it), and the slot would be taken for owned.
 func takeLock(path string) (*lockFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -58,12 +65,21 @@ func takeLock(path string) (*lockFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open slot lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	deadline := time.Now().Add(orphanWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if ownerAlive(f) || time.Now().After(deadline) {
+			f.Close()
 			return nil, nil
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		time.Sleep(20 * time.Millisecond)
 	}
 	held, err1 := f.Stat()
 	now, err2 := os.Stat(path)
@@ -103,3 +119,21 @@ func (l *lockFile) remove() {
 
 // ownerMark is what a live owner writes into its slots' lock files.
 func ownerMark() string { return fmt.Sprintf("pid %d\n", os.Getpid()) }
+
+// orphanWait bounds how long takeLock waits for the flock of a slot whose
+// owner is dead.
+const orphanWait = 3 * time.Second
+
+// ownerAlive reports whether the lock file f may belong to a live process:
+// it names a PID that exists, or it names none (kept, or being written).
+// A reused PID counts as alive, which only errs towards leaving a slot.
+func ownerAlive(f *os.File) bool {
+	b := make([]byte, 64)
+	n, _ := f.ReadAt(b, 0)
+	var pid int
+	if _, err := fmt.Sscanf(string(b[:n]), "pid %d", &pid); err != nil || pid <= 0 {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

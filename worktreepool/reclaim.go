@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Reclaim removes the slots in dir ("" is the default slots directory of
@@ -33,17 +35,27 @@ func Reclaim(ctx context.Context, repo, dir string, all bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A slot that fails may fail because of another's half-made record,
+	// which git cannot read whatever it is asked: it is tried again once
+	// the others are done.
 	n := 0
 	var errs []error
-	for _, slot := range candidates(dir) {
-		err := reclaimSlot(ctx, repo, slot, all)
-		switch {
-		case errors.Is(err, errOwned):
-		case err != nil:
-			errs = append(errs, err)
-		default:
-			n++
+	slots := candidates(dir)
+	for try := 0; try < 2 && len(slots) > 0; try++ {
+		var failed []string
+		errs = errs[:0]
+		for _, slot := range slots {
+			err := reclaimSlot(ctx, repo, slot, all)
+			switch {
+			case errors.Is(err, errOwned):
+			case err != nil:
+				failed = append(failed, slot)
+				errs = append(errs, err)
+			default:
+				n++
+			}
 		}
+		slots = failed
 	}
 	if err := forgetMissing(ctx, repo, dir); err != nil {
 		errs = append(errs, err)
@@ -62,6 +74,7 @@ func candidates(dir string) []string {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".tmp") {
+			removeDeadTemp(filepath.Join(dir, e.Name()))
 			continue // a lock file being made
 		}
 		name := strings.TrimSuffix(e.Name(), ".lock")
@@ -75,6 +88,20 @@ func candidates(dir string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// removeDeadTemp removes path, a lock file that newLock was making
+// (NAME.lock.PID.tmp), when its maker PID is dead: the maker was killed
+// before the rename, so no worktree was made for it.
+func removeDeadTemp(path string) {
+	rest := strings.TrimSuffix(path, ".tmp")
+	pid, err := strconv.Atoi(rest[strings.LastIndexByte(rest, '.')+1:])
+	if err != nil || pid <= 0 {
+		return
+	}
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		os.Remove(path)
+	}
 }
 
 // reclaimSlot removes one slot directory if nobody owns it. With all false,
@@ -108,6 +135,11 @@ func reclaimSlot(ctx context.Context, repo, dir string, all bool) error {
 // worktree remove refuses a worktree whose .git file is gone, so then the
 // directory is deleted first and git is asked again; git removes the record
 // of a worktree whose directory is missing, locked or not.
+//
+// A slot whose git worktree add was killed halfway has a record that git
+// cannot read (an empty commondir, say), and then every git worktree
+// command fails, in the user's repository too. That record is deleted by
+// hand, as git worktree prune would, but only this slot's.
 func removeWorktree(ctx context.Context, repo, dir string) error {
 	_, err := inRepo(ctx, repo, "worktree", "remove", "--force", "--force", dir)
 	if err == nil {
@@ -115,6 +147,9 @@ func removeWorktree(ctx context.Context, repo, dir string) error {
 	}
 	if rerr := forceRemoveAll(dir); rerr != nil {
 		return fmt.Errorf("%w; delete its directory: %w", err, rerr)
+	}
+	if rerr := removeBrokenRecord(ctx, repo, dir); rerr != nil {
+		return fmt.Errorf("%w; delete its record: %w", err, rerr)
 	}
 	if _, err2 := inRepo(ctx, repo, "worktree", "remove", "--force", "--force", dir); err2 == nil {
 		return nil
@@ -127,6 +162,45 @@ func removeWorktree(ctx context.Context, repo, dir string) error {
 		return err
 	}
 	return nil
+}
+
+// removeBrokenRecord deletes git's record of the slot at dir,
+// COMMON/worktrees/NAME, when it is half-made: its commondir or gitdir is
+// missing or empty. A record whose gitdir names another worktree is not
+// this slot's and is left.
+func removeBrokenRecord(ctx context.Context, repo, dir string) error {
+	common, err := commonDir(ctx, repo)
+	if err != nil {
+		return err
+	}
+	rec := filepath.Join(common, "worktrees", filepath.Base(dir))
+	if _, err := os.Stat(rec); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	gitdir, gerr := os.ReadFile(filepath.Join(rec, "gitdir"))
+	cdir, cerr := os.ReadFile(filepath.Join(rec, "commondir"))
+	g := strings.TrimSpace(string(gitdir))
+	if gerr == nil && g != "" && !samePath(filepath.Dir(g), dir) {
+		return nil // another worktree's record
+	}
+	if gerr == nil && g != "" && cerr == nil && strings.TrimSpace(string(cdir)) != "" {
+		return nil // sound: git can remove it itself
+	}
+	return os.RemoveAll(rec)
+}
+
+// samePath reports whether a and b name the same path once their parent
+// directories' symbolic links are resolved; the paths themselves may be
+// gone.
+func samePath(a, b string) bool {
+	real := func(p string) string {
+		p = filepath.Clean(p)
+		if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			return filepath.Join(d, filepath.Base(p))
+		}
+		return p
+	}
+	return real(a) == real(b)
 }
 
 // forceRemoveAll removes dir, making read-only directories in it writable

@@ -206,7 +206,7 @@ func TestKill9(t *testing.T) {
 			pid := k.cmd.Process.Pid
 			k.kill()
 			if recovery == "GC" {
-				runOK(t, exitOK, "gc", "--repo", k.repo, "--db", k.db)
+				t.Logf("gc:\n%s", runOK(t, exitOK, "gc", "--repo", k.repo, "--db", k.db))
 			} else {
 				runOK(t, exitOK, "--repo", k.repo, "--db", k.db, "--candidates", k.cands, "-j", "2",
 					"--test", "sh test.sh", "--bench", "none", "--timeout", "1m")
