@@ -29,12 +29,40 @@ type testOutcome struct {
 	Seconds  float64     `json:"seconds"`
 }
 
-// baseline is the base's test outcome, shared by every phase-1 worker.
+// baseline is the base's test outcome, shared by every phase-1 worker. Its
+// tests start with the job, before candidates are resolved: they need no
+// candidate, and so the first test runs as soon as the first slot exists.
 type baseline struct {
-	once sync.Once
-	done chan struct{}
-	out  *testOutcome
-	err  error
+	once   sync.Once
+	done   chan struct{}
+	out    *testOutcome
+	err    error
+	cancel context.CancelFunc // stops the run; nil when the outcome was cached
+	wg     sync.WaitGroup     // the run's goroutine
+}
+
+// startBaseline starts the baseline's tests, unless the store has their
+// outcome for this base, command and environment.
+func (j *job) startBaseline(ctx context.Context) *baseline {
+	b := &baseline{done: make(chan struct{})}
+	if out, ok := j.cachedBaseline(ctx); ok {
+		b.set(out, nil)
+		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
+		return b
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	b.cancel = cancel
+	b.wg.Go(func() { j.runBaseline(bctx, b) })
+	return b
+}
+
+// stop cancels the baseline's tests if they still run, as when no
+// candidate needs them, and waits for them to end.
+func (b *baseline) stop() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+	b.wg.Wait()
 }
 
 func (b *baseline) set(out *testOutcome, err error) {
@@ -50,26 +78,18 @@ func (b *baseline) wait(ctx context.Context) (*testOutcome, error) {
 	}
 }
 
-// behavior is phase 1: the baseline's tests and every pending candidate's
-// tests run concurrently, at most N at a time, gated by the pool. A slot is
-// released as soon as its tests end, pass or fail.
-func (j *job) behavior(ctx context.Context) error {
+// behavior is phase 1: every pending candidate's tests run concurrently
+// with the baseline's (started earlier), at most N at a time, gated by the
+// pool. A slot is released as soon as its tests end, pass or fail. When no
+// candidate is pending, the baseline is stopped: nothing needs it.
+func (j *job) behavior(ctx context.Context, base *baseline) error {
 	pend := j.pending()
 	if len(pend) == 0 {
+		base.stop()
 		return nil
 	}
 	j.phase(ctx, "behavior")
-	if j.opts.MemLimit > 0 && !proc.CanLimitMemory() {
-		j.warn(ctx, "no memory cap: prlimit (util-linux) is not installed, so tests run without one")
-	}
-	base := &baseline{done: make(chan struct{})}
 	var wg sync.WaitGroup
-	if out, ok := j.cachedBaseline(ctx); ok {
-		base.set(out, nil)
-		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
-	} else {
-		wg.Go(func() { j.runBaseline(ctx, base) })
-	}
 	for _, c := range pend {
 		wg.Go(func() { j.behaveOne(ctx, c, base) })
 	}
@@ -78,6 +98,9 @@ func (j *job) behavior(ctx context.Context) error {
 }
 
 func (j *job) runBaseline(ctx context.Context, base *baseline) {
+	if j.opts.MemLimit > 0 && !proc.CanLimitMemory() {
+		j.warn(ctx, "no memory cap: prlimit (util-linux) is not installed, so tests run without one")
+	}
 	slot, err := j.pool.Acquire(ctx)
 	if err != nil {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
@@ -85,7 +108,11 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	}
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
-	if err != nil {
+	switch {
+	case ctx.Err() != nil:
+		base.set(nil, ctx.Err()) // stopped: nothing to say of base
+		return
+	case err != nil:
 		base.set(nil, fmt.Errorf("run baseline tests: %w", err))
 		return
 	}

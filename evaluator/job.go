@@ -80,16 +80,17 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	defer os.RemoveAll(j.tmp)
-	early := j.resolve(ctx)
 	if err := j.record(ctx); err != nil {
 		return nil, err
 	}
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
-	for _, c := range early {
+	base := j.startBaseline(ctx)
+	defer base.stop()
+	for _, c := range j.resolve(ctx) {
 		j.settle(ctx, c)
 	}
 
-	err = j.phases(ctx)
+	err = j.phases(ctx, base)
 	rep := j.report()
 	state := "finished"
 	switch {
@@ -195,9 +196,9 @@ func newJobID() string {
 	return time.Now().UTC().Format("20060102-150405-") + hex.EncodeToString(b[:])
 }
 
-// phases runs resolve, behavior, benchmark, select and profile in order.
-func (j *job) phases(ctx context.Context) error {
-	if err := j.behavior(ctx); err != nil {
+// phases runs behavior, benchmark, select and profile in order.
+func (j *job) phases(ctx context.Context, base *baseline) error {
+	if err := j.behavior(ctx, base); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

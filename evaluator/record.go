@@ -15,8 +15,8 @@ import (
 // write is logged and warned about; it does not change any verdict.
 
 // record writes the job and its candidates, in one transaction, before
-// anything runs, and keeps
-// each candidate's change under the job's artifacts, for optimizer apply.
+// anything runs (content ids follow as candidates settle), and keeps each
+// candidate's change under the job's artifacts, for optimizer apply.
 func (j *job) record(ctx context.Context) error {
 	rows := make([]store.Candidate, len(j.cands))
 	for i, c := range j.cands {
