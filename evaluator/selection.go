@@ -18,6 +18,20 @@ func (j *job) selectWinner() *cand {
 		}
 	}
 	j.mu.Unlock()
+	w := pickWinner(faster)
+	if w == nil {
+		return nil
+	}
+	j.mu.Lock()
+	w.res.Verdict = VerdictWinner
+	j.mu.Unlock()
+	j.saveCandidate(context.Background(), w)
+	return w
+}
+
+// pickWinner applies selectWinner's rule to the faster candidates, and
+// returns nil when there are none.
+func pickWinner(faster []*cand) *cand {
 	if len(faster) == 0 {
 		return nil
 	}
@@ -36,17 +50,12 @@ func (j *job) selectWinner() *cand {
 			tied = append(tied, c)
 		}
 	}
-	w := slices.MinFunc(tied, func(a, b *cand) int {
+	return slices.MinFunc(tied, func(a, b *cand) int {
 		if d := diffSize(a) - diffSize(b); d != 0 {
 			return d
 		}
 		return a.idx - b.idx
 	})
-	j.mu.Lock()
-	w.res.Verdict = VerdictWinner
-	j.mu.Unlock()
-	j.saveCandidate(context.Background(), w)
-	return w
 }
 
 // diffSize is the size of a candidate's change, in bytes.
