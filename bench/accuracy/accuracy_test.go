@@ -124,7 +124,7 @@ func TestReplayOne(t *testing.T) {
 	}
 	abba := func(r int) bool { return r%2 == 0 }
 	if v := replayOne(series, abba); v != stats.Faster {
-		t.Errorf("labelled as measured: %s, want faster", v)
+		t.Errorf("labelled ABBA: %s, want faster", v)
 	}
 	// Labelled base-first throughout, every other pair turns 2× slower.
 	if v := replayOne(series, func(int) bool { return true }); v == stats.Faster || v == stats.Slower {
