@@ -25,3 +25,17 @@ func timeIt(f func() error) (time.Duration, error) {
 	err := f()
 	return time.Since(start), err
 }
+
+// medianOf is the median of xs, or 0 for none.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

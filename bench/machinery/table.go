@@ -108,7 +108,11 @@ func ratio(a, b time.Duration, target float64) string {
 	if b <= 0 {
 		return "–"
 	}
-	r := float64(a) / float64(b)
+	return ratioOf(float64(a)/float64(b), target)
+}
+
+// ratioOf formats the ratio r as ratio does.
+func ratioOf(r, target float64) string {
 	s := fmt.Sprintf("%.2f×", r)
 	if r < 0.1 {
 		s = fmt.Sprintf("%.3f×", r)
