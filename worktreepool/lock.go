@@ -134,6 +134,11 @@ func ownerAlive(f *os.File) bool {
 	if _, err := fmt.Sscanf(string(b[:n]), "pid %d", &pid); err != nil || pid <= 0 {
 		return true
 	}
+	return pidAlive(pid)
+}
+
+// pidAlive reports whether a process with this PID exists.
+func pidAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Reclaim removes the slots in dir ("" is the default slots directory of
@@ -99,7 +98,7 @@ func removeDeadTemp(path string) {
 	if err != nil || pid <= 0 {
 		return
 	}
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+	if !pidAlive(pid) {
 		os.Remove(path)
 	}
 }

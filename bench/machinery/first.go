@@ -52,7 +52,7 @@ func (h *harness) firstTest(ctx context.Context) error {
 				return err
 			}
 			t.set(fmt.Sprintf("**lazy, %d candidates**", cands), c, "**"+secs(lazy)+" = "+ratio(lazy, add, 0)+" add; "+
-				ratioOf(medianOf(ratios), target)+" the add just before it**")
+				ratioOf(median(ratios), target)+" the add just before it**")
 			if cands != h.firstCands {
 				continue
 			}

@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// median of ds; 0 for none.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
+// median of xs (durations or ratios); 0 for none.
+func median[T ~int64 | ~float64](xs []T) T {
+	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(ds)
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)
 	if n%2 == 1 {
@@ -24,18 +24,4 @@ func timeIt(f func() error) (time.Duration, error) {
 	start := time.Now()
 	err := f()
 	return time.Since(start), err
-}
-
-// medianOf is the median of xs, or 0 for none.
-func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
