@@ -78,20 +78,23 @@ func (b *baseline) wait(ctx context.Context) (*testOutcome, error) {
 	}
 }
 
-// behavior is phase 1: every pending candidate's tests run concurrently
-// with the baseline's (started earlier), at most N at a time, gated by the
-// pool. A slot is released as soon as its tests end, pass or fail. When no
-// candidate is pending, the baseline is stopped: nothing needs it.
+// behavior is phase 1: every candidate's tests run concurrently with the
+// baseline's (started earlier), at most N at a time, gated by the pool. A
+// candidate starts as soon as resolve has its content id, while later ones
+// are still being resolved. A slot is released as soon as its tests end,
+// pass or fail. When no candidate is left to run, the baseline is stopped:
+// nothing needs it.
 func (j *job) behavior(ctx context.Context, base *baseline) error {
-	pend := j.pending()
-	if len(pend) == 0 {
-		base.stop()
-		return nil
-	}
-	j.phase(ctx, "behavior")
-	var wg sync.WaitGroup
-	for _, c := range pend {
+	var (
+		wg    sync.WaitGroup
+		begin sync.Once
+	)
+	ran := j.resolve(ctx, func(c *cand) {
+		begin.Do(func() { j.phase(ctx, "behavior") })
 		wg.Go(func() { j.behaveOne(ctx, c, base) })
+	})
+	if ran == 0 {
+		base.stop()
 	}
 	wg.Wait()
 	return nil

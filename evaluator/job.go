@@ -86,10 +86,6 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
 	base := j.startBaseline(ctx)
 	defer base.stop()
-	for _, c := range j.resolve(ctx) {
-		j.settle(ctx, c)
-	}
-
 	err = j.phases(ctx, base)
 	rep := j.report()
 	state := "finished"

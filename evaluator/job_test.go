@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -300,5 +301,52 @@ func TestRun_Cancel(t *testing.T) {
 	}
 	if job.State != "interrupted" {
 		t.Errorf("stored state %q, want interrupted", job.State)
+	}
+}
+
+// A candidate runs as soon as its own content id and those before it are
+// known: here the last candidate's id is held back until the first
+// candidate's verdict is in, which never comes if phase 1 waits for every id.
+func TestRun_TestsStartWhileResolving(t *testing.T) {
+	h := newHarness(t, shellRepo)
+	firstDone := make(chan struct{})
+	events := make(chan Event)
+	go func() {
+		for e := range events {
+			if e.Kind == EventDone && e.Candidate == "first" {
+				close(firstDone)
+			}
+		}
+	}()
+	opts := Options{
+		Candidates: []candidate.Candidate{
+			filesCand("first", map[string]string{"a": "1\n"}),
+			filesCand("second", map[string]string{"a": "2\n"}),
+			filesCand("last", map[string]string{"a": "3\n"}),
+		},
+		Test:    "true",
+		Bench:   "none",
+		Timeout: time.Minute,
+		Events:  events,
+		treeID: func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error) {
+			if c.Name == "last" {
+				select {
+				case <-firstDone:
+				case <-time.After(30 * time.Second):
+					return "", errors.New("held back 30s: the first candidate had no verdict yet")
+				}
+			}
+			return candidate.TreeID(ctx, repo, base, c)
+		},
+	}
+	rep, err := h.run(t, context.Background(), 2, opts)
+	close(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Candidates {
+		if c.Verdict != VerdictPassed {
+			t.Errorf("%s: verdict %s (%+v), want passed", c.Name, c.Verdict, c.Failure)
+		}
 	}
 }

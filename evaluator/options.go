@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -58,4 +59,8 @@ type Options struct {
 	Config []byte // the effective configuration as JSON, recorded in the store
 	Logger *slog.Logger
 	Events chan<- Event // nil discards; the receiver must keep draining until Run returns
+
+	// treeID computes a candidate's content id; nil is candidate.TreeID.
+	// Tests set it to hold one candidate's resolve back.
+	treeID func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error)
 }

@@ -15,63 +15,87 @@ import (
 // resolve gives every candidate its content id: the git tree it produces on
 // base. A candidate that is invalid or does not apply fails with kind apply
 // here, before it costs a slot. One that produces base's tree, or an earlier
-// candidate's, is a duplicate and is not run again. resolve returns the
-// candidates it settled, for the caller to report once the job is recorded.
-func (j *job) resolve(ctx context.Context) []*cand {
+// candidate's, is a duplicate and is not run again. Both are settled at once.
+//
+// Content ids are computed at most max(2, N) at a time, in candidate order,
+// while earlier candidates already run: resolve hands each remaining
+// candidate to run as soon as its own id and those of the candidates before
+// it are known, which is all a duplicate check needs. It returns how many
+// candidates it handed to run, after every id is known. A candidate whose id
+// was not known when ctx was cancelled stays pending.
+func (j *job) resolve(ctx context.Context, run func(*cand)) int {
+	type resolved struct {
+		id   string
+		err  error
+		done chan struct{}
+	}
+	res := make([]resolved, len(j.cands))
+	for i := range res {
+		res[i].done = make(chan struct{})
+	}
+	treeID := j.opts.treeID
+	if treeID == nil {
+		treeID = candidate.TreeID
+	}
+	launched := make(chan struct{})
+	go func() {
+		defer close(launched)
+		var g errgroup.Group
+		g.SetLimit(max(2, j.opts.Parallel))
+		for i, c := range j.cands {
+			r := &res[i]
+			if c.c.Invalid != nil {
+				r.err = c.c.Invalid
+				close(r.done)
+				continue
+			}
+			g.Go(func() error {
+				defer close(r.done)
+				r.id, r.err = treeID(ctx, j.opts.Repo, j.opts.Base, c.c)
+				return nil
+			})
+		}
+		g.Wait()
+	}()
+	defer func() { <-launched }()
+
 	baseTree, err := treeOf(ctx, j.opts.Repo, j.opts.Base)
 	if err != nil {
 		j.log.Warn("read base tree", "err", err)
 	}
-	ids := make([]string, len(j.cands))
-	errs := make([]error, len(j.cands))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(2, j.opts.Parallel))
-	for i, c := range j.cands {
-		if c.c.Invalid != nil {
-			errs[i] = c.c.Invalid
-			continue
-		}
-		g.Go(func() error {
-			ids[i], errs[i] = candidate.TreeID(gctx, j.opts.Repo, j.opts.Base, c.c)
-			return nil
-		})
-	}
-	g.Wait()
-
-	var settled []*cand
 	seen := map[string]string{}
 	if baseTree != "" {
 		seen[baseTree] = "base"
 	}
+	ran := 0
 	for i, c := range j.cands {
-		c.res.ID = ids[i]
+		r := &res[i]
+		<-r.done
+		j.mu.Lock()
+		c.res.ID = r.id
 		switch {
-		case errs[i] != nil && ctx.Err() == nil:
+		case r.err != nil && ctx.Err() == nil:
 			c.res.Verdict = VerdictFailed
-			c.res.Failure = &Failure{Kind: FailApply, Message: errs[i].Error()}
-		case errs[i] != nil:
-			continue // cancelled: stays pending
-		case seen[ids[i]] != "":
+			c.res.Failure = &Failure{Kind: FailApply, Message: r.err.Error()}
+		case r.err != nil:
+			// cancelled: stays pending
+		case seen[r.id] != "":
 			c.res.Verdict = VerdictDuplicate
-			c.res.DuplicateOf = seen[ids[i]]
+			c.res.DuplicateOf = seen[r.id]
 		default:
-			seen[ids[i]] = c.c.Name
-			continue
+			seen[r.id] = c.c.Name
 		}
-		settled = append(settled, c)
-	}
-	return settled
-}
-
-// pending reports the candidates that still need phase 1.
-func (j *job) pending() []*cand {
-	var out []*cand
-	for _, c := range j.cands {
-		if c.res.Verdict == VerdictPending {
-			out = append(out, c)
+		verdict := c.res.Verdict
+		j.mu.Unlock()
+		switch {
+		case verdict != VerdictPending:
+			j.settle(ctx, c)
+		case r.err == nil && ctx.Err() == nil:
+			ran++
+			run(c)
 		}
 	}
-	return out
+	return ran
 }
 
 func treeOf(ctx context.Context, repo, rev string) (string, error) {

@@ -24,8 +24,8 @@ func (h *harness) scaling(ctx context.Context) error {
 			"*Warm*: the pool open, its N slots made, the baseline's tests cached in the store, as in a second job or watch mode. "+
 			"*Cold*: a new pool and a new store, timed from `worktreepool.Open` to the end of `evaluator.Run`: "+
 			"it makes the slots, and runs the baseline's tests too (C+1 tests), so its ideal is ⌈(C+1)/N⌉·t + one `git worktree add` "+
-			"(the median from the overhead section). *Phase 1 only*: from the behavior phase's start to the last verdict, "+
-			"leaving out resolving the candidates' content ids and recording them.",
+			"(the median from the overhead section). *Phase 1 only*: from the behavior phase's start, when the first candidate's content id is known, "+
+			"to the last verdict, leaving out recording the job (later content ids are resolved while the first candidates run).",
 			h.scaleCands, h.sleep), h.cols()...)
 	zero := newTable(fmt.Sprintf("Phase 1 makespan, zero-cost test (`true`), %d candidates", h.scaleCands),
 		"Warm pool, as above. Only the machinery costs anything here, so more slots can only add contention: "+
