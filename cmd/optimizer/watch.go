@@ -39,7 +39,15 @@ type watchOptions struct {
 	// Tests use a private one, so that other optimizers on the machine
 	// don't hold them up.
 	machineLock string
+	// keptArtifacts is how many evaluations without a winner keep their
+	// artifacts; 0 is defaultKeptArtifacts. Tests set fewer.
+	keptArtifacts int
 }
+
+// defaultKeptArtifacts is how many of a watch session's evaluations without
+// a winner keep their artifacts (their changes, for optimizer apply): the
+// most recent ones. Evaluations with a winner keep theirs.
+const defaultKeptArtifacts = 20
 
 // watchRefused are run flags that make no sense in watch mode: on the
 // command line they are usage errors, from optimizer.toml (shared with run)
@@ -194,6 +202,9 @@ type session struct {
 
 	head string            // HEAD as last seen
 	last map[string]string // work key -> content key of the last snapshot planned
+	// unkept are this session's jobs without a winner whose artifacts are
+	// still kept, oldest first: see pruneArtifacts.
+	unkept []string
 }
 
 func newSession(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (*session, error) {
@@ -444,6 +455,28 @@ func (s *session) evaluate(ctx context.Context, w *work) outcome {
 	opts.Events = s.events
 	rep, err := evaluator.Run(ctx, s.pool, s.db, opts)
 	return outcome{rep: rep, err: err}
+}
+
+// pruneArtifacts removes the artifacts of this session's evaluations
+// without a winner, all but the most recent few, so that a long session
+// does not fill the disk with snapshots of every save. The store keeps
+// their records; only optimizer apply of such a job no longer works.
+func (s *session) pruneArtifacts(rep *evaluator.Report) {
+	if rep == nil || rep.Job == "" || rep.Winner != nil {
+		return
+	}
+	keep := s.o.keptArtifacts
+	if keep <= 0 {
+		keep = defaultKeptArtifacts
+	}
+	s.unkept = append(s.unkept, rep.Job)
+	for len(s.unkept) > keep {
+		dir := filepath.Join(s.r.artifactsDir(), s.unkept[0])
+		s.unkept = s.unkept[1:]
+		if err := os.RemoveAll(dir); err != nil {
+			s.log.Warn("prune the artifacts of an old evaluation", "dir", dir, "err", err)
+		}
+	}
 }
 
 // scope returns the test command for a change to files: --test if given;

@@ -44,6 +44,7 @@ func (s *session) finish(f *flight, res outcome) {
 	default:
 		s.emitReport(f, res)
 	}
+	s.pruneArtifacts(res.rep)
 }
 
 // emitReport prints a job's lines, one per candidate, and with -v its

@@ -567,3 +567,52 @@ func TestCandidateLine(t *testing.T) {
 		})
 	}
 }
+
+// TestWatch_PrunesArtifacts: a long session keeps the artifacts of only its
+// last few evaluations without a winner; apply of an older one says why it
+// cannot, and the store keeps every job.
+func TestWatch_PrunesArtifacts(t *testing.T) {
+	repo := newWatchRepo(t)
+	o := shellWatch(t, repo, "sh test.sh")
+	o.keptArtifacts = 2
+	w := startWatch(t, o)
+	var jobs []string
+	for i := range 4 {
+		writeWatchFiles(t, repo, map[string]string{"a.txt": fmt.Sprintf("good %d\n", i)})
+		r := w.record()
+		if r.State != "finished" || r.Job == "" {
+			t.Fatalf("save %d: record %+v, want a finished job", i, r)
+		}
+		jobs = append(jobs, r.Job)
+	}
+	if err := w.stop(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := findRepo(context.Background(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range jobs {
+		_, err := os.Stat(filepath.Join(r.artifactsDir(), id, "candidates"))
+		if kept := err == nil; kept != (i >= 2) {
+			t.Errorf("job %d (%s): artifacts kept %v (%v), want %v", i, id, kept, err, i >= 2)
+		}
+	}
+	if n := len(watchJobs(t, watchStorePath(t, repo))); n != 4 {
+		t.Errorf("%d jobs in the store, want 4", n)
+	}
+	var stdout, stderr bytes.Buffer
+	ao := applyOptions{storeOptions: storeOptions{Repo: repo}, Job: jobs[0], Candidate: treeCandidate}
+	err = apply(context.Background(), ao, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "were removed") {
+		t.Errorf("apply of a pruned job: %v, want an error saying its artifacts were removed", err)
+	}
+	git(t, repo, "checkout", "--", "a.txt") // apply wants the file clean
+	ao.Job = jobs[3]
+	if err := apply(context.Background(), ao, &stdout, &stderr); err != nil {
+		t.Errorf("apply of a kept job: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "good 3\n" {
+		t.Errorf("a.txt after apply is %q, want the last save's", b)
+	}
+}
