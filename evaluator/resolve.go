@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -17,7 +18,7 @@ import (
 // here, before it costs a slot. One that produces base's tree, or an earlier
 // candidate's, is a duplicate and is not run again. Both are settled at once.
 //
-// Content ids are computed at most max(2, N) at a time, in candidate order,
+// Content ids are computed at most max(2, min(N, CPUs)) at a time, in candidate order,
 // while earlier candidates already run: resolve hands each remaining
 // candidate to run as soon as its own id and those of the candidates before
 // it are known, which is all a duplicate check needs. It returns how many
@@ -41,7 +42,9 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 	go func() {
 		defer close(launched)
 		var g errgroup.Group
-		g.SetLimit(max(2, j.opts.Parallel))
+		// One per CPU, not one per slot: the first id is on the path to the
+		// first test, and N git processes sharing few cores all finish late.
+		g.SetLimit(max(2, min(j.opts.Parallel, runtime.NumCPU())))
 		for i, c := range j.cands {
 			r := &res[i]
 			if c.c.Invalid != nil {
