@@ -121,8 +121,10 @@ func keptChange(j store.Job, r repo, name string) (candidate.Candidate, error) {
 	}
 	dir := filepath.Join(parent, j.ID, "candidates")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if _, serr := os.Stat(filepath.Join(parent, j.ID)); errors.Is(serr, os.ErrNotExist) && j.Kind == "watch" {
-		return candidate.Candidate{}, fmt.Errorf("job %s kept no candidate changes: its artifacts (%s) were removed, as watch keeps them only for evaluations with a winner and the last %d others", j.ID, filepath.Join(parent, j.ID), defaultKeptArtifacts)
+	if j.Kind == "watch" && len(files) == 0 {
+		if _, serr := os.Stat(filepath.Join(parent, j.ID)); errors.Is(serr, os.ErrNotExist) {
+			return candidate.Candidate{}, fmt.Errorf("job %s kept no candidate changes: its artifacts (%s) were removed, as watch keeps them only for evaluations with a winner and the last %d others", j.ID, filepath.Join(parent, j.ID), defaultKeptArtifacts)
+		}
 	}
 	if err != nil || len(files) == 0 {
 		return candidate.Candidate{}, fmt.Errorf("job %s kept no candidate changes in %s", j.ID, dir)
