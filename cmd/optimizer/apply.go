@@ -69,6 +69,9 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if err := checkContentID(ctx, db, j, r, c); err != nil {
+		return err
+	}
 	paths := c.Paths()
 	if err := checkClean(ctx, r.Root, paths); err != nil {
 		return err
@@ -156,6 +159,34 @@ func keptChange(j store.Job, r repo, name string) (candidate.Candidate, error) {
 		return c, nil
 	}
 	return candidate.Candidate{}, fmt.Errorf("job %s kept no change for %s in %s", j.ID, name, dir)
+}
+
+// checkContentID refuses a kept change whose content id is not the one the
+// job recorded for the candidate: the kept file was edited after the job
+// (by a candidate's test, say, writing into the artifacts), and applying it
+// would install code that was never evaluated.
+func checkContentID(ctx context.Context, db *store.DB, j store.Job, r repo, c candidate.Candidate) error {
+	rows, err := db.Candidates(ctx, j.ID)
+	if err != nil {
+		return fmt.Errorf("read candidates of job %s: %w", j.ID, err)
+	}
+	want := ""
+	for _, row := range rows {
+		if row.Name == c.Name {
+			want = row.ContentID
+		}
+	}
+	if want == "" {
+		return fmt.Errorf("job %s recorded no content id for %s: nothing to check its kept change against, so it is not applied", j.ID, c.Name)
+	}
+	got, err := candidate.TreeID(ctx, r.Root, j.Base, c)
+	if err != nil {
+		return fmt.Errorf("compute the content id of %s's kept change: %w", c.Name, err)
+	}
+	if got != want {
+		return fmt.Errorf("the kept change of %s is not what job %s evaluated (content id %s, recorded %s): it was altered after the job, so it is not applied", c.Name, j.ID, shortHash(got), shortHash(want))
+	}
+	return nil
 }
 
 // checkClean refuses when the working tree or index has changes to paths.
