@@ -53,6 +53,12 @@ type Cmd struct {
 	// MemLimit > 0 caps the address space of the process and of each of its
 	// children at that many bytes (prlimit --as), where prlimit exists.
 	MemLimit int64
+
+	// Sandbox, when set, runs the process in a bwrap sandbox (see Sandbox).
+	// Run returns an error wrapping ErrNoSandbox, and starts nothing, when
+	// bwrap does not work here: a caller that asked for a sandbox never gets
+	// a run without one.
+	Sandbox *Sandbox
 }
 
 // Result is what happened to one run.
@@ -66,10 +72,11 @@ type Result struct {
 	Output    []byte
 	Truncated bool
 
-	TimedOut bool // killed at Cmd.Timeout
-	Canceled bool // killed because ctx was done (and not TimedOut)
-	Pinned   bool // the process ran under taskset on Cmd.CPU
-	Limited  bool // the process ran under prlimit with Cmd.MemLimit
+	TimedOut  bool // killed at Cmd.Timeout
+	Canceled  bool // killed because ctx was done (and not TimedOut)
+	Pinned    bool // the process ran under taskset on Cmd.CPU
+	Limited   bool // the process ran under prlimit with Cmd.MemLimit
+	Sandboxed bool // the process ran in Cmd.Sandbox
 
 	Wall time.Duration // from start to exit
 	CPU  time.Duration // user+sys from rusage, including waited-for children
@@ -91,7 +98,14 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{ExitCode: -1, Canceled: true}, nil
 	}
-	args, limited := limitArgs(c.Args, c.MemLimit)
+	args := c.Args
+	if c.Sandbox != nil {
+		var err error
+		if args, err = sandboxArgs(c.Sandbox, c.Dir, args); err != nil {
+			return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", c.Args[0], err)
+		}
+	}
+	args, limited := limitArgs(args, c.MemLimit)
 	args, pinned := pinArgs(args, c.CPU)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = c.Dir
@@ -117,7 +131,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		c.OnStart(pid)
 	}
 
-	res := Result{Pinned: pinned, Limited: limited}
+	res := Result{Pinned: pinned, Limited: limited, Sandboxed: c.Sandbox != nil}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { res.TimedOut, res.Canceled = watch(ctx, c.Timeout, pid, cmd.Process, done) })

@@ -1,0 +1,179 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SandboxPackage names the package that provides bwrap, for messages that
+// tell the user what to install.
+const SandboxPackage = "bubblewrap"
+
+var (
+	// ErrNoSandbox is returned, wrapped with the reason, when bwrap is not
+	// installed or does not work here.
+	ErrNoSandbox = errors.New("no sandbox: bwrap (package " + SandboxPackage + ") is not installed or does not work here")
+)
+
+// Sandbox says what a sandboxed process may see and change. Run wraps the
+// command line in bwrap (bubblewrap) when [Cmd.Sandbox] is set:
+//
+//   - the whole file system is mounted read-only (--ro-bind / /), with a
+//     fresh /dev and /proc and an empty private /tmp;
+//   - each of Hidden is replaced by an empty, private tmpfs, so that what is
+//     under it on the host is neither readable nor writable;
+//   - ReadOnly and Writable are then bound back, at the same paths, read-only
+//     or writable: they may lie under a hidden directory (the slot under the
+//     user's .git, the build cache under $HOME);
+//   - every namespace is unshared (user where it can be, IPC, PID, network,
+//     UTS, cgroup), so the process sees no other process, and no network but
+//     its own loopback unless Net is set; it runs in a new session, with
+//     every capability dropped, and dies with its parent: when the command
+//     exits or is killed, the PID namespace's init goes, and the kernel kills
+//     everything the command started, double-forked or not.
+//
+// Paths are absolute. One that does not exist is skipped. A Sandbox is not
+// changed by Run and may be shared by concurrent runs.
+type Sandbox struct {
+	Hidden   []string // replaced by an empty tmpfs
+	ReadOnly []string // bound read-only, after Hidden
+	Writable []string // bound writable, after Hidden
+	Env      []string // KEY=VALUE set inside, after the inherited environment
+	Net      bool     // share the host's network instead of a private loopback
+}
+
+// bwrapFlags are the flags every sandbox gets; userFlags are added where the
+// kernel lets bwrap make a user namespace. As root, --unshare-user maps root
+// to root but, with --cap-drop ALL, without any capability: root inside can
+// write only where a mount is writable, whoever owns the files.
+var (
+	bwrapFlags = []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	userFlags  = []string{"--unshare-user", "--disable-userns"}
+)
+
+// sandboxProbe is what SandboxAvailable found, once per process.
+type sandboxProbe struct {
+	path  string
+	flags []string
+	err   error
+}
+
+// probeSandbox finds bwrap and the flags that work here, once. Tests replace
+// it.
+var probeSandbox = sync.OnceValue(func() sandboxProbe {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return sandboxProbe{err: fmt.Errorf("%w: %v", ErrNoSandbox, err)}
+	}
+	var reasons []string
+	for _, flags := range [][]string{slices.Concat(bwrapFlags, userFlags), bwrapFlags} {
+		reason := tryBwrap(path, flags)
+		if reason == "" {
+			return sandboxProbe{path: path, flags: flags}
+		}
+		reasons = append(reasons, reason)
+	}
+	return sandboxProbe{err: fmt.Errorf("%w: %s", ErrNoSandbox, strings.Join(reasons, "; "))}
+})
+
+// tryBwrap runs true in a sandbox with flags, and returns "" when it worked
+// or what bwrap said.
+func tryBwrap(path string, flags []string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	args := slices.Concat(flags, []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "true"})
+	cmd := exec.CommandContext(ctx, path, args...)
+	Tag(cmd)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(out.String()); msg != "" {
+			return msg
+		}
+		return err.Error()
+	}
+	return ""
+}
+
+// SandboxAvailable returns nil when Run can sandbox a process: bwrap is
+// installed and works here. Otherwise the error, which wraps ErrNoSandbox,
+// says why. The answer is found once and kept.
+func SandboxAvailable() error { return probeSandbox().err }
+
+// sandboxArgs returns args wrapped in bwrap as s says, starting in dir.
+func sandboxArgs(s *Sandbox, dir string, args []string) ([]string, error) {
+	p := probeSandbox()
+	if p.err != nil {
+		return nil, p.err
+	}
+	out := slices.Concat([]string{p.path}, p.flags)
+	if s.Net {
+		out = append(out, "--share-net")
+	}
+	out = append(out, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	for _, h := range existing(s.Hidden, true) {
+		out = append(out, "--tmpfs", h)
+	}
+	type bind struct {
+		path string
+		flag string
+	}
+	var binds []bind
+	for _, r := range existing(s.ReadOnly, false) {
+		binds = append(binds, bind{r, "--ro-bind"})
+	}
+	for _, w := range existing(s.Writable, false) {
+		binds = append(binds, bind{w, "--bind"})
+	}
+	// A parent before its children, so that no bind covers a deeper one.
+	slices.SortStableFunc(binds, func(a, b bind) int { return depth(a.path) - depth(b.path) })
+	for _, b := range binds {
+		out = append(out, b.flag, b.path, b.path)
+	}
+	out = append(out, "--setenv", "TMPDIR", "/tmp")
+	for _, kv := range s.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		out = append(out, "--setenv", k, v)
+	}
+	if dir != "" {
+		d, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, "--chdir", d)
+	}
+	return append(append(out, "--"), args...), nil
+}
+
+// existing returns the paths that exist, symlinks resolved (bwrap mounts at
+// a real path), without duplicates; with dirsOnly, only directories.
+func existing(paths []string, dirsOnly bool) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		fi, err := os.Stat(real)
+		if err != nil || (dirsOnly && (!fi.IsDir() || real == "/")) || slices.Contains(out, real) {
+			continue
+		}
+		out = append(out, real)
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return depth(a) - depth(b) })
+	return out
+}
+
+func depth(p string) int { return strings.Count(filepath.Clean(p), string(filepath.Separator)) }

@@ -1,0 +1,189 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needSandbox skips when bwrap does not work here; CI installs it (.ci/run).
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if err := SandboxAvailable(); err != nil {
+		t.Skipf("%v: install the %s package", err, SandboxPackage)
+	}
+}
+
+// TestSandbox runs each line twice, without and with a sandbox that hides
+// host/ and makes only host/slot writable, and checks what the host sees:
+// the harm each line does without the sandbox (so the check can fail), and
+// none with it.
+func TestSandbox(t *testing.T) {
+	needSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			accepted <- struct{}{}
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	for _, tt := range []struct {
+		name string
+		line string // run in slot; $HOST is the hidden directory, $RO a read-only one
+		harm func(t *testing.T, host, ro string, out string) bool
+	}{
+		{"WriteHidden", `echo x > "$HOST/planted"`, func(t *testing.T, host, _, _ string) bool { return exists(host, "planted") }},
+		{"WriteHiddenByDotDot", `echo x > ../planted`, func(t *testing.T, host, _, _ string) bool { return exists(host, "planted") }},
+		{"DeleteHidden", `rm -f "$HOST/keep"`, func(t *testing.T, host, _, _ string) bool { return !exists(host, "keep") }},
+		{"ReadHidden", `cat "$HOST/keep"`, func(t *testing.T, _, _, out string) bool { return strings.Contains(out, "secret") }},
+		{"WriteReadOnly", `echo x > "$RO/planted"`, func(t *testing.T, _, ro, _ string) bool { return exists(ro, "planted") }},
+		{"WriteOutsideAll", `echo x > "$OUTSIDE/planted"`, func(t *testing.T, _, _, _ string) bool { return exists(os.Getenv("PROC_TEST_OUTSIDE"), "planted") }},
+		{"Connect", fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d`, port), func(t *testing.T, _, _, _ string) bool {
+			select {
+			case <-accepted:
+				return true
+			case <-time.After(time.Second): // bounded wait for a connection that should not come
+				return false
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			host := t.TempDir()
+			slot := filepath.Join(host, "slot")
+			ro := t.TempDir()
+			outside := t.TempDir()
+			t.Setenv("PROC_TEST_OUTSIDE", outside)
+			os.Mkdir(slot, 0o755)
+			os.WriteFile(filepath.Join(host, "keep"), []byte("secret\n"), 0o644)
+			box := &Sandbox{Hidden: []string{host}, ReadOnly: []string{ro}, Writable: []string{slot}}
+			line := "HOST=" + host + " RO=" + ro + " OUTSIDE=" + outside + "; " + tt.line
+			for _, sandboxed := range []bool{false, true} {
+				os.Remove(filepath.Join(host, "planted"))
+				os.Remove(filepath.Join(ro, "planted"))
+				os.Remove(filepath.Join(outside, "planted"))
+				os.WriteFile(filepath.Join(host, "keep"), []byte("secret\n"), 0o644)
+				c := Cmd{Dir: slot, Args: []string{"bash", "-c", line}, CPU: -1, Timeout: time.Minute}
+				if sandboxed {
+					c.Sandbox = box
+				}
+				res, err := Run(t.Context(), c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Sandboxed != sandboxed {
+					t.Errorf("Sandboxed %v, want %v", res.Sandboxed, sandboxed)
+				}
+				if got := tt.harm(t, host, ro, string(res.Output)); got == sandboxed {
+					t.Errorf("sandboxed %v: harm done %v (exit %d, output %q)", sandboxed, got, res.ExitCode, res.Output)
+				}
+			}
+		})
+	}
+}
+
+func exists(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+// TestSandbox_Writable: the slot and /tmp are writable inside; what is
+// written in the slot is there afterwards, what is written in /tmp is not.
+func TestSandbox_Writable(t *testing.T) {
+	needSandbox(t)
+	host := t.TempDir()
+	slot := filepath.Join(host, "slot")
+	os.Mkdir(slot, 0o755)
+	res, err := Run(t.Context(), Cmd{Dir: slot, Args: Shell(`echo ok > made && echo t > /tmp/optimizer-sandbox-test && cat /tmp/optimizer-sandbox-test && pwd`),
+		CPU: -1, Sandbox: &Sandbox{Hidden: []string{host}, Writable: []string{slot}, Env: []string{"PROC_BOX=1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || !strings.Contains(string(res.Output), slot) {
+		t.Fatalf("exit %d output %q, want success in %s", res.ExitCode, res.Output, slot)
+	}
+	if !exists(slot, "made") {
+		t.Error("the slot's write did not reach the host")
+	}
+	if exists("/tmp", "optimizer-sandbox-test") {
+		os.Remove("/tmp/optimizer-sandbox-test")
+		t.Error("the sandbox's /tmp is the host's")
+	}
+}
+
+// TestSandbox_NoSurvivor: a double-forked, setsid, env -i process dies
+// with the sandboxed run, so nothing it started outlives it.
+func TestSandbox_NoSurvivor(t *testing.T) {
+	needSandbox(t)
+	marker := fmt.Sprintf("optimizer-survivor-%d", time.Now().UnixNano())
+	dir := t.TempDir()
+	line := `(env -i setsid sh -c 'echo up > up; exec >/dev/null 2>&1; sleep 300; : ` + marker + `' &)
+while [ ! -s up ]; do sleep 0.01; done; echo started`
+	res, err := Run(t.Context(), Cmd{Dir: dir, Args: Shell(line), CPU: -1, Timeout: time.Minute, Sandbox: &Sandbox{Writable: []string{dir}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(pidsWith(marker)) > 0 {
+		if time.Now().After(deadline) {
+			killAll(pidsWith(marker))
+			t.Fatal("a double-forked process outlived the sandboxed run")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSandbox_Unavailable: a Cmd that asks for a sandbox where there is
+// none is refused, not run without one.
+func TestSandbox_Unavailable(t *testing.T) {
+	saved := probeSandbox
+	defer func() { probeSandbox = saved }()
+	probeSandbox = func() sandboxProbe { return sandboxProbe{err: fmt.Errorf("%w: test", ErrNoSandbox)} }
+	started := false
+	_, err := Run(t.Context(), Cmd{Args: Shell("true"), CPU: -1, Sandbox: &Sandbox{}, OnStart: func(int) { started = true }})
+	if !errors.Is(err, ErrNoSandbox) || started {
+		t.Errorf("got %v (started %v), want ErrNoSandbox and no process", err, started)
+	}
+}
+
+// pidsWith returns the processes whose command line contains s.
+func pidsWith(s string) []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && pid != os.Getpid() {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func killAll(pids []int) {
+	for _, p := range pids {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
