@@ -104,11 +104,13 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	if j.opts.MemLimit > 0 && !proc.CanLimitMemory() {
 		j.warn(ctx, "no memory cap: prlimit (util-linux) is not installed, so tests run without one")
 	}
+	j.sandboxNotes(ctx)
 	slot, err := j.pool.Acquire(ctx)
 	if err != nil {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
 		return
 	}
+	j.download(ctx, slot)
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
 	switch {
@@ -181,6 +183,9 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.C
 	if err := stage(ctx, slot, c); err != nil {
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
+	if touchesModules(c.Paths()) {
+		j.download(ctx, slot)
+	}
 	out, err := j.runTests(ctx, slot)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
@@ -239,7 +244,7 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 // that could not start.
 func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutcome, error) {
 	cmd := proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
-		MemLimit: j.opts.MemLimit}
+		MemLimit: j.opts.MemLimit, Sandbox: j.box(slot, nil, nil)}
 	var parser *gotest.Parser
 	if j.goTest {
 		parser = gotest.NewParser()

@@ -48,6 +48,9 @@ type job struct {
 	noBen  bool   // no benchmark phase
 	tmp    string // scratch directory for binaries, removed at the end
 
+	sandbox SandboxReport // whether processes run sandboxed, and why not
+	jail    *jail         // what every sandbox shares; nil: no sandbox
+
 	mu             sync.Mutex
 	cands          []*cand
 	done           int
@@ -136,6 +139,9 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		j.noBen = !j.goMod
 	default:
 		j.bench = opts.Bench
+	}
+	if err := j.setupSandbox(); err != nil {
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", scratchPrefix, os.Getpid()))
 	if err != nil {
@@ -279,5 +285,7 @@ func (j *job) report() *Report {
 		rep.Profile = j.profileSummary
 	}
 	rep.Noise = j.noise
+	sb := j.sandbox
+	rep.Sandbox = &sb
 	return rep
 }

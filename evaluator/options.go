@@ -50,7 +50,13 @@ type Options struct {
 	Pin         bool     // pin benchmark processes to one CPU when there is more than one
 	MemLimit    int64    // bytes of address space for each process of a test or bench command; 0: none
 	NoiseCheck  bool
-	All         bool // benchmark every package, not only the touched ones
+
+	// Sandbox says whether every test, benchmark and profile process, of
+	// the base and of candidates alike, runs in a bwrap sandbox ("" is
+	// auto). SandboxNet lets sandboxed processes use the network.
+	Sandbox    SandboxMode
+	SandboxNet bool
+	All        bool // benchmark every package, not only the touched ones
 
 	Profile    bool   // profile the winner (Go)
 	ProfileCmd string // shell line run on the winner's slot instead

@@ -70,7 +70,7 @@ func (j *job) profileCommand(ctx context.Context, w *cand, slot *worktreepool.Sl
 	if err := stage(ctx, slot, w.c); err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
 	}
-	files, err := profiler.Command(ctx, j.opts.ProfileCmd, slot.Dir(), dir)
+	files, err := profiler.Command(ctx, j.opts.ProfileCmd, slot.Dir(), dir, j.box(slot, nil, []string{dir}))
 	sum := &profiler.Summary{Candidate: w.c.Name, Files: files, SampleType: "command"}
 	j.storeProfile(ctx, w.c.Name, "command", "", strings.Join(files, "\n"), sum)
 	if err != nil {
@@ -103,6 +103,8 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 		base.MemOut = filepath.Join(dir, "base.mem.pprof")
 		cand.MemOut = filepath.Join(dir, fileName(w.c.Name)+".mem.pprof")
 	}
+	base.Sandbox = j.box(baseSlot, []string{base.Binary}, []string{dir})
+	cand.Sandbox = j.box(candSlot, []string{cand.Binary}, []string{dir})
 	if err := profiler.Capture(ctx, base); err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}

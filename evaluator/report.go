@@ -88,6 +88,7 @@ type Report struct {
 	Profile    any               `json:"profile,omitempty"` // *profiler.Summary once profiling lands
 	Noise      *Noise            `json:"noise,omitempty"`
 	Warnings   []string          `json:"warnings,omitempty"`
+	Sandbox    *SandboxReport    `json:"sandbox,omitempty"`
 	State      string            `json:"state,omitempty"` // finished, interrupted, failed
 	Started    time.Time         `json:"started"`
 	Seconds    float64           `json:"seconds"`

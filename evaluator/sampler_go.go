@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -29,6 +30,8 @@ type goBench struct {
 	candBin  string
 	baseDir  string
 	candDir  string
+	baseBox  *proc.Sandbox // nil: unsandboxed
+	candBox  *proc.Sandbox
 	n        int64
 	baseWall time.Duration // the longest base sample so far
 }
@@ -37,6 +40,7 @@ type goBench struct {
 type goSampler struct {
 	benches []*goBench
 	cpu     int
+	mem     int64
 	extra   []string
 }
 
@@ -45,18 +49,18 @@ func (g *goSampler) close() {}
 func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 	var out []metric
 	for _, b := range g.benches {
-		bin, dir := b.baseBin, b.baseDir
+		bin, dir, box := b.baseBin, b.baseDir, b.baseBox
 		sctx, cancel := ctx, context.CancelFunc(func() {})
 		var limit time.Duration
 		if s == sideCand {
-			bin, dir = b.candBin, b.candDir
+			bin, dir, box = b.candBin, b.candDir, b.candBox
 			if b.baseWall > 0 {
 				limit = slowFactor*b.baseWall + slowGrace
 				sctx, cancel = context.WithTimeout(ctx, limit)
 			}
 		}
 		t0 := time.Now()
-		ms, err := gobench.Sample(sctx, bin, dir, b.name, b.n, g.cpu, g.extra)
+		ms, err := gobench.Sample(sctx, bin, dir, b.name, b.n, gobench.Place{CPU: g.cpu, MemLimit: g.mem, Sandbox: box}, g.extra)
 		wall := time.Since(t0)
 		cancel()
 		if err != nil {
@@ -110,6 +114,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 			return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("build base benchmarks: %v", err)}
 		}
 		b.baseBin, b.baseDir = bin, filepath.Join(baseSlot.Dir(), b.pkg.Dir)
+		b.baseBox = j.box(baseSlot, []string{bin}, nil)
 	}
 	if err := stage(ctx, candSlot, c.c); err != nil {
 		return nil, "", &Failure{Kind: FailApply, Message: err.Error()}
@@ -128,6 +133,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 			bins[b.pkg.ImportPath] = bin
 		}
 		b.candBin, b.candDir = bin, filepath.Join(candSlot.Dir(), b.pkg.Dir)
+		b.candBox = j.box(candSlot, []string{bin}, nil)
 		n, err := j.calibration(ctx, b)
 		if err != nil {
 			return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("calibrate %s on base: %v", b.name, err)}
@@ -137,7 +143,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	j.mu.Lock()
 	c.measured = &measured{goBench: benches}
 	j.mu.Unlock()
-	return &goSampler{benches: benches, cpu: j.cpu(), extra: j.opts.BenchArgs}, "", nil
+	return &goSampler{benches: benches, cpu: j.cpu(), mem: j.opts.MemLimit, extra: j.opts.BenchArgs}, "", nil
 }
 
 // baseBinary builds base's test binary for pkg once per job.
@@ -163,7 +169,8 @@ func (j *job) calibration(ctx context.Context, b *goBench) (int64, error) {
 	if n, ok := j.calib[key]; ok {
 		return n, nil
 	}
-	n, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, b.name, calibrateTarget, j.cpu())
+	n, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, b.name, calibrateTarget,
+		gobench.Place{CPU: j.cpu(), MemLimit: j.opts.MemLimit, Sandbox: b.baseBox})
 	if err != nil {
 		return 0, err
 	}

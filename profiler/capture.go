@@ -50,6 +50,9 @@ type CaptureOptions struct {
 	// Extra arguments for the binary, after the profiler's own (for
 	// example the user's -test.benchmem or -test.cpu).
 	Extra []string
+	// Sandbox, when set, runs the binary in it; it must let the binary be
+	// read and the profiles be written.
+	Sandbox *proc.Sandbox
 }
 
 // benchLine matches a benchmark result line of the Go benchmark format.
@@ -99,7 +102,7 @@ func captureRun(ctx context.Context, o CaptureOptions) error {
 		timeout = DefaultCaptureTimeout
 	}
 	res, err := proc.Run(ctx, proc.Cmd{Dir: o.Dir, Args: captureArgs(o), Timeout: timeout,
-		CPU: o.CPU, MaxOutput: captureOutput})
+		CPU: o.CPU, MaxOutput: captureOutput, Sandbox: o.Sandbox})
 	if err != nil {
 		return fmt.Errorf("run %s: %w", name, err)
 	}

@@ -50,10 +50,11 @@ var skipDirs = map[string]bool{
 // than Go. It keeps what the command leaves: files it creates or rewrites in
 // artifactsDir, new files in dir whose names match ArtifactPatterns (moved
 // into artifactsDir under their slot-relative path), and its output in
-// CommandOutput. It returns the kept files' absolute paths, sorted, even
+// CommandOutput. With box set, the command runs in that sandbox, which must
+// let it write dir and artifactsDir. It returns the kept files' absolute paths, sorted, even
 // when it also returns an error (the command failed or was cancelled): the
 // caller lists them and turns the error into a warning.
-func Command(ctx context.Context, shellLine, dir, artifactsDir string) ([]string, error) {
+func Command(ctx context.Context, shellLine, dir, artifactsDir string, box *proc.Sandbox) ([]string, error) {
 	if strings.TrimSpace(shellLine) == "" {
 		return nil, ErrNoCommand
 	}
@@ -78,7 +79,7 @@ func Command(ctx context.Context, shellLine, dir, artifactsDir string) ([]string
 	}
 
 	res, err := proc.Run(ctx, proc.Cmd{Dir: slot, Args: proc.Shell(shellLine), CPU: -1,
-		Env: []string{"OPTIMIZER_ARTIFACTS=" + art}})
+		Env: []string{"OPTIMIZER_ARTIFACTS=" + art}, Sandbox: box})
 	if err != nil {
 		return nil, fmt.Errorf("run profile command: %w", err)
 	}

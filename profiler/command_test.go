@@ -41,7 +41,7 @@ func TestCommand(t *testing.T) {
 		line := `echo profiling; printf x > "$OPTIMIZER_ARTIFACTS/flame.svg"; ` +
 			`mkdir -p out && printf p > out/cpu.pprof && printf d > perf.data && ` +
 			`printf b > prog.bin && printf j > node_modules/x/new.json && printf o > old.json`
-		files, err := Command(context.Background(), line, slot, art)
+		files, err := Command(context.Background(), line, slot, art, nil)
 		if err != nil {
 			t.Fatalf("Command: %v", err)
 		}
@@ -61,7 +61,7 @@ func TestCommand(t *testing.T) {
 		// A second run into the same artifacts directory keeps both files.
 		slot, art := newSlot(t)
 		for range 2 {
-			files, err := Command(context.Background(), "printf p > cpu.pprof", slot, art)
+			files, err := Command(context.Background(), "printf p > cpu.pprof", slot, art, nil)
 			if err != nil {
 				t.Fatalf("Command: %v", err)
 			}
@@ -76,7 +76,7 @@ func TestCommand(t *testing.T) {
 
 	t.Run("Fails", func(t *testing.T) {
 		slot, art := newSlot(t)
-		files, err := Command(context.Background(), "printf p > cpu.pprof; echo broken >&2; exit 3", slot, art)
+		files, err := Command(context.Background(), "printf p > cpu.pprof; echo broken >&2; exit 3", slot, art, nil)
 		if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "broken") {
 			t.Errorf("Command: %v, want exit status 3 and the output", err)
 		}
@@ -88,7 +88,7 @@ func TestCommand(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		// The background sleep holds the output open: the whole group dies.
-		_, err := Command(ctx, "sleep 60 & sleep 60", slot, art)
+		_, err := Command(ctx, "sleep 60 & sleep 60", slot, art, nil)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Command: %v, want the context's error", err)
 		}
@@ -96,7 +96,7 @@ func TestCommand(t *testing.T) {
 
 	t.Run("ErrNoCommand", func(t *testing.T) {
 		slot, art := newSlot(t)
-		if _, err := Command(context.Background(), "  ", slot, art); !errors.Is(err, ErrNoCommand) {
+		if _, err := Command(context.Background(), "  ", slot, art, nil); !errors.Is(err, ErrNoCommand) {
 			t.Errorf("Command: %v, want ErrNoCommand", err)
 		}
 	})

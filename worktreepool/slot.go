@@ -59,6 +59,11 @@ func (s *Slot) Name() string { return s.name }
 // Dir is the root of the slot's work tree.
 func (s *Slot) Dir() string { return s.dir }
 
+// GitDir is the slot's own git directory, <common>/worktrees/<id>, as the
+// pool made it: not what the slot's .git file says now, which a test may
+// have rewritten.
+func (s *Slot) GitDir() string { return s.gitDir }
+
 // SlotEnv names the environment variable that tags the processes run in a
 // slot with the slot's directory.
 const SlotEnv = "OPTIMIZER_SLOT"

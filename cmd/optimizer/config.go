@@ -58,6 +58,8 @@ type runOptions struct {
 	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
 	All           bool          `json:"all,omitempty"`
 	SlotMemory    string        `json:"slot_memory,omitempty"`
+	Sandbox       string        `json:"sandbox"`
+	SandboxNet    bool          `json:"sandbox_net,omitempty"`
 	Verbose       bool          `json:"-"`
 
 	// Kind is recorded in the store: run or demo. Not a flag.
@@ -77,6 +79,7 @@ func defaultRunOptions() runOptions {
 		MaxPairs:    evaluator.DefaultMaxPairs,
 		BenchBudget: evaluator.DefaultBudget,
 		Metric:      string(evaluator.MetricWall),
+		Sandbox:     string(evaluator.SandboxAuto),
 		Kind:        "run",
 	}
 }
@@ -109,7 +112,9 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoProfile, "no-profile", o.NoProfile, "do not profile the winner")
 	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed")
 	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
-	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, "cap each process of a test or bench command at this much memory, such as 4G (prlimit --as; default none)")
+	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, `cap each process of a test or bench command at this much memory, such as 4G (prlimit --as); "none" for no cap (default: half of physical memory, none when a command says -race)`)
+	fs.StringVar(&o.Sandbox, "sandbox", o.Sandbox, "run every test, bench and profile process in a bwrap sandbox: auto (when bwrap works), on (refuse without it) or off")
+	fs.BoolVar(&o.SandboxNet, "sandbox-net", o.SandboxNet, "let sandboxed processes use the network")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
 }
 
@@ -130,6 +135,8 @@ func (o *runOptions) validate() error {
 		return usageErrorf("--min-pairs %d: need at least 2", o.MinPairs)
 	case o.MaxPairs < o.MinPairs:
 		return usageErrorf("--max-pairs %d: below --min-pairs %d", o.MaxPairs, o.MinPairs)
+	case !slices.Contains([]string{string(evaluator.SandboxAuto), string(evaluator.SandboxOn), string(evaluator.SandboxOff)}, o.Sandbox):
+		return usageErrorf("--sandbox %q: want auto, on or off", o.Sandbox)
 	case o.NoProfile && o.ProfileCmd != "":
 		return usageErrorf("--profile and --no-profile contradict each other")
 	}
@@ -138,7 +145,7 @@ func (o *runOptions) validate() error {
 			return usageErrorf("--bench-filter: %w", err)
 		}
 	}
-	if _, err := parseBytes(o.SlotMemory); err != nil {
+	if _, err := parseBytes(o.SlotMemory); err != nil && o.SlotMemory != "none" {
 		return usageErrorf("--slot-memory %q: %w", o.SlotMemory, err)
 	}
 	return nil

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -197,6 +199,8 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		BuildFlags:  o.buildFlags(),
 		Pin:         !o.NoPin,
 		MemLimit:    o.memLimit(),
+		Sandbox:     evaluator.SandboxMode(o.Sandbox),
+		SandboxNet:  o.SandboxNet,
 		NoiseCheck:  o.NoiseCheck,
 		All:         o.All,
 		Profile:     !o.NoProfile && o.ProfileCmd == "",
@@ -208,10 +212,42 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 	return opts
 }
 
-// memLimit is --slot-memory in bytes; validate has checked it.
+// memLimit is --slot-memory in bytes; validate has checked it. Without the
+// flag it is half of physical memory, so that one runaway test process (one
+// that allocates 20 GB) fails alone instead of taking the machine, while a
+// normal one, and the slots beside it, have room; but none when the test or
+// bench command says -race, whose shadow memory reserves terabytes of
+// address space.
 func (o runOptions) memLimit() int64 {
+	switch o.SlotMemory {
+	case "none":
+		return 0
+	case "":
+		if strings.Contains(o.Test, "-race") || strings.Contains(o.Bench, "-race") {
+			return 0
+		}
+		return defaultMemLimit()
+	}
 	n, _ := parseBytes(o.SlotMemory)
 	return n
+}
+
+// defaultMemLimit is half of physical memory, or 0 where it is unknown.
+func defaultMemLimit() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10 / 2
+		}
+	}
+	return 0
 }
 
 // jobConfig is the job's configuration as recorded in the store: the

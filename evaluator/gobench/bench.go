@@ -12,18 +12,27 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/proc"
 )
 
+// Place says how a benchmark process runs: pinned to CPU (-1: unpinned),
+// capped at MemLimit bytes of address space (0: no cap), and in Sandbox when
+// it is set (the sandbox must let the process read the binary).
+type Place struct {
+	CPU      int
+	MemLimit int64
+	Sandbox  *proc.Sandbox
+}
+
 // Calibrate finds the iteration count at which one run of benchmark name (a
 // top-level name) takes about target. It runs bin with
 // "-test.run=^$ -test.bench=^NAME$ -test.benchtime=TARGET -test.count=1" in
-// dir, pinned to cpu (-1: unpinned), and returns the iteration count the
+// dir, placed as at says, and returns the iteration count the
 // testing package settled on: the smallest over the benchmark's
 // sub-benchmarks if it has several, and at least 1. A relative bin is
 // relative to the current directory.
-func Calibrate(ctx context.Context, bin, dir, name string, target time.Duration, cpu int) (int64, error) {
+func Calibrate(ctx context.Context, bin, dir, name string, target time.Duration, at Place) (int64, error) {
 	if target <= 0 {
 		return 0, fmt.Errorf("calibrate %s: target %s is not positive", name, target)
 	}
-	ms, err := runBench(ctx, bin, dir, cpu, benchArgs(name, target.String()))
+	ms, err := runBench(ctx, bin, dir, at, benchArgs(name, target.String()))
 	if err != nil {
 		return 0, err
 	}
@@ -36,16 +45,16 @@ func Calibrate(ctx context.Context, bin, dir, name string, target time.Duration,
 
 // Sample runs benchmark name once for exactly n iterations: bin with
 // "-test.run=^$ -test.bench=^NAME$ -test.benchtime=Nx -test.count=1
-// -test.benchmem [extra...]" in dir, pinned to cpu (-1: unpinned), and
+// -test.benchmem [extra...]" in dir, placed as at says, and
 // returns its measurements. A non-zero exit is an error carrying the tail of
 // the output, and so is an output without results ([ErrNoResult]). When ctx
 // is done the process group is killed and the error wraps ctx.Err().
-func Sample(ctx context.Context, bin, dir, name string, n int64, cpu int, extra []string) ([]Measurement, error) {
+func Sample(ctx context.Context, bin, dir, name string, n int64, at Place, extra []string) ([]Measurement, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("sample %s: iteration count %d is not positive", name, n)
 	}
 	args := slices.Concat(benchArgs(name, strconv.FormatInt(n, 10)+"x"), []string{"-test.benchmem"}, extra)
-	return runBench(ctx, bin, dir, cpu, args)
+	return runBench(ctx, bin, dir, at, args)
 }
 
 // benchArgs returns the flags that run benchmark name alone, once, for
@@ -62,13 +71,13 @@ func benchArgs(name, benchtime string) []string {
 // runBench runs bin with args and returns the results it prints, at least
 // one. The results are read from the whole stdout stream, so that they
 // survive however much else the benchmark prints.
-func runBench(ctx context.Context, bin, dir string, cpu int, args []string) ([]Measurement, error) {
+func runBench(ctx context.Context, bin, dir string, at Place, args []string) ([]Measurement, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
 	}
 	var w resultWriter
-	c := proc.Cmd{Dir: dir, Args: slices.Concat([]string{bin}, args), CPU: cpu, Stdout: &w}
+	c := proc.Cmd{Dir: dir, Args: slices.Concat([]string{bin}, args), CPU: at.CPU, Stdout: &w, Sandbox: at.Sandbox, MemLimit: at.MemLimit}
 	res, err := run(ctx, filepath.Base(bin), c)
 	if err != nil {
 		return nil, err

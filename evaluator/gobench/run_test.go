@@ -12,7 +12,7 @@ import (
 
 // cpu pins the benchmarks the tests run; proc runs them unpinned where CPU
 // 0 is not allowed or taskset is missing.
-const cpu = 0
+var cpu = Place{CPU: 0}
 
 func TestBuild_Error(t *testing.T) {
 	needGo(t)

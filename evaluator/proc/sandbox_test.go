@@ -128,28 +128,33 @@ func TestSandbox_Writable(t *testing.T) {
 	}
 }
 
-// TestSandbox_NoSurvivor: a double-forked, setsid, env -i process dies
-// with the sandboxed run, so nothing it started outlives it.
+// TestSandbox_NoSurvivor: a double-forked setsid process, with its
+// environment cleared or not, dies with the sandboxed run, so nothing it
+// started outlives it.
 func TestSandbox_NoSurvivor(t *testing.T) {
 	needSandbox(t)
-	marker := fmt.Sprintf("optimizer-survivor-%d", time.Now().UnixNano())
-	dir := t.TempDir()
-	line := `(env -i setsid sh -c 'echo up > up; exec >/dev/null 2>&1; sleep 300; : ` + marker + `' &)
+	for _, tt := range []struct{ name, prefix string }{{"Setsid", "setsid"}, {"EnvCleared", "env -i setsid"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			marker := fmt.Sprintf("optimizer-survivor-%d", time.Now().UnixNano())
+			dir := t.TempDir()
+			line := `(` + tt.prefix + ` sh -c 'echo up > up; exec >/dev/null 2>&1; sleep 300; : ` + marker + `' &)
 while [ ! -s up ]; do sleep 0.01; done; echo started`
-	res, err := Run(t.Context(), Cmd{Dir: dir, Args: Shell(line), CPU: -1, Timeout: time.Minute, Sandbox: &Sandbox{Writable: []string{dir}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(pidsWith(marker)) > 0 {
-		if time.Now().After(deadline) {
-			killAll(pidsWith(marker))
-			t.Fatal("a double-forked process outlived the sandboxed run")
-		}
-		time.Sleep(20 * time.Millisecond)
+			res, err := Run(t.Context(), Cmd{Dir: dir, Args: Shell(line), CPU: -1, Timeout: time.Minute, Sandbox: &Sandbox{Writable: []string{dir}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(pidsWith(marker)) > 0 {
+				if time.Now().After(deadline) {
+					killAll(pidsWith(marker))
+					t.Fatal("a double-forked process outlived the sandboxed run")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
 	}
 }
 
