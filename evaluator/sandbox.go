@@ -142,7 +142,7 @@ func (j *job) box(slot *worktreepool.Slot, readOnly, writable []string) *proc.Sa
 func (j *job) sandboxNotes(ctx context.Context) {
 	switch {
 	case !j.sandbox.Active && j.sandbox.Note != "off":
-		j.warn(ctx, "no sandbox: %s; candidates' tests run with your privileges (install %s)", j.sandbox.Note, proc.SandboxPackage)
+		j.warn(ctx, "%s; candidates' tests and benchmarks run unsandboxed, with your privileges", j.sandbox.Note)
 	case j.sandbox.Net:
 		j.warn(ctx, "the sandbox lets tests and benchmarks use the network")
 	}

@@ -66,6 +66,12 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.Sandbox == string(evaluator.SandboxOn) {
+		if err := proc.SandboxAvailable(); err != nil {
+			return fmt.Errorf("--sandbox on: %w; install it (apt-get install %s), or pass --sandbox auto to run unsandboxed with a warning",
+				err, proc.SandboxPackage)
+		}
+	}
 	base, err := r.resolve(ctx, o.Base)
 	if err != nil {
 		return err
@@ -232,8 +238,12 @@ func (o runOptions) memLimit() int64 {
 	return n
 }
 
-// defaultMemLimit is half of physical memory, or 0 where it is unknown.
+// defaultMemLimit is half of physical memory, or 0 where it is unknown or
+// where there is no prlimit to apply it.
 func defaultMemLimit() int64 {
+	if !proc.CanLimitMemory() {
+		return 0
+	}
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +44,7 @@ func TestScript(t *testing.T) {
 			"exits":     cmdExits,
 			"fixture":   cmdFixture,
 			"democands": cmdDemoCands,
+			"without":   cmdWithout,
 		},
 	})
 }
@@ -100,4 +104,28 @@ func cmdDemoCands(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: democands DIR")
 	}
 	ts.Check(testdata.WriteDemoCandidates(ts.MkAbs(args[0])))
+}
+
+// without NAME... sets PATH to one directory of links to every program on
+// PATH but those named, as on a machine where they are not installed.
+func cmdWithout(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: without NAME...")
+	}
+	bin := ts.MkAbs(".without")
+	ts.Check(os.MkdirAll(bin, 0o755))
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if slices.Contains(args, e.Name()) {
+				continue
+			}
+			link := filepath.Join(bin, e.Name())
+			if _, err := os.Lstat(link); err == nil {
+				continue // an earlier directory of PATH wins
+			}
+			ts.Check(os.Symlink(filepath.Join(dir, e.Name()), link))
+		}
+	}
+	ts.Setenv("PATH", bin)
 }
