@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,6 +156,9 @@ func TestRunOptions_Validate(t *testing.T) {
 		{"MaxBelowMin", func(o *runOptions) { o.MinPairs, o.MaxPairs = 10, 8 }, false},
 		{"Filter", func(o *runOptions) { o.BenchFilter = "(" }, false},
 		{"ProfileTwice", func(o *runOptions) { o.NoProfile, o.ProfileCmd = true, "perf record" }, false},
+		{"Sandbox", func(o *runOptions) { o.Sandbox = "maybe" }, false},
+		{"SandboxOff", func(o *runOptions) { o.Sandbox = "off" }, true},
+		{"NoSlotMemory", func(o *runOptions) { o.SlotMemory = "none" }, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := defaultRunOptions()
@@ -182,6 +187,36 @@ func TestParseBytes(t *testing.T) {
 		got, err := parseBytes(tt.in)
 		if (err != nil) != tt.bad || got != tt.want {
 			t.Errorf("parseBytes(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}
+
+// TestRunOptions_MemLimit: without --slot-memory each process is capped at
+// half of physical memory, except under -race; "none" is no cap.
+func TestRunOptions_MemLimit(t *testing.T) {
+	half := defaultMemLimit()
+	if half <= 0 {
+		t.Skip("no prlimit or no /proc/meminfo: no default cap here")
+	}
+	var total int64
+	b, _ := os.ReadFile("/proc/meminfo")
+	fmt.Sscanf(strings.TrimSpace(strings.SplitN(strings.SplitN(string(b), "MemTotal:", 2)[1], "kB", 2)[0]), "%d", &total)
+	if half != total<<10/2 {
+		t.Errorf("default cap %d, want half of MemTotal %d kB", half, total)
+	}
+	for _, tt := range []struct {
+		name string
+		o    runOptions
+		want int64
+	}{
+		{"Default", runOptions{}, half},
+		{"None", runOptions{SlotMemory: "none"}, 0},
+		{"Given", runOptions{SlotMemory: "256M"}, 256 << 20},
+		{"Race", runOptions{Test: "go test -race ./..."}, 0},
+		{"RaceGiven", runOptions{Test: "go test -race ./...", SlotMemory: "8G"}, 8 << 30},
+	} {
+		if got := tt.o.memLimit(); got != tt.want {
+			t.Errorf("%s: memLimit %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }
