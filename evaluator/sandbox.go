@@ -50,8 +50,9 @@ type jail struct {
 // slot back), the temporary directory (scratch binaries, the machine lock)
 // and $HOME. Bound back read-only: what git needs to read the slot (the
 // objects, refs, config and HEAD of the repository, and the slot's own git
-// directory), the Go module cache and GOROOT. Writable: the slot and the Go
-// build cache.
+// directory), the Go module cache, GOROOT, go's configuration file (GOENV)
+// and PATH's directories under $HOME. Writable: the slot and the Go build
+// cache.
 func (j *job) setupSandbox() error {
 	mode := j.opts.Sandbox
 	if mode == "" {
@@ -106,6 +107,10 @@ func (j *job) setupSandbox() error {
 	}
 	if g.GOROOT != "" {
 		jl.readOnly = append(jl.readOnly, g.GOROOT)
+	}
+	if g.GOENV != "" && g.GOENV != "off" {
+		// go env -w settings (GOFLAGS, GOPRIVATE, GOTOOLCHAIN) hold inside too.
+		jl.readOnly = append(jl.readOnly, g.GOENV)
 	}
 	if !jl.net {
 		// No network: say so to go at once, instead of letting it try.
@@ -197,12 +202,13 @@ type goEnvVars struct {
 	GOCACHE    string
 	GOMODCACHE string
 	GOROOT     string
+	GOENV      string
 }
 
 // goEnv asks go for its caches once; without go, all are empty.
 var goEnv = sync.OnceValue(func() goEnvVars {
 	var v goEnvVars
-	cmd := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOROOT")
+	cmd := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOROOT", "GOENV")
 	proc.Tag(cmd)
 	out, err := cmd.Output()
 	if err == nil {
