@@ -76,7 +76,8 @@ var hostiles = []hostile{
 	{"ConnectHostLoopback", `command -v bash >/dev/null || exit 3
 bash -c 'exec 3<>/dev/tcp/127.0.0.1/{{PORT}}' 2>/dev/null && exit 1; exit 0`,
 		func(t *testing.T, h *hostileRun) bool { return h.accepted > 0 || h.insideSaw(t, "ConnectHostLoopback") }},
-	{"EnvClearedEscape", `(env -i setsid sh -c 'sleep 300; : {{MARK}}-envi' > /dev/null 2>&1 &)`,
+	{"EnvClearedEscape", `(env -i setsid sh -c 'echo > up-envi; sleep 300; : {{MARK}}-envi' > /dev/null 2>&1 &)
+` + waitUp("up-envi"),
 		func(t *testing.T, h *hostileRun) bool { return survivors(h.mark + "-envi") }},
 	{"ReadStore", `head -c 15 {{REPO}}/.git/optimizer/optimizer.db 2>/dev/null | grep -q SQLite && exit 1; exit 0`,
 		func(t *testing.T, h *hostileRun) bool { return h.insideSaw(t, "ReadStore") }},
@@ -88,8 +89,9 @@ printf '#!/bin/sh\necho pwned\n' > "$hooks/post-checkout"; printf x > "$(git rev
 			slots, _ := filepath.Glob(filepath.Join(h.repo, ".git", "worktrees", "*", "planted"))
 			return fileExists(filepath.Join(h.repo, ".git", "hooks", "post-checkout")) || len(slots) > 0
 		}},
-	{"GoModReplaceOutside", `go version >/dev/null 2>&1 || exit 3
-printf 'module m\n\ngo 1.21\n\nrequire example.com/x v0.0.0\n\nreplace example.com/x => {{HOME}}/x\n' > go.mod
+	{"GoModReplaceOutside", `mkdir -p y && printf 'module example.com/y\n\ngo 1.21\n' > y/go.mod && echo 'package y' > y/y.go
+printf 'module m\n\ngo 1.21\n\nrequire (\n\texample.com/x v0.0.0\n\texample.com/y v0.0.0\n)\n\nreplace example.com/x => {{HOME}}/x\n\nreplace example.com/y => ./y\n' > go.mod
+GOFLAGS=-mod=mod go list example.com/y >/dev/null || exit 3 # a replace inside the slot works
 GOFLAGS=-mod=mod go list example.com/x >/dev/null 2>&1 && exit 1; exit 0`,
 		func(t *testing.T, h *hostileRun) bool { return h.insideSaw(t, "GoModReplaceOutside") }},
 	{"GitConfigBranchTagStash", `git config user.name hacked; git branch hacked; git tag hacked; echo x >> notes.txt; git stash -q; exit 0`,
@@ -99,8 +101,8 @@ GOFLAGS=-mod=mod go list example.com/x >/dev/null 2>&1 && exit 1; exit 0`,
 				readFile(filepath.Join(h.repo, ".git", "config")) != h.config
 		}},
 	{"HoldMachineLock", `command -v flock >/dev/null || exit 3
-(env -i setsid flock -s {{LOCK}} sh -c 'sleep 300; : {{MARK}}-lock' > /dev/null 2>&1 &)
-sleep 1`,
+(env -i setsid flock -s {{LOCK}} sh -c 'echo > up-lock; sleep 300; : {{MARK}}-lock' > /dev/null 2>&1 &)
+` + waitUp("up-lock"),
 		func(t *testing.T, h *hostileRun) bool {
 			f, err := os.Open(h.lock)
 			if err != nil {
@@ -121,6 +123,13 @@ done; exit 0`,
 			}
 			return false
 		}},
+}
+
+// waitUp is script text that waits, up to 10 s, for a background process
+// to create file in the slot, and exits 3 if it never does: the script must
+// not end, and have its process group killed, before its attack is in place.
+func waitUp(file string) string {
+	return `i=0; while [ ! -e ` + file + ` ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; [ -e ` + file + ` ] || exit 3`
 }
 
 func readFile(p string) string { b, _ := os.ReadFile(p); return string(b) }
