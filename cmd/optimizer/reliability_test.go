@@ -227,7 +227,10 @@ func (k *killRun) start(t *testing.T, bin, wrapper string, kp killPoint) {
 	t.Helper()
 	k.cmd = exec.Command(bin, "--repo", k.repo, "--db", k.db, "--candidates", k.cands, "-j", "2",
 		"--test", "sh test.sh", "--bench", "sh bench.sh", "--profile", "sh prof.sh",
-		"--timeout", "2m", "--max-pairs", "6", "--no-pin")
+		"--timeout", "2m", "--max-pairs", "6", "--no-pin",
+		// The kill points are marked, and PIDs recorded, in $MARK outside
+		// the slot, which a sandbox hides (and whose PIDs are its own).
+		"--sandbox", "off")
 	k.cmd.Env = append(os.Environ(), "MARK="+k.mark, "PATH="+wrapper+":"+os.Getenv("PATH"))
 	k.cmd.Env = append(k.cmd.Env, kp.env...)
 	out, err := os.Create(filepath.Join(k.mark, "output"))

@@ -35,6 +35,15 @@
 // [Result.CPU] is user plus system time from the child's rusage. For a
 // waited child this includes the children it waited for itself (the shell's
 // commands, go test's test binaries), but not processes killed as leftovers.
+// In a [Sandbox] it is bwrap's own CPU time plus what a shell inside reports
+// for the command (bash's times, to the millisecond), since bwrap does not
+// reap the sandbox's init and so passes no rusage on.
+//
+// # Sandbox
+//
+// With [Cmd.Sandbox] set, the command runs in bwrap (package bubblewrap):
+// see [Sandbox] for what it sees. [SandboxAvailable] says whether bwrap
+// works here; Run refuses a sandboxed Cmd where it does not.
 // With [Cmd.CPU] >= 0 the command runs under "taskset -c CPU" when taskset
 // exists and that CPU is allowed for this process; otherwise it runs unpinned
 // and [Result.Pinned] is false, so the caller can say so once.

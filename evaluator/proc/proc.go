@@ -99,11 +99,16 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return Result{ExitCode: -1, Canceled: true}, nil
 	}
 	args := c.Args
+	var cpuR, cpuW *os.File // the sandbox's report of CPU time
 	if c.Sandbox != nil {
 		var err error
 		if args, err = sandboxArgs(c.Sandbox, c.Dir, args); err != nil {
 			return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", c.Args[0], err)
 		}
+		if cpuR, cpuW, err = os.Pipe(); err != nil {
+			return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", c.Args[0], err)
+		}
+		defer cpuR.Close()
 	}
 	args, limited := limitArgs(args, c.MemLimit)
 	args, pinned := pinArgs(args, c.CPU)
@@ -114,6 +119,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// Run owns the pipes (see pipes), so exec starts no copying goroutines;
 	// WaitDelay is a backstop should that ever change.
 	cmd.WaitDelay = PipeDelay
+	if cpuW != nil {
+		cmd.ExtraFiles = []*os.File{cpuW} // fd 3
+	}
 
 	out := newCapture(c.MaxOutput)
 	p, err := openPipes(cmd, c.Stdout, out)
@@ -121,7 +129,11 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", args[0], err)
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if cpuW != nil {
+		cpuW.Close()
+	}
+	if err != nil {
 		p.abort()
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", args[0], err)
 	}
@@ -147,6 +159,14 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPU = ps.UserTime() + ps.SystemTime()
+	}
+	if cpuR != nil {
+		// The sandbox's init is gone, so nothing holds the write end.
+		cpuR.SetReadDeadline(time.Now().Add(PipeDelay))
+		b, _ := io.ReadAll(io.LimitReader(cpuR, 256))
+		if d, ok := parseTimes(b); ok {
+			res.CPU += d // bwrap's own, which both sides of a comparison pay, and the command's
+		}
 	}
 	res.Output, res.Truncated = out.bytes()
 	return res, nil

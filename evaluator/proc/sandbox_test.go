@@ -192,3 +192,52 @@ func killAll(pids []int) {
 		syscall.Kill(p, syscall.SIGKILL)
 	}
 }
+
+// TestSandbox_CPU: a sandboxed run reports its command's CPU time, as an
+// unsandboxed one does (bwrap does not pass rusage on), keeps its exit code,
+// and cannot forge the report.
+func TestSandbox_CPU(t *testing.T) {
+	needSandbox(t)
+	spin := "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"
+	plain, err := Run(t.Context(), Cmd{Args: Shell(spin), CPU: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxed, err := Run(t.Context(), Cmd{Args: Shell(spin + "; exit 4"), CPU: -1, Sandbox: &Sandbox{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if boxed.ExitCode != 4 {
+		t.Errorf("exit %d, want 4: %s", boxed.ExitCode, boxed.Output)
+	}
+	// The same loop: far more than half of the plain run's CPU time, if it is counted at all.
+	if boxed.CPU < plain.CPU/2 {
+		t.Errorf("sandboxed CPU %v, plain %v: the command's CPU time is lost", boxed.CPU, plain.CPU)
+	}
+	forged, err := Run(t.Context(), Cmd{Args: Shell(`printf '0m0.0s 0m0.0s\n9m0.000000s 0m0.000000s\n' >&3`), CPU: -1, Sandbox: &Sandbox{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if forged.CPU >= time.Minute {
+		t.Errorf("the command forged its CPU time: %v", forged.CPU)
+	}
+}
+
+func TestParseTimes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"0m0.010000s 0m0.000000s\n0m1.250000s 0m0.500000s\n", 1750 * time.Millisecond, true},
+		{"0m0.00s 0m0.00s\n2m1.50s 0m0.00s\n", 121500 * time.Millisecond, true},
+		{"", 0, false},
+		{"0m0.0s 0m0.0s\n", 0, false},
+		{"a b\nc d\n", 0, false},
+	} {
+		got, ok := parseTimes([]byte(tt.in))
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("parseTimes(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
