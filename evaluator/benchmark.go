@@ -224,13 +224,24 @@ func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision)
 	c.res.CI = &[2]float64{dec.Aggregate.Low, dec.Aggregate.High}
 	c.res.Pairs = s.rounds()
 	c.res.Benchmarks = nil
+	c.res.FasterOn, c.res.SlowerOn, c.res.Qualifier = nil, nil, ""
+	names := s.names()
+	for _, b := range dec.FasterOn {
+		c.res.FasterOn = append(c.res.FasterOn, names[b])
+	}
+	for _, b := range dec.SlowerOn {
+		c.res.SlowerOn = append(c.res.SlowerOn, names[b])
+	}
+	if dec.Subset {
+		c.res.Qualifier = QualifierFasterOnSome
+	}
 	rows := make([]store.BenchResult, 0, len(dec.PerBench))
-	for i, name := range s.names() {
+	for i, name := range names {
 		e := dec.PerBench[i]
 		br := BenchResult{
 			Name: name, Unit: s.unit(name),
 			Base: s.center(name, sideBase), Candidate: s.center(name, sideCand),
-			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Pairs: e.Pairs,
+			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Level: e.Level, Pairs: e.Pairs,
 			Verdict: Verdict(e.Verdict),
 		}
 		c.res.Benchmarks = append(c.res.Benchmarks, br)

@@ -244,12 +244,17 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 }
 
 // regressions is the --fail-on-regression gate: an error wrapping
-// errRegression when some candidate is slower or mixed.
+// errRegression when some candidate is slower or mixed, or has any
+// benchmark significantly slower by more than the threshold, whatever its
+// verdict.
 func regressions(rep *evaluator.Report) error {
 	var names []string
 	for _, c := range rep.Candidates {
-		if c.Verdict == evaluator.VerdictSlower || c.Verdict == evaluator.VerdictMixed {
+		switch {
+		case c.Verdict == evaluator.VerdictSlower || c.Verdict == evaluator.VerdictMixed:
 			names = append(names, fmt.Sprintf("%s (%s)", c.Name, c.Verdict))
+		case len(c.SlowerOn) > 0:
+			names = append(names, fmt.Sprintf("%s (%s, but slower on %s)", c.Name, c.Verdict, strings.Join(c.SlowerOn, ", ")))
 		}
 	}
 	if len(names) == 0 {
