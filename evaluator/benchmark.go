@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"regexp"
 	"runtime"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -73,9 +73,22 @@ func (j *job) benchmark(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if j.stop != nil {
+			j.unmeasured(ctx, c)
+			continue
+		}
 		j.measureOne(ctx, c)
 	}
-	return nil
+	return j.stop
+}
+
+// unmeasured settles a candidate that phase 2 did not measure because the
+// job stopped for a problem of its own (j.stop).
+func (j *job) unmeasured(ctx context.Context, c *cand) {
+	j.mu.Lock()
+	c.res.Note = "not measured: " + j.stop.Error()
+	j.mu.Unlock()
+	j.settle(ctx, c)
 }
 
 // measureOne benchmarks one candidate against base and settles its verdict.
@@ -95,6 +108,10 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		}
 	}()
 	smp, note, fail := j.newSampler(ctx, c, slots)
+	if j.stop != nil && ctx.Err() == nil {
+		j.unmeasured(ctx, c)
+		return
+	}
 	if fail != nil {
 		if ctx.Err() == nil {
 			j.fail(ctx, c, start, fail)
@@ -113,6 +130,10 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	if ctx.Err() != nil {
 		return
 	}
+	if j.stop != nil {
+		j.unmeasured(ctx, c)
+		return
+	}
 	if fail != nil {
 		j.fail(ctx, c, start, fail)
 		return
@@ -126,9 +147,14 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 // newSampler prepares the trees and binaries for measuring c. A nil sampler
 // with a note means there is nothing to measure.
 func (j *job) newSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot) (sampler, string, *Failure) {
-	var filter *regexp.Regexp
+	var filter *gobench.Filter
 	if j.opts.BenchFilter != "" {
-		filter = regexp.MustCompile(j.opts.BenchFilter) // validated by cmd
+		f, err := gobench.NewFilter(j.opts.BenchFilter)
+		if err != nil {
+			j.stop = fmt.Errorf("%w: %v", ErrBenchFilter, err)
+			return nil, "", nil
+		}
+		filter = f
 	}
 	if j.bench != "" {
 		return j.newCmdSampler(ctx, c, slots, filter)

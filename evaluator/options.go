@@ -60,6 +60,10 @@ type Options struct {
 	Logger *slog.Logger
 	Events chan<- Event // nil discards; the receiver must keep draining until Run returns
 
+	// calibrateTarget is one Go benchmark sample's calibrated run time; 0
+	// is the default. Tests shorten it.
+	calibrateTarget time.Duration
+
 	// treeID computes a candidate's content id; nil is candidate.TreeID.
 	// Tests set it to hold one candidate's resolve back.
 	treeID func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error)
