@@ -61,6 +61,7 @@ type job struct {
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string          // import path -> base test binary
 	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
+	skipped  map[string]bool            // package.benchmark -> prints no result at base
 	// stop, once set, is a problem of the whole job found in phase 2 (a
 	// filter that selects nothing): no further candidate is measured, and
 	// Run returns it.
@@ -123,6 +124,7 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 
 		baseBins: map[string]string{},
 		calib:    map[string][]gobench.Count{},
+		skipped:  map[string]bool{},
 	}
 	j.log = opts.Logger.With("component", "evaluator", "job", j.id)
 	if _, err := os.Stat(filepath.Join(opts.Repo, "go.mod")); err == nil {

@@ -211,11 +211,13 @@ func (j *job) baseBinary(ctx context.Context, slot *worktreepool.Slot, p gobench
 // of tops, the error wraps ErrBenchFilter and lists what exists.
 func (j *job) calibrated(ctx context.Context, tops []*goBench, filter *gobench.Filter) ([]*goBench, error) {
 	var out []*goBench
+	skipped := false
 	for _, top := range tops {
 		counts, err := j.calibration(ctx, top, filter)
 		if err != nil {
 			return nil, err
 		}
+		skipped = skipped || j.skipped[top.pkg.ImportPath+"."+top.name]
 		for _, cnt := range counts {
 			if filter != nil && !filter.Match(cnt.Bench) {
 				continue
@@ -225,7 +227,7 @@ func (j *job) calibrated(ctx context.Context, tops []*goBench, filter *gobench.F
 			out = append(out, &b)
 		}
 	}
-	if len(out) == 0 && filter != nil {
+	if len(out) == 0 && filter != nil && !skipped {
 		return nil, fmt.Errorf("%w: --bench-filter %q matches no benchmark; the benchmarks are: %s",
 			ErrBenchFilter, filter, j.allNames(ctx, tops))
 	}
@@ -246,10 +248,11 @@ func (j *job) calibration(ctx context.Context, b *goBench, filter *gobench.Filte
 		// The filter's sub-benchmark parts select none of its subs.
 		counts = nil
 	case errors.As(err, &nr):
-		j.warn(ctx, "%s (%s) prints no benchmark result at base, so it is not measured; it said:\n%s\n"+
-			"If it needs arguments (a data directory, a flag), pass them with --bench-arg, e.g. --bench-arg -datadir=DIR",
+		j.warn(ctx, "%s (%s) prints no benchmark result at base, so it is not measured; "+
+			"if it needs arguments (a data directory, a flag), pass them with --bench-arg, e.g. --bench-arg -datadir=DIR. It said:\n%s",
 			b.name, b.pkg.ImportPath, indent(nr.Said))
 		counts = nil
+		j.skipped[key] = true
 	case err != nil:
 		return nil, fmt.Errorf("calibrate %s on base: %w", b.name, err)
 	}
