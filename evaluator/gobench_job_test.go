@@ -180,3 +180,25 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 		})
 	}
 }
+
+// TestRun_BenchCommandFilterNothing: with a --bench command, a filter that
+// matches none of the benchmarks it prints stops the job at the first base
+// sample, listing what it prints, and fails no candidate.
+func TestRun_BenchCommandFilterNothing(t *testing.T) {
+	h := newHarness(t, map[string]string{
+		"test.sh":  "true\n",
+		"bench.sh": "echo 'BenchmarkOps/Prev-2   1000   5000 ns/op'\necho 'BenchmarkOps/Next-2   1000   6000 ns/op'\n",
+	})
+	rep, err := h.run(t, context.Background(), 2, Options{
+		Candidates: []candidate.Candidate{filesCand("a", map[string]string{"x": "1"}), filesCand("b", map[string]string{"x": "2"})},
+		Test:       "sh test.sh", Bench: "sh bench.sh", BenchFilter: "BenchmarkOps/Seek", MaxPairs: 6,
+	})
+	if !errors.Is(err, ErrBenchFilter) || !strings.Contains(err.Error(), "BenchmarkOps/Prev, BenchmarkOps/Next") {
+		t.Fatalf("err = %v; want ErrBenchFilter listing BenchmarkOps/Prev, BenchmarkOps/Next", err)
+	}
+	for _, c := range rep.Candidates {
+		if c.Verdict == VerdictFailed || !strings.Contains(c.Note, "not measured") {
+			t.Errorf("%s: %s (%v), note %q; want not failed, not measured", c.Name, c.Verdict, c.Failure, c.Note)
+		}
+	}
+}
