@@ -255,7 +255,7 @@ func isShallow(ctx context.Context, r repo) bool {
 // comment to GitHub's step summary, and the report in format to stdout.
 func writeCIOutputs(out string, pr pullRequest, rep *evaluator.Report, g gate, stdout io.Writer, format string) error {
 	var comment, full, js bytes.Buffer
-	if err := writeComment(&comment, rep, g); err != nil {
+	if err := writeComment(&comment, rep, g, out); err != nil {
 		return err
 	}
 	if err := writeMarkdown(&full, rep); err != nil {

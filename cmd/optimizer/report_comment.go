@@ -16,8 +16,9 @@ const commentMarker = "<!-- optimizer ci -->"
 // writeComment writes the pull request comment for the head g judged: a
 // one-line headline (verdict, speedup and interval, the gate), a table of
 // only the benchmarks that changed significantly, and everything else
-// folded in <details>. It names no path of the machine it ran on.
-func writeComment(w io.Writer, rep *evaluator.Report, g gate) error {
+// folded in <details>. It names no path of the machine it ran on: paths
+// under the repository, or under any of roots, are made relative.
+func writeComment(w io.Writer, rep *evaluator.Report, g gate, roots ...string) error {
 	var buf bytes.Buffer
 	ew := &errWriter{w: &buf}
 	c := g.head
@@ -59,7 +60,11 @@ func writeComment(w io.Writer, rep *evaluator.Report, g gate) error {
 	if ew.err != nil {
 		return ew.err
 	}
-	_, err := w.Write(scrubPaths(buf.Bytes(), rep.Repo))
+	b := buf.Bytes()
+	for _, root := range append(roots, rep.Repo) {
+		b = scrubPaths(b, root)
+	}
+	_, err := w.Write(b)
 	return err
 }
 
