@@ -137,17 +137,30 @@ func otherReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	return s
 }
 
-// slowerBenchmarks names the benchmarks that make a candidate mixed: those
-// of SlowerOn, or, in a report without it, those whose interval lies below
-// the threshold.
+// benchSlower reports whether benchmark b of c is significantly slower by
+// more than the threshold, as the evaluator judged it (c.SlowerOn); in a
+// report from before benchmarks had a level, by b's interval.
+func benchSlower(c evaluator.CandidateResult, b evaluator.BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.SlowerOn, b.Name)
+	}
+	return significantlySlower(b, minSpeedup)
+}
+
+// benchFaster is benchSlower's twin: significantly faster by at least the
+// threshold (c.FasterOn).
+func benchFaster(c evaluator.CandidateResult, b evaluator.BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.FasterOn, b.Name)
+	}
+	return !b.Exact && b.CI[0] >= 1+minSpeedup
+}
+
+// slowerBenchmarks names the benchmarks that make a candidate mixed.
 func slowerBenchmarks(c evaluator.CandidateResult, minSpeedup float64) string {
 	var out []string
 	for _, b := range c.Benchmarks {
-		slower := !b.Exact && b.CI[1] > 0 && b.CI[1] < 1/(1+minSpeedup)
-		if c.SlowerOn != nil {
-			slower = !b.Exact && slices.Contains(c.SlowerOn, b.Name)
-		}
-		if slower {
+		if benchSlower(c, b, minSpeedup) {
 			out = append(out, fmt.Sprintf("%s %s is significantly slower (%s %s)", b.Name, b.Unit, speedupText(b.Speedup), ciText(b.CI)))
 		}
 	}
