@@ -101,8 +101,10 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("SkipAtBase", func(t *testing.T) {
-		// drop has no huge BenchmarkSpan sub-benchmark: it exists only at base.
-		drop := filesCand("drop", map[string]string{"ops/ops_test.go": strings.Replace(opsRepo["ops/ops_test.go"], "1, 100000", "1", 1)})
+		// drop has no huge BenchmarkSpan sub-benchmark: it exists only at
+		// base. It adds BenchmarkNew, which exists only in drop.
+		drop := filesCand("drop", map[string]string{"ops/ops_test.go": strings.Replace(opsRepo["ops/ops_test.go"], "1, 100000", "1", 1) +
+			"\nfunc BenchmarkNew(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tsink = Work(2)\n\t}\n}\n"})
 		rep, err := h.run(t, ctx, 2, opsOptions("", nil, opsCand("a"), drop))
 		if err != nil {
 			t.Fatal(err)
@@ -127,6 +129,9 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(rep.Warnings, "\n"), "BenchmarkSpan/size-100000 prints no result in candidate drop") {
 			t.Errorf("no warning that BenchmarkSpan/size-100000 exists only at base: %q", rep.Warnings)
+		}
+		if !strings.Contains(strings.Join(rep.Warnings, "\n"), "BenchmarkNew (example.com/ops/ops) exists only in candidate drop") {
+			t.Errorf("no warning that BenchmarkNew exists only in drop: %q", rep.Warnings)
 		}
 		// Each sub-benchmark ran with its own count: the tiny one far more
 		// iterations than the huge one.

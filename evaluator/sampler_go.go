@@ -165,6 +165,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 				return nil, "", &Failure{Kind: FailBuild, Message: "build benchmarks: " + err.Error()}
 			}
 			bins[b.pkg.ImportPath] = bin
+			j.candidateOnly(ctx, c, b.pkg, bin, filepath.Join(candSlot.Dir(), b.pkg.Dir), filter)
 		}
 		b.candBin, b.candDir = bin, filepath.Join(candSlot.Dir(), b.pkg.Dir)
 	}
@@ -172,6 +173,20 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	c.measured = &measured{goBench: benches}
 	j.mu.Unlock()
 	return &goSampler{j: j, c: c, benches: benches, cpu: j.cpu(), extra: j.opts.BenchArgs}, "", nil
+}
+
+// candidateOnly warns about the benchmarks of pkg that only c's binary has:
+// base has no side for them, so they are not measured.
+func (j *job) candidateOnly(ctx context.Context, c *cand, pkg gobench.Package, bin, dir string, filter *gobench.Filter) {
+	names, err := gobench.List(ctx, bin, dir)
+	if err != nil {
+		return // the samples will say what is wrong with the binary
+	}
+	for _, name := range names {
+		if !slices.Contains(pkg.Benchmarks, name) && (filter == nil || filter.MatchTop(name)) {
+			j.warn(ctx, "%s (%s) exists only in candidate %s, not at base, so it is not measured", name, pkg.ImportPath, c.c.Name)
+		}
+	}
 }
 
 // listTops lists the top-level benchmarks of pkgs, for a message.

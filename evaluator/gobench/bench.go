@@ -171,3 +171,23 @@ func skips(out []byte) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// List returns the top-level benchmarks that test binary bin has, in the
+// order it lists them ("-test.list=^Benchmark"), without running any.
+func List(ctx context.Context, bin, dir string) ([]string, error) {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	res, err := run(ctx, filepath.Base(bin), proc.Cmd{Dir: dir, Args: []string{bin, "-test.list=^Benchmark"}, CPU: -1})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(string(res.Output), "\n") {
+		if line = strings.TrimSpace(line); isBenchName(line) {
+			names = append(names, line)
+		}
+	}
+	return names, nil
+}

@@ -79,6 +79,22 @@ func TestCalibrate_Sub(t *testing.T) {
 	}
 }
 
+func TestList(t *testing.T) {
+	bin, dir := testBinary(t)
+	names, err := List(context.Background(), bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"BenchmarkAlloc", "BenchmarkSpan", "BenchmarkData"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("List = %q, want %s among them", names, want)
+		}
+	}
+	if slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "/") }) {
+		t.Errorf("List = %q, want top-level names only", names)
+	}
+}
+
 // TestCalibrate_Filter checks that a filter's sub-benchmark parts narrow
 // calibration to the sub-benchmarks they select.
 func TestCalibrate_Filter(t *testing.T) {
