@@ -68,17 +68,17 @@ type Request struct {
 // Parent is the candidate a repair or a refine starts from, with what the
 // job found: its failure, or its speedup and profile.
 type Parent struct {
-	Name        string                    `json:"name"`
-	Patch       string                    `json:"patch,omitempty"`
-	Files       map[string]*string        `json:"files,omitempty"`
-	Verdict     string                    `json:"verdict"`
-	Failure     *evaluator.Failure        `json:"failure,omitempty"`
-	Speedup     float64                   `json:"speedup,omitempty"`
-	CI          *[2]float64               `json:"ci,omitempty"`
-	Benchmarks  []evaluator.BenchResult   `json:"benchmarks,omitempty"`
-	Profile     any                       `json:"profile,omitempty"`
-	Explanation string                    `json:"explanation,omitempty"`
-	Lineage     []string                  `json:"lineage,omitempty"` // its ancestors, oldest first
+	Name        string                  `json:"name"`
+	Patch       string                  `json:"patch,omitempty"`
+	Files       map[string]*string      `json:"files,omitempty"`
+	Verdict     string                  `json:"verdict"`
+	Failure     *evaluator.Failure      `json:"failure,omitempty"`
+	Speedup     float64                 `json:"speedup,omitempty"`
+	CI          *[2]float64             `json:"ci,omitempty"`
+	Benchmarks  []evaluator.BenchResult `json:"benchmarks,omitempty"`
+	Profile     any                     `json:"profile,omitempty"`
+	Explanation string                  `json:"explanation,omitempty"`
+	Lineage     []string                `json:"lineage,omitempty"` // its ancestors, oldest first
 }
 
 // A call is the outcome of running a generator once.

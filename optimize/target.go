@@ -223,9 +223,9 @@ func readProfile(file string) (*profile.Profile, error) {
 // share and resolves the top n at base.
 func hottest(ctx context.Context, repo, base, dir string, profs []*profile.Profile, n int) ([]Target, error) {
 	type fn struct {
-		name, file      string
-		flat, cum       int64
-		lines           map[int64]int64
+		name, file string
+		flat, cum  int64
+		lines      map[int64]int64
 	}
 	fns := map[string]*fn{}
 	var total int64
@@ -265,7 +265,9 @@ func hottest(ctx context.Context, repo, base, dir string, profs []*profile.Profi
 	for _, f := range fns {
 		all = append(all, f)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].cum > all[j].cum || (all[i].cum == all[j].cum && all[i].name < all[j].name) })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].cum > all[j].cum || (all[i].cum == all[j].cum && all[i].name < all[j].name)
+	})
 	var top []FuncShare
 	for _, f := range all[:min(10, len(all))] {
 		top = append(top, FuncShare{Name: f.name, Flat: share(f.flat, total), Cum: share(f.cum, total)})

@@ -25,8 +25,8 @@ const (
 
 // demoOptions are the flags of optimizer demo.
 type demoOptions struct {
-	Dir     string // where to write the repo and candidates; "" is a temp dir
-	Keep    bool   // keep the directory afterwards
+	Dir      string // where to write the repo and candidates; "" is a temp dir
+	Keep     bool   // keep the directory afterwards
 	Format   string
 	Verbose  bool
 	Optimize bool // run the optimisation loop with the example generator instead
