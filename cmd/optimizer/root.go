@@ -93,6 +93,8 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 		newGCCmd(stdout),
 		newWatchCmd(stdout, stderr),
 		newCICmd(stdout, stderr),
+		newOptimizeCmd(stdout, stderr),
+		newDemoGeneratorCmd(stdout),
 	)
 	setup(root, stdout, stderr)
 	addCompletions(root)
