@@ -44,6 +44,7 @@ func TestResolveTargets(t *testing.T) {
 		{spec: "sumsq.go:SumSquares", want: "sumsq.SumSquares"},
 		{spec: "sumsq.Nothing", err: "no such function"},
 		{spec: "words.go:SumSquares", err: "no such function"},
+		{spec: "sumsq/sumsq_test.go.txt:x", err: "no such function"},
 	} {
 		t.Run(tt.spec, func(t *testing.T) {
 			got, err := ResolveTargets(context.Background(), repo, base, []string{tt.spec})
@@ -293,5 +294,18 @@ func TestLoop_EditInPlace(t *testing.T) {
 	}
 	if after := repoState(t, env.repo); after != before {
 		t.Errorf("the edit-in-place generator changed the repository:\nbefore %s\nafter %s", before, after)
+	}
+}
+
+// TestResolveTargets_OtherLanguage: path:name on a file that is not Go
+// source targets the whole file.
+func TestResolveTargets_OtherLanguage(t *testing.T) {
+	repo, base := newTestRepo(t)
+	got, err := ResolveTargets(context.Background(), repo, base, []string{"go.mod:the module"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got[0]; g.Name != "the module" || g.File != "go.mod" || !strings.Contains(g.Source, "module example.com/fixture") {
+		t.Errorf("got %+v", g)
 	}
 }

@@ -67,8 +67,9 @@ func (f goFunc) target() Target {
 }
 
 // ResolveTargets finds each spec at base in repo: "pkg.Func", "pkg.T.Method",
-// "Func", or "path/file.go:Func". A spec that matches no function, or more
-// than one, is an error naming what it matched.
+// "Func", or "path/file.go:Func" for Go; "path/file:name" for a file of
+// another language, whose whole text is the target. A spec that matches no
+// function, or more than one, is an error naming what it matched.
 func ResolveTargets(ctx context.Context, repo, base string, specs []string) ([]Target, error) {
 	funcs, err := baseFuncs(ctx, repo, base)
 	if err != nil {
@@ -76,6 +77,10 @@ func ResolveTargets(ctx context.Context, repo, base string, specs []string) ([]T
 	}
 	var out []Target
 	for _, spec := range specs {
+		if t, ok := fileTarget(ctx, repo, base, spec); ok {
+			out = append(out, t)
+			continue
+		}
 		var match []goFunc
 		for _, f := range funcs {
 			if matches(f, spec) {
@@ -96,6 +101,21 @@ func ResolveTargets(ctx context.Context, repo, base string, specs []string) ([]T
 		}
 	}
 	return out, nil
+}
+
+// fileTarget resolves "path:name" where path is a file at base that is not
+// Go source: the target is the whole file, and name is what the request
+// calls it (a function of another language, say).
+func fileTarget(ctx context.Context, repo, base, spec string) (Target, bool) {
+	file, name, ok := strings.Cut(spec, ":")
+	if !ok || strings.HasSuffix(file, ".go") || name == "" {
+		return Target{}, false
+	}
+	src, err := gitRead(ctx, repo, "show", base+":"+file)
+	if err != nil {
+		return Target{}, false
+	}
+	return Target{Name: name, File: file, Line: 1, EndLine: strings.Count(string(src), "\n") + 1, Source: string(src)}, true
 }
 
 func matches(f goFunc, spec string) bool {
