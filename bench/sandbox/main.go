@@ -121,10 +121,14 @@ func aa(ctx context.Context, pairs int, target time.Duration, bin, dir string, b
 		cpu = 0
 	}
 	const name = "BenchmarkSumSquares"
-	iters, err := gobench.Calibrate(ctx, bin, dir, name, target, gobench.Place{CPU: cpu})
+	counts, err := gobench.Calibrate(ctx, bin, dir, "^"+name+"$", target, gobench.Place{CPU: cpu}, nil)
 	if err != nil {
 		return err
 	}
+	if len(counts) != 1 {
+		return fmt.Errorf("calibrate %s: %d results, want 1", name, len(counts))
+	}
+	iters := counts[0].N
 	sample := func(sandboxed bool) (float64, error) {
 		at := gobench.Place{CPU: cpu}
 		if sandboxed {
