@@ -54,6 +54,7 @@ type job struct {
 	warnings       []string
 	noise          *Noise
 	profileSummary any
+	profileNote    string // why the winner has no profile, when it has none by design
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string // import path -> base test binary
@@ -278,6 +279,7 @@ func (j *job) report() *Report {
 	if j.profileSummary != nil {
 		rep.Profile = j.profileSummary
 	}
+	rep.ProfileNote = j.profileNote
 	rep.Noise = j.noise
 	return rep
 }

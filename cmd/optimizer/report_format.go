@@ -65,7 +65,8 @@ func reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 		if c.Failure == nil {
 			return "failed"
 		}
-		return fmt.Sprintf("%s failure: %s", c.Failure.Kind, firstLine(c.Failure.Message))
+		first, _, _ := strings.Cut(strings.TrimSpace(c.Failure.Message), "\n")
+		return fmt.Sprintf("%s failure: %s", c.Failure.Kind, first)
 	case evaluator.VerdictDuplicate:
 		if c.DuplicateOf == "base" {
 			return "produces base's own tree: it changes nothing, so it was not run"
@@ -115,15 +116,25 @@ func failureDetails(f *evaluator.Failure, maxLines int) (tests string, output []
 	if len(f.Tests) > 0 {
 		tests = listSome(f.Tests, 8)
 	}
-	out := strings.TrimRight(f.Output, "\n")
-	if out == "" {
-		return tests, nil
-	}
-	lines := strings.Split(out, "\n")
-	if len(lines) > maxLines {
-		lines = append(lines[:maxLines:maxLines], fmt.Sprintf("[… %d more lines]", len(lines)-maxLines))
+	lines, more := evaluator.KeyLines(f.Output, maxLines)
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("[… %d more lines]", more))
 	}
 	return tests, lines
+}
+
+// messageRest is what a failure's message says after its first line, such as
+// the last lines a failing command wrote: at most maxLines of them, the last.
+func messageRest(msg string, maxLines int) []string {
+	_, rest, ok := strings.Cut(strings.TrimSpace(msg), "\n")
+	if !ok {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(rest, "\n"), "\n")
+	if len(lines) > maxLines {
+		lines = lines[len(lines)-maxLines:]
+	}
+	return lines
 }
 
 func firstLine(s string) string {

@@ -53,6 +53,9 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 			return err
 		}
 	}
+	if rep.ProfileNote != "" {
+		fmt.Fprintf(ew, "\nNot profiled: %s.\n", mdText(rep.ProfileNote))
+	}
 	if n := rep.Noise; n != nil {
 		fmt.Fprintf(ew, "\nNoise floor: ±%s%% (base against itself, %d pairs).\n", percent(n.Floor), n.Pairs)
 	}
@@ -82,6 +85,9 @@ func writeMarkdownFailure(w io.Writer, f *evaluator.Failure) {
 	tests, out := failureDetails(f, outputLines)
 	if tests != "" {
 		fmt.Fprintf(w, "  - tests: %s\n", mdText(tests))
+	}
+	if f != nil {
+		out = append(messageRest(f.Message, outputLines), out...)
 	}
 	if len(out) == 0 {
 		return

@@ -26,6 +26,9 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}
+		for _, l := range messageRest(c.Failure.Message, outputLines) {
+			fmt.Fprintf(ew, "    %s\n", l)
+		}
 		tests, out := failureDetails(c.Failure, outputLines)
 		if tests != "" {
 			fmt.Fprintf(ew, "    tests: %s\n", tests)
@@ -45,6 +48,9 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if err := p.WriteText(ew); err != nil {
 			return err
 		}
+	}
+	if rep.ProfileNote != "" {
+		fmt.Fprintf(ew, "\nnot profiled: %s\n", rep.ProfileNote)
 	}
 	if n := rep.Noise; n != nil {
 		fmt.Fprintf(ew, "\nnoise floor: ±%s%% (base against itself, %d pairs)\n", percent(n.Floor), n.Pairs)
