@@ -62,6 +62,9 @@ type runOptions struct {
 
 	// Kind is recorded in the store: run or demo. Not a flag.
 	Kind string `json:"-"`
+	// ParallelFrom names where -j came from when it was not the command
+	// line: optimizer.toml, or "" for the flag or the default.
+	ParallelFrom string `json:"-"`
 }
 
 // defaultRunOptions are the values before flags and optimizer.toml.
@@ -212,6 +215,9 @@ func mergeConfig(flags *pflag.FlagSet, path string) error {
 		}
 		f := flags.Lookup(key)
 		if f == nil {
+			if near := closestFlag(flags, key); near != "" {
+				return usageErrorf("%s: unknown key %q: did you mean %q? (keys are the long flag names of optimizer run)", path, key, near)
+			}
 			return usageErrorf("%s: unknown key %q (keys are the long flag names of optimizer run)", path, key)
 		}
 		if f.Changed {

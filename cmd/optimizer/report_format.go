@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/profiler"
 )
 
 // writeReport writes rep in format: text, json or markdown.
@@ -121,6 +122,22 @@ func failureDetails(f *evaluator.Failure, maxLines int) (tests string, output []
 		lines = append(lines, fmt.Sprintf("[… %d more lines]", more))
 	}
 	return tests, lines
+}
+
+// writeProfileFiles lists the raw profiles a job keeps, and how to compare
+// them with pprof.
+func writeProfileFiles(w io.Writer, profile any) {
+	s, ok := profile.(*profiler.Summary)
+	if !ok || s == nil || len(s.Files) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nprofiles kept:")
+	for _, f := range s.Files {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if s.SampleType == "cpu" && len(s.Files) >= 2 {
+		fmt.Fprintf(w, "compare them with: go tool pprof -diff_base %s %s\n", s.Files[0], s.Files[1])
+	}
 }
 
 // messageRest is what a failure's message says after its first line, such as

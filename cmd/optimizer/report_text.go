@@ -48,6 +48,7 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if err := p.WriteText(ew); err != nil {
 			return err
 		}
+		writeProfileFiles(ew, rep.Profile)
 	}
 	if rep.ProfileNote != "" {
 		fmt.Fprintf(ew, "\nnot profiled: %s\n", rep.ProfileNote)
@@ -70,7 +71,7 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 		state = "finished"
 	}
 	fmt.Fprintf(w, "job %s: %s in %.1fs\n", rep.Job, state, rep.Seconds)
-	fmt.Fprintf(w, "repo %s at base %s, %d slots, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), rep.Parallel, percent(rep.MinSpeedup))
+	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 

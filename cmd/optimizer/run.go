@@ -51,8 +51,12 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	onCommandLine := cmd.Flags().Changed("parallel-candidates")
 	if err := mergeConfig(cmd.Flags(), filepath.Join(r.Root, configFile)); err != nil {
 		return err
+	}
+	if !onCommandLine && cmd.Flags().Changed("parallel-candidates") {
+		o.ParallelFrom = configFile
 	}
 	return o.validate()
 }
@@ -73,8 +77,11 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	n, why := slots(o.Parallel, len(cands), thisMachine())
-	fmt.Fprintf(stderr, "optimizer: %d candidates against %s at %s, %d slots (%s)\n",
-		len(cands), o.Base, base[:12], n, why)
+	if o.ParallelFrom != "" {
+		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
+	}
+	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, %s (%s)\n",
+		plural(len(cands), "candidate"), o.Base, base[:12], plural(n, "slot"), why)
 
 	db, err := openStore(ctx, r.storePath(o.DB))
 	if err != nil {
