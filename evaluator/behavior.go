@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -481,6 +482,16 @@ func isGoTestJSON(cmd string) bool {
 func (j *job) baselineKey() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s/%s\x00%s", j.opts.Base, j.test, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	if j.opts.Setup != "" || len(j.opts.CopyFiles) > 0 {
+		// What setup makes, and the files copied in, change what tests do.
+		// The files are hashed as they are now; what setup makes is known
+		// only by its command.
+		fmt.Fprintf(h, "\x00setup=%s", j.opts.Setup)
+		for _, f := range j.opts.CopyFiles {
+			b, _ := os.ReadFile(filepath.Join(j.opts.Repo, filepath.FromSlash(f)))
+			fmt.Fprintf(h, "\x00copy=%s\x00%x", f, sha256.Sum256(b))
+		}
+	}
 	for _, k := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOTOOLCHAIN", "PATH"} {
 		fmt.Fprintf(h, "\x00%s=%s", k, os.Getenv(k))
 	}

@@ -41,12 +41,13 @@ type job struct {
 	db     *store.DB
 	log    *slog.Logger
 	start  time.Time
-	goMod  bool   // the repo root holds a go.mod
-	test   string // effective test command
-	goTest bool   // test output is go test -json
-	bench  string // effective bench command; "" means Go benchmarks
-	noBen  bool   // no benchmark phase
-	tmp    string // scratch directory for binaries, removed at the end
+	goMod  bool                    // the repo root holds a go.mod
+	test   string                  // effective test command
+	goTest bool                    // test output is go test -json
+	bench  string                  // effective bench command; "" means Go benchmarks
+	noBen  bool                    // no benchmark phase
+	tmp    string                  // scratch directory for binaries, removed at the end
+	abort  context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
 
 	mu             sync.Mutex
 	cands          []*cand
@@ -85,9 +86,16 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
-	base := j.startBaseline(ctx)
+	jctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	j.abort = abort
+	base := j.startBaseline(jctx)
 	defer base.stop()
-	err = j.phases(ctx, base)
+	err = j.phases(jctx, base)
+	var setupErr *SetupError
+	if cause := context.Cause(jctx); ctx.Err() == nil && errors.As(cause, &setupErr) {
+		err = setupErr // a slot could not be prepared: the job stopped
+	}
 	rep := j.report()
 	state := "finished"
 	switch {
@@ -137,6 +145,9 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		j.noBen = !j.goMod
 	default:
 		j.bench = opts.Bench
+	}
+	if opts.Setup != "" || len(opts.CopyFiles) > 0 {
+		j.pool = &preparedPool{Pool: pool, j: j}
 	}
 	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", scratchPrefix, os.Getpid()))
 	if err != nil {

@@ -36,6 +36,14 @@ type Options struct {
 	Parallel   int // effective N; the pool must have been opened with it
 
 	Test    string        // shell line; "" detects (go test -json ./... for a Go module)
+	// Setup is a shell line run in each slot whenever it is lent, before
+	// tests or benchmarks: after CopyFiles are copied in. It fails the job,
+	// not a candidate, when it exits non-zero.
+	Setup string
+	// CopyFiles lists files, relative to Repo and slash-separated, that are
+	// copied from the user's working tree into each slot whenever it is
+	// lent: ignored files the project needs, which a new worktree lacks.
+	CopyFiles []string
 	Bench   string        // shell line; "" detects (Go benchmarks of touched packages); "none" disables
 	Timeout time.Duration // one run of the test command
 

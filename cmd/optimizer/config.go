@@ -58,6 +58,10 @@ type runOptions struct {
 	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
 	All           bool          `json:"all,omitempty"`
 	SlotMemory    string        `json:"slot_memory,omitempty"`
+	Setup         string        `json:"setup,omitempty"`
+	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
+	// copyFiles are the files CopyIgnored matched, found by configure.
+	copyFiles []string
 	Verbose       bool          `json:"-"`
 
 	// Kind is recorded in the store: run or demo. Not a flag.
@@ -114,6 +118,8 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
 	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, "cap each process of a test or bench command at this much memory, such as 4G (prlimit --as; default none)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
+	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
+	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")
 }
 
 // validate checks values that flags and optimizer.toml cannot check by type.

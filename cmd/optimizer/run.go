@@ -58,7 +58,11 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 	if !onCommandLine && cmd.Flags().Changed("parallel-candidates") {
 		o.ParallelFrom = configFile
 	}
-	return o.validate()
+	if err := o.validate(); err != nil {
+		return err
+	}
+	o.copyFiles, err = ignoredFiles(ctx, r.Root, o.CopyIgnored)
+	return err
 }
 
 // runJob is optimizer run: resolve the job, open the store and the pool,
@@ -192,6 +196,8 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		Candidates:  cands,
 		Parallel:    n,
 		Test:        o.Test,
+		Setup:       o.Setup,
+		CopyFiles:   o.copyFiles,
 		Bench:       o.Bench,
 		Timeout:     o.Timeout,
 		MinSpeedup:  o.MinSpeedup / 100,
