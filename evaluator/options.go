@@ -36,6 +36,8 @@ type Options struct {
 	Parallel   int // effective N; the pool must have been opened with it
 
 	Test    string        // shell line; "" detects (go test -json ./... for a Go module)
+	Bench   string        // shell line; "" detects (Go benchmarks of touched packages); "none" disables
+	Timeout time.Duration // one run of the test command
 	// Setup is a shell line run in each slot whenever it is lent, before
 	// tests or benchmarks: after CopyFiles are copied in. It fails the job,
 	// not a candidate, when it exits non-zero.
@@ -44,8 +46,6 @@ type Options struct {
 	// copied from the user's working tree into each slot whenever it is
 	// lent: ignored files the project needs, which a new worktree lacks.
 	CopyFiles []string
-	Bench   string        // shell line; "" detects (Go benchmarks of touched packages); "none" disables
-	Timeout time.Duration // one run of the test command
 
 	MinSpeedup  float64 // fraction, 0.05 = 5%
 	MinPairs    int

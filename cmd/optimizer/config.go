@@ -60,9 +60,10 @@ type runOptions struct {
 	SlotMemory    string        `json:"slot_memory,omitempty"`
 	Setup         string        `json:"setup,omitempty"`
 	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
+	Verbose       bool          `json:"-"`
+
 	// copyFiles are the files CopyIgnored matched, found by configure.
 	copyFiles []string
-	Verbose       bool          `json:"-"`
 
 	// Kind is recorded in the store: run or demo. Not a flag.
 	Kind string `json:"-"`
