@@ -56,6 +56,7 @@ type job struct {
 	noise          *Noise
 	profileSummary any
 	profileNote    string // why the winner has no profile, when it has none by design
+	warned         map[string]bool
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string // import path -> base test binary
@@ -253,6 +254,20 @@ func (j *job) warn(ctx context.Context, format string, args ...any) {
 	j.log.Warn(msg)
 	j.emit(Event{Kind: EventWarning, Message: msg})
 	j.event(ctx, "warning", "", msg)
+}
+
+// warnOnce reports whether the warning of this kind is the job's first.
+func (j *job) warnOnce(kind string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.warned[kind] {
+		return false
+	}
+	if j.warned == nil {
+		j.warned = map[string]bool{}
+	}
+	j.warned[kind] = true
+	return true
 }
 
 // settle gives a candidate its final verdict: it is recorded and reported at once.

@@ -82,7 +82,9 @@ survivors are benchmarked one at a time against base; the winner is profiled.
 Everything is recorded in SQLite. The repository itself is never touched,
 except by 'optimizer apply'.
 
-Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
+Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).
+
+` + benchContract
 	root.AddCommand(
 		newRunCmd("run", stdout, stderr),
 		newDemoCmd(stdout, stderr),

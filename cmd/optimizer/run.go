@@ -30,6 +30,7 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use + " [flags]",
 		Short: "Evaluate candidates against a base commit (the default command)",
+		Long:  "Evaluate candidates against a base commit.\n\n" + benchContract,
 		Example: `  optimizer -j 4 --candidates ./candidates
   optimizer --candidate-ref feature --base main --format markdown`,
 		Args: cobra.NoArgs,
@@ -43,6 +44,23 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	o.register(cmd.Flags())
 	return cmd
 }
+
+// benchContract is what a --bench command must do, for --help.
+const benchContract = `The bench command (--bench CMD) runs with sh -c in a slot, once per sample.
+Base and candidate alternate in pairs (a coin picks which side goes first),
+from --min-pairs up to --max-pairs pairs or --bench-budget per candidate,
+pinned to one CPU, with nothing else running. What is judged:
+  - the lines it prints in the Go benchmark format, when there are any:
+      BenchmarkName ITERATIONS VALUE UNIT [VALUE UNIT ...]
+      BenchmarkParse 1 183000 ns/op 512 B/op
+    each name and unit is a metric; print ns/op (lower is faster), and
+    B/op and allocs/op are reported, not judged;
+  - otherwise its wall time (with --metric cpu, its user+sys CPU time).
+So the command must do the same work on every run and exit 0. A timer that
+calibrates its own loop count (python -m timeit) runs for about the same time
+whatever the code does: print its time per loop as a Go benchmark line
+instead. optimizer warns when a command's output looks self-calibrated, or
+when its time stays the same while the numbers it prints change.`
 
 // configure merges optimizer.toml at the repo root under the flags given,
 // then validates the result.

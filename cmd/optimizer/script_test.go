@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -36,6 +38,13 @@ func TestScript(t *testing.T) {
 			)
 			env.Vars = append(env.Vars, goEnv...)
 			return nil
+		},
+		// [long]: the long tests are on (OPTIMIZER_LONG_TESTS=1, as .ci/run sets).
+		Condition: func(cond string) (bool, error) {
+			if cond == "long" {
+				return testenv.LongOn(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":     cmdExits,
