@@ -19,6 +19,7 @@ const (
 	exitError      = 1
 	exitUsage      = 2
 	exitRegression = 3
+	exitHeadFailed = 4 // optimizer ci: the pull request's head itself failed
 )
 
 var (
@@ -48,6 +49,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &ue):
 		return exitUsage
+	case errors.Is(err, errHeadFailed):
+		return exitHeadFailed
 	case errors.Is(err, errRegression):
 		return exitRegression
 	default:
@@ -82,7 +85,8 @@ survivors are benchmarked one at a time against base; the winner is profiled.
 Everything is recorded in SQLite. The repository itself is never touched,
 except by 'optimizer apply'.
 
-Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).
+Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
+4 the head failed (optimizer ci).
 
 ` + benchContract
 	root.AddCommand(
@@ -94,6 +98,7 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).
 		newApplyCmd(stdout, stderr),
 		newGCCmd(stdout),
 		newWatchCmd(stdout, stderr),
+		newCICmd(stdout, stderr),
 	)
 	root.Version = version()
 	root.SuggestionsMinimumDistance = 2
