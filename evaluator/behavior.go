@@ -37,8 +37,9 @@ type testOutcome struct {
 
 // BaseTestError is the job's error when the test command cannot run at
 // base: the shell could not find or execute it (exit 127 or 126), or it
-// exited non-zero having printed nothing to stdout, as a runner that is not
-// installed does. No candidate can be judged by such a command.
+// exited non-zero having printed nothing to stdout and nothing that reads
+// like a test run on stderr, as a runner that is not installed does. No
+// candidate can be judged by such a command.
 type BaseTestError struct {
 	Exit   int
 	Output string // the tail of its output: its stderr, when stdout was empty
@@ -66,7 +67,7 @@ func cannotRun(out *testOutcome) *BaseTestError {
 	if out.TimedOut || out.Exit == 0 || out.Exit < 0 {
 		return nil
 	}
-	if out.Exit == 127 || out.Exit == 126 || out.Stdout == 0 {
+	if out.Exit == 127 || out.Exit == 126 || (out.Stdout == 0 && !ranTests(out.Output)) {
 		return &BaseTestError{Exit: out.Exit, Output: tail(stripEscapes(out.Output), 20)}
 	}
 	return nil

@@ -61,3 +61,12 @@ func KeyLines(output string, n int) (lines []string, more int) {
 	}
 	return lines, len(all) - len(lines)
 }
+
+// testRun matches the lines by which test runners that write to stderr
+// (jest, Python's unittest) show that tests ran: a summary, or a verdict.
+var testRun = regexp.MustCompile(`(?mi)^\s*(?:tests?:\s.*\d|ran \d+ tests?\b|(?:fail|pass|ok|not ok)\b|--- (?:fail|pass)\b|failed \(|.*\b\d+ (?:passed|failed|passing|failing)\b)`)
+
+// ranTests says whether a command's output shows that tests ran.
+func ranTests(output string) bool {
+	return testRun.MatchString(stripEscapes(output))
+}
