@@ -99,6 +99,8 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 		newGCCmd(stdout),
 		newWatchCmd(stdout, stderr),
 		newCICmd(stdout, stderr),
+		newOptimizeCmd(stdout, stderr),
+		newDemoGeneratorCmd(stdout),
 	)
 	root.Version = version()
 	root.SuggestionsMinimumDistance = 2
