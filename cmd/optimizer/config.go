@@ -60,10 +60,18 @@ type runOptions struct {
 	SlotMemory    string        `json:"slot_memory,omitempty"`
 	Sandbox       string        `json:"sandbox"`
 	SandboxNet    bool          `json:"sandbox_net,omitempty"`
+	Setup         string        `json:"setup,omitempty"`
+	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	Verbose       bool          `json:"-"`
+
+	// copyFiles are the files CopyIgnored matched, found by configure.
+	copyFiles []string
 
 	// Kind is recorded in the store: run or demo. Not a flag.
 	Kind string `json:"-"`
+	// ParallelFrom names where -j came from when it was not the command
+	// line: optimizer.toml, or "" for the flag or the default.
+	ParallelFrom string `json:"-"`
 }
 
 // defaultRunOptions are the values before flags and optimizer.toml.
@@ -116,6 +124,8 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Sandbox, "sandbox", o.Sandbox, "run every test, bench and profile process in a bwrap sandbox: auto (when bwrap works), on (refuse without it) or off")
 	fs.BoolVar(&o.SandboxNet, "sandbox-net", o.SandboxNet, "let sandboxed processes use the network")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
+	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
+	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")
 }
 
 // validate checks values that flags and optimizer.toml cannot check by type.
@@ -219,6 +229,9 @@ func mergeConfig(flags *pflag.FlagSet, path string) error {
 		}
 		f := flags.Lookup(key)
 		if f == nil {
+			if near := closestFlag(flags, key); near != "" {
+				return usageErrorf("%s: unknown key %q: did you mean %q? (keys are the long flag names of optimizer run)", path, key, near)
+			}
 			return usageErrorf("%s: unknown key %q (keys are the long flag names of optimizer run)", path, key)
 		}
 		if f.Changed {

@@ -49,6 +49,7 @@ func TestScript(t *testing.T) {
 			"fixture":   cmdFixture,
 			"democands": cmdDemoCands,
 			"without":   cmdWithout,
+			"gitinit":   cmdGitInit,
 		},
 	})
 }
@@ -142,4 +143,14 @@ func cmdWithout(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Setenv("PATH", bin)
+}
+
+// gitinit DIR makes DIR, as the script wrote it, a git repository with one
+// commit of everything in it.
+func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gitinit DIR")
+	}
+	_, err := testdata.InitRepo(context.Background(), ts.MkAbs(args[0]))
+	ts.Check(err)
 }
