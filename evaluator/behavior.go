@@ -46,6 +46,7 @@ type baseline struct {
 func (j *job) startBaseline(ctx context.Context) *baseline {
 	b := &baseline{done: make(chan struct{})}
 	if out, ok := j.cachedBaseline(ctx); ok {
+		j.log.Debug("baseline cached", "result", out.summary())
 		b.set(out, nil)
 		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
 		return b
@@ -89,14 +90,17 @@ func (j *job) behavior(ctx context.Context, base *baseline) error {
 		wg    sync.WaitGroup
 		begin sync.Once
 	)
+	j.begin(PhaseResolve)
 	ran := j.resolve(ctx, func(c *cand) {
-		begin.Do(func() { j.phase(ctx, "behavior") })
+		begin.Do(func() { j.phase(ctx, PhaseBehavior) })
 		wg.Go(func() { j.behaveOne(ctx, c, base) })
 	})
+	j.end(PhaseResolve)
 	if ran == 0 {
 		base.stop()
 	}
 	wg.Wait()
+	j.end(PhaseBehavior)
 	return nil
 }
 
@@ -109,8 +113,12 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
 		return
 	}
+	j.log.Debug("baseline tests start", "slot", slot.Name())
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
+	if err == nil && ctx.Err() == nil {
+		j.log.Debug("baseline tests end", "took", dur(out.Seconds), "result", out.summary())
+	}
 	switch {
 	case ctx.Err() != nil:
 		base.set(nil, ctx.Err()) // stopped: nothing to say of base
@@ -141,8 +149,12 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		return
 	}
 	j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
+	inSlot := time.Now()
 	out, fail := j.testIn(ctx, slot, c.c)
 	j.pool.Release(slot)
+	j.mu.Lock()
+	c.res.TestSeconds = time.Since(inSlot).Seconds()
+	j.mu.Unlock()
 	if ctx.Err() != nil {
 		return
 	}
@@ -178,13 +190,18 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 
 // testIn stages c in slot and runs the tests there.
 func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) (*testOutcome, *Failure) {
+	start := time.Now()
 	if err := stage(ctx, slot, c); err != nil {
+		j.log.Debug("stage failed", "candidate", c.Name, "slot", slot.Name(), "err", err)
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
+	j.log.Debug("candidate staged", "candidate", c.Name, "slot", slot.Name(), "took", since(start))
+	j.log.Debug("tests start", "candidate", c.Name, "slot", slot.Name())
 	out, err := j.runTests(ctx, slot)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
+	j.log.Debug("tests end", "candidate", c.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
 	if out.TimedOut {
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),

@@ -65,7 +65,9 @@ func (j *job) benchmark(ctx context.Context) error {
 	if j.noBen || len(todo) == 0 {
 		return nil
 	}
-	j.phase(ctx, "benchmark")
+	j.phase(ctx, PhaseBenchmark)
+	j.begin(PhaseBenchmark)
+	defer j.end(PhaseBenchmark)
 	if j.opts.NoiseCheck {
 		j.noiseCheck(ctx, todo[0])
 	}
@@ -82,9 +84,11 @@ func (j *job) benchmark(ctx context.Context) error {
 func (j *job) measureOne(ctx context.Context, c *cand) {
 	start := time.Now()
 	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx})
+	j.log.Debug("benchmark start", "candidate", c.c.Name)
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
+			j.benched(c, start)
 			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire slots to benchmark: %v", err)})
 		}
 		return
@@ -95,8 +99,10 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		}
 	}()
 	smp, note, fail := j.newSampler(ctx, c, slots)
+	j.log.Debug("benchmark ready", "candidate", c.c.Name, "took", since(start))
 	if fail != nil {
 		if ctx.Err() == nil {
+			j.benched(c, start)
 			j.fail(ctx, c, start, fail)
 		}
 		return
@@ -105,6 +111,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		j.mu.Lock()
 		c.res.Note = note
 		j.mu.Unlock()
+		j.benched(c, start)
 		j.settle(ctx, c)
 		return
 	}
@@ -113,6 +120,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	if ctx.Err() != nil {
 		return
 	}
+	j.benched(c, start)
 	if fail != nil {
 		j.fail(ctx, c, start, fail)
 		return
@@ -121,6 +129,14 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	c.res.Seconds += time.Since(start).Seconds()
 	j.mu.Unlock()
 	j.settle(ctx, c)
+}
+
+// benched records c's time in phase 2, from its turn to now, and logs it.
+func (j *job) benched(c *cand, start time.Time) {
+	j.mu.Lock()
+	c.res.BenchSeconds = time.Since(start).Seconds()
+	j.mu.Unlock()
+	j.log.Debug("benchmark end", "candidate", c.c.Name, "took", since(start))
 }
 
 // newSampler prepares the trees and binaries for measuring c. A nil sampler
@@ -171,6 +187,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			sides = [2]side{sideCand, sideBase}
 		}
 		var got [2][]metric
+		pairStart := time.Now()
 		for _, s := range sides {
 			ms, err := smp.sample(ctx, s)
 			if errors.Is(err, errTooSlow) {
@@ -188,6 +205,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			order++
 		}
 		series.add(got[sideBase], got[sideCand])
+		j.log.Debug("benchmark pair", "candidate", c.c.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
 		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx,
 			Message: fmt.Sprintf("pair %d", r+1)})
 		if r+1 < j.opts.MinPairs {

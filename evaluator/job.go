@@ -54,6 +54,7 @@ type job struct {
 	warnings       []string
 	noise          *Noise
 	profileSummary any
+	spans          map[string]*span // each phase's wall time, by name
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string // import path -> base test binary
@@ -84,6 +85,8 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
+	j.log.Debug("job start", "candidates", len(j.cands), "base", j.opts.Base, "slots", j.opts.Parallel, "test", j.test)
+	j.begin(PhaseBehavior) // the baseline's tests start now
 	base := j.startBaseline(ctx)
 	defer base.stop()
 	err = j.phases(ctx, base)
@@ -97,6 +100,7 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		state = "failed"
 	}
 	rep.State = state
+	j.log.Debug("job end", "state", state, "took", since(j.start))
 	j.finish(rep, err)
 	j.emit(Event{Kind: EventJobDone, Total: len(j.cands), Done: j.done, Message: state})
 	return rep, err
@@ -114,6 +118,7 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		db:    db,
 		start: time.Now(),
 
+		spans:    map[string]*span{},
 		baseBins: map[string]string{},
 		calib:    map[string]int64{},
 	}
@@ -207,9 +212,14 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 		return ctx.Err()
 	}
 	winner := j.selectWinner()
+	if winner != nil {
+		j.log.Debug("winner", "candidate", winner.c.Name, "speedup", winner.res.Speedup)
+	}
 	if winner != nil && (j.opts.Profile || j.opts.ProfileCmd != "") {
-		j.phase(ctx, "profile")
+		j.phase(ctx, PhaseProfile)
+		j.begin(PhaseProfile)
 		j.profile(ctx, winner)
+		j.end(PhaseProfile)
 	}
 	return nil
 }
@@ -250,6 +260,7 @@ func (j *job) settle(ctx context.Context, c *cand) {
 	done := j.done
 	res := c.res
 	j.mu.Unlock()
+	j.log.Debug("verdict", "candidate", c.c.Name, "verdict", res.Verdict, "took", dur(res.Seconds))
 	j.saveCandidate(ctx, c)
 	j.emit(Event{Kind: EventDone, Candidate: c.c.Name, Index: c.idx, Done: done, Result: &res})
 }
@@ -278,6 +289,7 @@ func (j *job) report() *Report {
 	if j.profileSummary != nil {
 		rep.Profile = j.profileSummary
 	}
+	rep.Phases = j.phaseTimes()
 	rep.Noise = j.noise
 	return rep
 }
