@@ -132,6 +132,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	} else if out.Exit != 0 {
 		j.warn(ctx, "the test command fails at base (exit %d): candidates are judged only on tests that pass at base", out.Exit)
 	}
+	// Judging reads only the statuses of base's tests: keep no more of its
+	// raw output, in memory or in the cache, than a message shows.
+	out.Output = tail(out.Output, 40)
 	base.set(out, nil)
 	j.storeTests(ctx, "", out)
 	j.putBaseline(ctx, out)
@@ -313,13 +316,17 @@ func (o *testOutcome) summary() string {
 	return fmt.Sprintf("exit %d in %.1fs", o.Exit, o.Seconds)
 }
 
-// excerpts joins the recorded output of the named tests or packages,
-// falling back to the tail of the whole output.
+// excerpts joins the recorded output of the first five named tests or
+// packages that have some (a run keeps the output of its first
+// gotest.MaxFailureExcerpts failures only), falling back to the tail of the
+// whole output.
 func excerpts(run *gotest.Run, names []string, whole string) string {
 	var b strings.Builder
-	for _, n := range first(names, 5) {
-		if s := run.Output[n]; s != "" {
+	shown := 0
+	for _, n := range names {
+		if s := run.Output[n]; s != "" && shown < 5 {
 			fmt.Fprintf(&b, "--- %s\n%s\n", n, strings.TrimRight(s, "\n"))
+			shown++
 		}
 	}
 	if b.Len() == 0 {
