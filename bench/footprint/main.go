@@ -61,6 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	reps := fs.Int("reps", 1, "runs of each binary, interleaved")
 	speedJ := fs.String("speed", "", "measure wall time at these -j values (\"1,2\") instead of memory")
 	cands := fs.Int("cands", 4, "candidates of a -speed job")
+	speedTest := fs.String("speed-test", "go test -json -count=1 ./...", "the test command of a -speed job")
 	work := fs.String("work", "", "directory for the fixture and stores (default: a temporary one, removed)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -93,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		_, bin, _ := strings.Cut(bins[0], "=")
-		return speed(ctx, bin, f, dir, js, *cands, *reps, stdout, stderr)
+		return speed(ctx, bin, f, dir, *speedTest, js, *cands, *reps, stdout, stderr)
 	}
 	candsFile := filepath.Join(dir, "candidates.jsonl")
 	if err := f.candidates(candsFile); err != nil {

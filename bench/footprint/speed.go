@@ -12,10 +12,10 @@ import (
 )
 
 // speed is the -speed mode: the wall time of a test-bound job (k passing
-// candidates, the tests run for real with -count=1, no benchmarks) at
-// each -j, in interleaved order, so that a change in the machine's load
+// candidates, the test command given, no benchmarks) at each -j, in
+// interleaved order, so that a change in the machine's load
 // touches every -j alike.
-func speed(ctx context.Context, bin string, f fixture, dir string, js []int, k, reps int, stdout, stderr io.Writer) error {
+func speed(ctx context.Context, bin string, f fixture, dir, test string, js []int, k, reps int, stdout, stderr io.Writer) error {
 	cands := filepath.Join(dir, "speed.jsonl")
 	if err := f.speedCandidates(cands, k); err != nil {
 		return err
@@ -30,7 +30,7 @@ func speed(ctx context.Context, bin string, f fixture, dir string, js []int, k, 
 			db := filepath.Join(dir, fmt.Sprintf("speed-%d-%d.db", rep, j)) // a new store: the baseline runs too
 			start := time.Now()
 			cmd := exec.CommandContext(ctx, bin, "--repo", f.dir, "--candidates", cands, "--db", db,
-				"-j", strconv.Itoa(j), "--test", "go test -json -count=1 ./...", "--bench", "none", "--format", "json")
+				"-j", strconv.Itoa(j), "--test", test, "--bench", "none", "--format", "json")
 			cmd.Dir = f.dir
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = io.Discard, &out
@@ -42,18 +42,23 @@ func speed(ctx context.Context, bin string, f fixture, dir string, js []int, k, 
 			walls[j] = append(walls[j], d.Milliseconds())
 		}
 	}
-	fmt.Fprintf(stdout, "Wall time of `optimizer --candidates C -j N --test 'go test -json -count=1 ./...' --bench none` on %d tests, "+
-		"%d candidates and the baseline, new store each run; runs interleaved, median of %d:\n\n", f.tests(), k, reps)
-	fmt.Fprintln(stdout, "| -j | median | runs | ratio to the first |")
-	fmt.Fprintln(stdout, "|---|---|---|---|")
-	first := float64(median(walls[js[0]]))
+	fmt.Fprintf(stdout, "Wall time of `optimizer --candidates C -j N --test '%s' --bench none` on %d tests, "+
+		"%d candidates and the baseline, new store each run; runs interleaved, median of %d:\n\n", test, f.tests(), k, reps)
+	fmt.Fprintf(stdout, "| -j | median | runs (s) | ratio of medians to -j %d | ratio in each repetition | median of those |\n", js[0])
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|")
+	first := walls[js[0]]
 	for _, j := range js {
-		var runs []string
-		for _, ms := range walls[j] {
+		var runs, ratios []string
+		var rs []int64 // ratios in thousandths, for the median
+		for i, ms := range walls[j] {
 			runs = append(runs, fmt.Sprintf("%.1f", float64(ms)/1000))
+			r := float64(ms) / float64(first[i])
+			ratios = append(ratios, fmt.Sprintf("%.2f", r))
+			rs = append(rs, int64(r*1000))
 		}
 		m := float64(median(walls[j]))
-		fmt.Fprintf(stdout, "| %d | %.1f s | %s | %.2f× |\n", j, m/1000, strings.Join(runs, ", "), m/first)
+		fmt.Fprintf(stdout, "| %d | %.1f s | %s | %.2f× | %s | %.2f× |\n", j, m/1000, strings.Join(runs, ", "),
+			m/float64(median(first)), strings.Join(ratios, ", "), float64(median(rs))/1000)
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, why := slots(o.Parallel, len(cands), thisMachine())
+	n, why := slots(o.Parallel, len(cands), o.Test, thisMachine())
 	fmt.Fprintf(stderr, "optimizer: %d candidates against %s at %s, %d slots (%s)\n",
 		len(cands), o.Base, base[:12], n, why)
 
