@@ -11,9 +11,12 @@ type span struct {
 // twice keeps its first start.
 func (j *job) begin(name string) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.spans[name] == nil {
+	first := j.spans[name] == nil
+	if first {
 		j.spans[name] = &span{start: time.Now()}
+	}
+	j.mu.Unlock()
+	if first {
 		j.log.Debug("phase start", "phase", name)
 	}
 }
@@ -21,9 +24,13 @@ func (j *job) begin(name string) {
 // end marks the end of a phase begun with begin, and logs its time.
 func (j *job) end(name string) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	if s := j.spans[name]; s != nil && s.end.IsZero() {
+	s := j.spans[name]
+	ended := s != nil && s.end.IsZero()
+	if ended {
 		s.end = time.Now()
+	}
+	j.mu.Unlock()
+	if ended {
 		j.log.Debug("phase end", "phase", name, "took", s.end.Sub(s.start).Round(time.Millisecond))
 	}
 }
