@@ -91,9 +91,10 @@ func memAvailable(meminfo []byte) uint64 {
 // can never all be busy: the rest would be made for nothing.
 //
 // Auto is CPUs-1. go test runs packages in parallel itself, and each slot
-// compiles the module anew, so on 2 CPUs a second slot made Go jobs slower
-// (1.11-1.15x, docs/speed.md); a test command that is not go test, often
-// single-threaded, ran 1.7x faster with two slots there, so it gets at
+// compiles the module anew: on 2 CPUs a second slot showed no gain for Go
+// jobs (paired ratios around 1.00x, docs/speed.md) and doubles their
+// memory, so they keep one. A test command that is not go test, often
+// single-threaded, ran 1.75x faster with two slots there, so it gets at
 // least 2 on two or more CPUs.
 func slots(p parallelFlag, candidates int, test string, m machine) (int, string) {
 	most := candidates + 1
