@@ -84,9 +84,11 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
+	stopWatch := j.watchMachine(ctx)
 	base := j.startBaseline(ctx)
 	defer base.stop()
 	err = j.phases(ctx, base)
+	stopWatch()
 	rep := j.report()
 	state := "finished"
 	switch {

@@ -74,6 +74,7 @@ type tracker struct {
 	total   int
 	current string // candidate being benchmarked, or the latest started
 	samples int
+	waiting string // who holds the machine this job waits for; "" when it does not wait
 }
 
 func newTracker(now func() time.Time) *tracker {
@@ -103,6 +104,12 @@ func (t *tracker) line(e evaluator.Event) string {
 		t.samples++
 	case evaluator.EventWarning:
 		return "warning: " + e.Message
+	case evaluator.EventWaiting:
+		t.waiting = e.Message
+		if e.Message == "" {
+			return "the machine is free"
+		}
+		return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)
 	case evaluator.EventDone:
 		t.done = max(t.done, e.Done)
 		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, resultLine(e.Result), t.eta())
@@ -122,6 +129,8 @@ func (t *tracker) eta() string {
 // status is the overall bar's activity text.
 func (t *tracker) status() string {
 	switch {
+	case t.waiting != "":
+		return t.waiting
 	case t.phase == "benchmark" && t.current != "":
 		return fmt.Sprintf("benchmark %s (%d samples)", t.current, t.samples)
 	case t.phase != "":
@@ -163,6 +172,9 @@ func resultLine(r *evaluator.CandidateResult) string {
 	}
 	if r.Seconds > 0 {
 		b.WriteString(" " + shortDuration(time.Duration(r.Seconds*float64(time.Second))))
+	}
+	if r.WaitSeconds >= 1 {
+		b.WriteString(" (after waiting " + shortDuration(time.Duration(r.WaitSeconds*float64(time.Second))) + " for the machine)")
 	}
 	return b.String()
 }

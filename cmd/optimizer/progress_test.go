@@ -48,6 +48,35 @@ func TestTracker_Line(t *testing.T) {
 	}
 }
 
+// TestTracker_Waiting: a wait for the machine shows on a line and in the
+// status until it ends; a benchmark's wait shows beside its time.
+func TestTracker_Waiting(t *testing.T) {
+	tr := newTracker(time.Now)
+	tr.line(evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"})
+	tr.line(evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
+	tr.line(evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "fast"})
+	msg := "waiting for the machine: optimizer pid 12 is benchmarking /src/r, since 12:03"
+	if got, want := tr.line(evaluator.Event{Kind: evaluator.EventWaiting, Message: msg}), "[0/2] "+msg; got != want {
+		t.Errorf("line = %q, want %q", got, want)
+	}
+	if got := tr.status(); got != msg {
+		t.Errorf("status while waiting = %q, want %q", got, msg)
+	}
+	if got := tr.line(evaluator.Event{Kind: evaluator.EventWaiting}); got != "the machine is free" {
+		t.Errorf("line at the end of the wait = %q", got)
+	}
+	if got := tr.status(); got != "benchmark fast (0 samples)" {
+		t.Errorf("status after the wait = %q", got)
+	}
+	r := &evaluator.CandidateResult{Verdict: evaluator.VerdictNotFaster, Seconds: 9, WaitSeconds: 65}
+	if got, want := resultLine(r), "not-faster 9.0s (after waiting 1m05s for the machine)"; got != want {
+		t.Errorf("resultLine = %q, want %q", got, want)
+	}
+	if got, want := timeText(*r), "9.0s (+1m05s wait)"; got != want {
+		t.Errorf("timeText = %q, want %q", got, want)
+	}
+}
+
 func TestShortDuration(t *testing.T) {
 	for _, tt := range []struct {
 		d    time.Duration
