@@ -68,6 +68,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	warnDirty(ctx, r, o, base, stderr)
 	cands, err := loadCandidates(ctx, r, base, o)
 	if err != nil {
 		return err

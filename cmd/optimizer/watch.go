@@ -283,15 +283,9 @@ func (s *session) ownPaths() []string {
 	return out
 }
 
-// isOwn reports whether a slash path relative to the tree is optimizer's.
-func (s *session) isOwn(p string) bool {
-	for _, o := range s.own {
-		if p == o || strings.HasPrefix(p, o+"/") {
-			return true
-		}
-	}
-	return false
-}
+// isOwn reports whether a slash path relative to the tree is optimizer's
+// (see isOwnPath).
+func (s *session) isOwn(p string) bool { return isOwnPath(p, s.own) }
 
 // close removes the slots (or keeps them, with --keep-slots) and closes the
 // store. It runs even when ctx is done.

@@ -616,3 +616,41 @@ func TestWatch_PrunesArtifacts(t *testing.T) {
 		t.Errorf("a.txt after apply is %q, want the last save's", b)
 	}
 }
+
+// TestWatch_OwnAndEditorFiles: the README's layout (optimizer.toml and a
+// candidates folder at the root), optimizer's own .optimizer* files and
+// editors' temporary files (sed -i's sedXXXXXX, vim's swap files and 4913,
+// emacs' lock and backup files) are neither triggers nor part of the
+// working tree evaluated.
+func TestWatch_OwnAndEditorFiles(t *testing.T) {
+	repo := newWatchRepo(t)
+	cands := filepath.Join(repo, "candidates")
+	noise := map[string]string{
+		"optimizer.toml": "parallel-candidates = 1\n", ".optimizer-notes": "mine\n",
+		"sedKsiRms": "a\n", "sed4Xq0za": "a\n", ".a.txt.swp": "x", "4913": "", "a.txt~": "old\n", ".#a.txt": "lock",
+		"b.txt___jb_tmp___": "x",
+	}
+	writeWatchFiles(t, repo, noise)
+	writeWatchFiles(t, repo, map[string]string{"b.txt": "edited\n", "candidates/keep.patch": "not a patch of the tree\n"})
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Candidates = []string{cands}
+	w := startWatch(t, o)
+
+	r := w.record() // the tree at start
+	if r.CandidateResult == nil || r.Name != treeCandidate || !slices.Equal(r.Files, []string{"b.txt"}) || !slices.Equal(r.Trigger, []string{"b.txt"}) {
+		t.Fatalf("at start: record %+v, want the working tree, changing b.txt alone", r)
+	}
+	// Saves of the same noise again, then a real save: the next record is the
+	// real save's alone.
+	for name := range noise {
+		noise[name] += "saved again\n"
+	}
+	writeWatchFiles(t, repo, noise)
+	writeWatchFiles(t, repo, map[string]string{"sedAB12cd": "temp\n"})
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	r = w.record()
+	if r.CandidateResult == nil || !slices.Equal(r.Trigger, []string{"a.txt"}) || !slices.Equal(r.Files, []string{"a.txt", "b.txt"}) {
+		t.Fatalf("record %+v, want one triggered by a.txt alone, changing a.txt and b.txt", r)
+	}
+}
