@@ -63,7 +63,7 @@ func (h Holder) String() string {
 	if h.Command != "" {
 		name = " (" + h.Command + ")"
 	}
-	return fmt.Sprintf("pid %d%s holds the lock and is not an optimizer (it left no holder record)", h.PID, name)
+	return fmt.Sprintf("pid %d%s holds the lock and left no holder record: it is not an optimizer, or one older than holder records", h.PID, name)
 }
 
 // MachineWait is what a holder of a pool waiting for the machine lock

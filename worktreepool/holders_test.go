@@ -127,7 +127,7 @@ func TestPool_MachineWait(t *testing.T) {
 		lock := filepath.Join(t.TempDir(), "machine.lock")
 		pid := holdWithFlock(t, lock)
 		w := wait(t, open(repo, base, lock), true)
-		want := fmt.Sprintf("pid %d (flock) holds the lock and is not an optimizer", pid)
+		want := fmt.Sprintf("pid %d (flock) holds the lock and left no holder record: it is not an optimizer", pid)
 		if got := w.String(); !strings.Contains(got, want) {
 			t.Errorf("waiting for %q, want it to say %q", got, want)
 		}
@@ -148,7 +148,7 @@ func TestPool_MachineWait(t *testing.T) {
 		pid := holdWithFlock(t, lock)
 		got := wait(t, open(repo, base, lock), true).String()
 		for _, want := range []string{
-			fmt.Sprintf("pid %d (flock) holds the lock and is not an optimizer", pid),
+			fmt.Sprintf("pid %d (flock) holds the lock and left no holder record: it is not an optimizer", pid),
 			fmt.Sprintf("a stale holder record names optimizer pid %d (benchmarking /gone/repo", dead),
 			"that process is gone",
 		} {

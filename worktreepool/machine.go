@@ -180,7 +180,11 @@ func (p *Pool) MachineWait() (MachineWait, bool) {
 		return MachineWait{}, false
 	}
 	w := MachineWait{Lock: p.machine, Since: since, Exclusive: exclusive}
+	self := os.Getpid()
 	for _, h := range Holders(p.machine) {
+		if h.PID == self && h.What == WhatWaiting {
+			continue // this process's own waiter at the gate
+		}
 		if exclusive || h.Exclusive || h.Stale {
 			w.Holders = append(w.Holders, h)
 		}
