@@ -173,6 +173,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		j.settle(ctx, c)
 	} else {
 		j.saveCandidate(ctx, c)
+		j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
 	}
 }
 

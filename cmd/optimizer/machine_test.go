@@ -166,7 +166,7 @@ func TestRun_WaitsForTheMachine(t *testing.T) {
 			t.Fatalf("flock said %q", l)
 		}
 		repo, cands := newShellRepo(t, 0)
-		want := fmt.Sprintf("pid %d (flock) holds the lock and is not an optimizer", holder.Process.Pid)
+		want := fmt.Sprintf("pid %d (flock) holds the lock and left no holder record: it is not an optimizer", holder.Process.Pid)
 		line, finish := startOptimizer(t, tmp, "level=INFO msg=\"waiting for the machine",
 			"--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "none", "-j", "1", "-v")
 		if !strings.Contains(line, want) {

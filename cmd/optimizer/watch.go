@@ -421,6 +421,7 @@ func (s *session) start(ctx context.Context, w *work) *flight {
 	}
 	fctx, cancel := context.WithCancel(ctx)
 	f := &flight{w: w, cancel: cancel, done: make(chan outcome, 1), tracker: newTracker(time.Now)}
+	f.tracker.est.plan = etaPlan{slots: s.n, budget: s.o.BenchBudget, maxPairs: s.o.MaxPairs, timeout: s.o.Timeout, noBench: s.o.Bench == "none"}
 	// Nothing else holds a slot now: the pool follows HEAD from here on.
 	s.pool.SetBase(w.head)
 	s.screen.setStatus(s.subject(w) + ": starting…")
