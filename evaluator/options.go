@@ -38,11 +38,20 @@ type Options struct {
 	Test    string        // shell line; "" detects (go test -json ./... for a Go module)
 	Bench   string        // shell line; "" detects (Go benchmarks of touched packages); "none" disables
 	Timeout time.Duration // one run of the test command
+	// Setup is a shell line run in each slot whenever it is lent, before
+	// tests or benchmarks: after CopyFiles are copied in. It fails the job,
+	// not a candidate, when it exits non-zero.
+	Setup string
+	// CopyFiles lists files, relative to Repo and slash-separated, that are
+	// copied from the user's working tree into each slot whenever it is
+	// lent: ignored files the project needs, which a new worktree lacks.
+	CopyFiles []string
 
 	MinSpeedup  float64 // fraction, 0.05 = 5%
 	MinPairs    int
 	MaxPairs    int
 	Budget      time.Duration // phase-2 time per candidate
+	Deadline    time.Time     // phase 2 stops measuring here, whatever Budget says; zero is none
 	Metric      Metric
 	BenchFilter string   // regexp over benchmark names
 	BenchArgs   []string // extra arguments to Go benchmark binaries
@@ -59,6 +68,10 @@ type Options struct {
 	Config []byte // the effective configuration as JSON, recorded in the store
 	Logger *slog.Logger
 	Events chan<- Event // nil discards; the receiver must keep draining until Run returns
+
+	// calibrateTarget is one Go benchmark sample's calibrated run time; 0
+	// is the default. Tests shorten it.
+	calibrateTarget time.Duration
 
 	// treeID computes a candidate's content id; nil is candidate.TreeID.
 	// Tests set it to hold one candidate's resolve back.
