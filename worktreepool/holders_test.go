@@ -107,11 +107,11 @@ func TestPool_MachineWait(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer func() {
+		t.Cleanup(func() { // after the waiter is cancelled: cleanups run last first
 			for _, s := range ss {
 				a.Release(s)
 			}
-		}()
+		})
 		w := wait(t, b, false)
 		root, _ := filepath.Abs(other)
 		want := fmt.Sprintf("optimizer pid %d is benchmarking %s, since ", os.Getpid(), root)
