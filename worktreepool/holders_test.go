@@ -173,8 +173,13 @@ func TestPool_MachineWait(t *testing.T) {
 			t.Errorf("while a slot is held, holders = %+v, want this process testing", hs)
 		}
 		p.Release(s)
-		if hs := Holders(lock); len(hs) != 0 {
-			t.Errorf("after the release, holders = %+v, want none", hs)
+		// The kernel may list the lock a moment longer, held through a
+		// child git that forked before its exec closed the descriptor;
+		// the record goes with the release itself.
+		for _, h := range Holders(lock) {
+			if h.Record {
+				t.Errorf("after the release, a record is left: %+v", h)
+			}
 		}
 	})
 }
