@@ -247,7 +247,10 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		j.settle(ctx, c)
 	} else {
 		j.saveCandidate(ctx, c)
-		j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
+		j.mu.Lock()
+		res := c.res
+		j.mu.Unlock()
+		j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx, Result: &res})
 	}
 }
 

@@ -136,7 +136,7 @@ const (
 	EventBaseline  EventKind = "baseline"   // baseline tests finished; Message summarises
 	EventPhase     EventKind = "phase"      // Phase changed: behavior, benchmark, profile
 	EventStart     EventKind = "start"      // Candidate started a phase
-	EventTested    EventKind = "tested"     // Candidate passed its tests; its benchmark is to come
+	EventTested    EventKind = "tested"     // Candidate passed its tests; its benchmark is to come; Result is set
 	EventDone      EventKind = "done"       // Candidate has its final verdict; Result is set
 	EventSample    EventKind = "sample"     // one benchmark pair measured (progress only)
 	EventWarning   EventKind = "warning"    // Message

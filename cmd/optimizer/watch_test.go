@@ -656,3 +656,24 @@ func TestWatch_OwnAndEditorFiles(t *testing.T) {
 		t.Fatalf("record %+v, want one triggered by a.txt alone, changing a.txt and b.txt", r)
 	}
 }
+
+// TestWatch_TestsFirst: a save whose tests pass gets its test verdict at
+// once, as its own line, before its benchmark; the full line follows.
+func TestWatch_TestsFirst(t *testing.T) {
+	repo := newWatchRepo(t)
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Bench = "sleep 0.05"
+	o.MinPairs, o.MaxPairs, o.NoProfile = 2, 3, true
+	w := startWatch(t, o)
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	r := w.record()
+	if r.State != "tested" || r.CandidateResult == nil || r.Verdict != evaluator.VerdictPassed || !slices.Equal(r.Trigger, []string{"a.txt"}) ||
+		!strings.HasSuffix(r.Summary, "measuring speed…") {
+		t.Fatalf("first record %+v, want the test verdict, tested, with the speed to come", r)
+	}
+	r = w.record()
+	if r.State != "finished" || r.CandidateResult == nil || r.Pairs == 0 || !slices.Equal(r.Trigger, []string{"a.txt"}) {
+		t.Fatalf("second record %+v, want the finished evaluation with its benchmark pairs", r)
+	}
+}
