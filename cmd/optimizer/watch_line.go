@@ -71,6 +71,9 @@ func (s *session) emitReport(f *flight, res outcome) {
 		if len(rep.Candidates) > 1 || f.w.key != "tree" {
 			msg = c.Name + ": " + msg
 		}
+		if f.w.refine {
+			msg = "refined: " + msg
+		}
 		s.emitCandidate(f.w, rep, c, state, msg)
 	}
 	if s.o.Verbose && state != "interrupted" {
@@ -119,6 +122,9 @@ func (s *session) progress(f *flight, e evaluator.Event) {
 // final line follows when the benchmark is done; in JSON, this record's
 // state is "tested".
 func (s *session) tested(f *flight, c *evaluator.CandidateResult) {
+	if f.w.refine {
+		return // said by the quick verdict already
+	}
 	msg := candidateLine(c) + " · measuring speed…"
 	if f.w.key != "tree" {
 		msg = c.Name + ": " + msg

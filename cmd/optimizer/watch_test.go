@@ -677,3 +677,53 @@ func TestWatch_TestsFirst(t *testing.T) {
 		t.Fatalf("second record %+v, want the finished evaluation with its benchmark pairs", r)
 	}
 }
+
+// TestWatch_Refines: a save's first speed verdict has a quick budget; when
+// it does not settle and no newer save comes, the same snapshot is
+// measured again with the whole --bench-budget, and said as refined.
+func TestWatch_Refines(t *testing.T) {
+	repo := newWatchRepo(t)
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Bench = noisyBench // never settles in a few pairs
+	o.MinPairs, o.MaxPairs, o.NoProfile = 2, 4, true
+	o.BenchBudget, o.quickBudget = 10*time.Minute, time.Millisecond // the quick one stops at its first look
+	w := startWatch(t, o)
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	if r := w.record(); r.State != "tested" {
+		t.Fatalf("first record %+v, want the test verdict", r)
+	}
+	r := w.record()
+	if r.State != "finished" || r.CandidateResult == nil || r.Pairs != 2 || strings.HasPrefix(r.Summary, "refined") {
+		t.Fatalf("second record %+v, want the quick verdict, 2 pairs", r)
+	}
+	r = w.record()
+	if r.State != "finished" || r.CandidateResult == nil || r.Pairs != 4 || !strings.HasPrefix(r.Summary, "refined: ") ||
+		!slices.Equal(r.Trigger, []string{"a.txt"}) {
+		t.Fatalf("third record %+v, want the refined verdict, all 4 pairs, for the same save", r)
+	}
+}
+
+// TestWatch_RefineCancelled: a save while a quick verdict is being refined
+// cancels the refinement; the new save is evaluated.
+func TestWatch_RefineCancelled(t *testing.T) {
+	repo := newWatchRepo(t)
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Bench = "sleep 0.2; " + noisyBench // a refinement of 30 pairs takes 12 s at least
+	o.MinPairs, o.MaxPairs, o.NoProfile = 2, 30, true
+	o.BenchBudget, o.quickBudget = 10*time.Minute, time.Millisecond
+	w := startWatch(t, o)
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	w.record() // tested
+	if r := w.record(); r.State != "finished" || r.Pairs != 2 {
+		t.Fatalf("record %+v, want the quick verdict", r)
+	}
+	writeWatchFiles(t, repo, map[string]string{"b.txt": "edited\n"})
+	if r := w.record(); r.State != "interrupted" || !strings.Contains(r.Summary, "interrupted by a newer save") {
+		t.Fatalf("record %+v, want the refinement interrupted by the save", r)
+	}
+	if r := w.record(); r.State != "tested" || !slices.Equal(r.Trigger, []string{"b.txt"}) {
+		t.Fatalf("record %+v, want the new save's test verdict", r)
+	}
+}
