@@ -80,6 +80,13 @@ does not ignore) as a candidate: tests, then benchmarks, as optimizer run does.
 A new save cancels the evaluation in flight. In a Go module, only the packages
 the change affects are tested and benchmarked (--all for every package).
 Candidates saved in a --candidates DIR are evaluated on their own, against HEAD.
+optimizer.toml, .optimizer*, the --candidates folder and editors' temporary
+files (sed -i's sedXXXXXX, swap and backup files) are ignored.
+
+The test verdict is printed as soon as the tests pass ("measuring speed…"),
+then a quick speed verdict (a 15 s budget); when that does not settle and
+no newer save comes, the same save is measured again with the whole
+--bench-budget, and said as "refined:".
 
 One line per evaluation on stdout; -v adds progress and the full report;
 --format json prints one JSON object per line. Every evaluation is a job in
