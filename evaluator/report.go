@@ -98,6 +98,10 @@ type CandidateResult struct {
 	// calibrating and measuring pairs. Both are 0 for a phase it did not reach.
 	TestSeconds  float64 `json:"test_seconds,omitempty"`
 	BenchSeconds float64 `json:"bench_seconds,omitempty"`
+	// WaitSeconds is the time the candidate's benchmark waited for the
+	// machine, held by another job or process: not part of Seconds, nor
+	// of the benchmark budget.
+	WaitSeconds float64 `json:"wait_seconds,omitempty"`
 }
 
 // Report is the result of one job. Its JSON form is the contract in DESIGN.md:
@@ -111,12 +115,15 @@ type Report struct {
 	MinSpeedup float64           `json:"min_speedup"`
 	Candidates []CandidateResult `json:"candidates"`
 	Profile    any               `json:"profile,omitempty"` // *profiler.Summary once profiling lands
-	Noise      *Noise            `json:"noise,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
-	State      string            `json:"state,omitempty"` // finished, interrupted, failed
-	Started    time.Time         `json:"started"`
-	Seconds    float64           `json:"seconds"`
-	Phases     *Phases           `json:"phases,omitempty"`
+	// ProfileNote says why a winner has no profile when that is by design,
+	// such as a winner measured by a --bench command with no --profile.
+	ProfileNote string    `json:"profile_note,omitempty"`
+	Noise       *Noise    `json:"noise,omitempty"`
+	Warnings    []string  `json:"warnings,omitempty"`
+	State       string    `json:"state,omitempty"` // finished, interrupted, failed
+	Started     time.Time `json:"started"`
+	Seconds     float64   `json:"seconds"`
+	Phases      *Phases   `json:"phases,omitempty"`
 }
 
 // The phases of a job, as Phases, events and -v name them.
@@ -155,9 +162,11 @@ const (
 	EventBaseline  EventKind = "baseline"   // baseline tests finished; Message summarises
 	EventPhase     EventKind = "phase"      // Phase changed: behavior, benchmark, profile
 	EventStart     EventKind = "start"      // Candidate started a phase
+	EventTested    EventKind = "tested"     // Candidate passed its tests; its benchmark is to come; Result is set
 	EventDone      EventKind = "done"       // Candidate has its final verdict; Result is set
 	EventSample    EventKind = "sample"     // one benchmark pair measured (progress only)
 	EventWarning   EventKind = "warning"    // Message
+	EventWaiting   EventKind = "waiting"    // Message says who holds the machine; "" when the wait is over
 	EventJobDone   EventKind = "job-done"   // Report is complete
 )
 

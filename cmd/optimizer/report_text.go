@@ -27,6 +27,9 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}
+		for _, l := range messageRest(c.Failure.Message, outputLines) {
+			fmt.Fprintf(ew, "    %s\n", l)
+		}
 		tests, out := failureDetails(c.Failure, outputLines)
 		if tests != "" {
 			fmt.Fprintf(ew, "    tests: %s\n", tests)
@@ -46,6 +49,10 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if err := p.WriteText(ew); err != nil {
 			return err
 		}
+		writeProfileFiles(ew, rep.Profile)
+	}
+	if rep.ProfileNote != "" {
+		fmt.Fprintf(ew, "\nnot profiled: %s\n", rep.ProfileNote)
 	}
 	if n := rep.Noise; n != nil {
 		fmt.Fprintf(ew, "\nnoise floor: ±%s%% (base against itself, %d pairs)\n", percent(n.Floor), n.Pairs)
@@ -65,7 +72,7 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 		state = "finished"
 	}
 	fmt.Fprintf(w, "job %s: %s in %.1fs%s\n", rep.Job, state, rep.Seconds, phasesText(rep.Phases))
-	fmt.Fprintf(w, "repo %s at base %s, %d slots, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), rep.Parallel, percent(rep.MinSpeedup))
+	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 
@@ -121,9 +128,18 @@ func writeTextTable(w io.Writer, rep *evaluator.Report) {
 		if c.Qualifier != "" {
 			verdict += " (" + c.Qualifier + ")"
 		}
-		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), secondsText(c.Seconds)})
+		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), timeText(c)})
 	}
 	writeColumns(w, "", rows)
+}
+
+// timeText is a candidate's time, and beside it any wait for the machine
+// that its benchmark had, which the time leaves out: "4.1s (+1m05s wait)".
+func timeText(c evaluator.CandidateResult) string {
+	if c.WaitSeconds < 1 {
+		return secondsText(c.Seconds)
+	}
+	return fmt.Sprintf("%s (+%s wait)", secondsText(c.Seconds), shortDuration(time.Duration(c.WaitSeconds*float64(time.Second))))
 }
 
 // writeTextBenchmarks writes a benchstat-like table of one candidate's
