@@ -78,6 +78,7 @@ type Pool struct {
 	keep    bool
 	noWatch bool
 	resets  resetCounts
+	waits   waits // holders blocked on the machine lock
 	tracked trackedCache
 	makers  int
 	log     *slog.Logger
@@ -197,7 +198,7 @@ func (p *Pool) Acquire(ctx context.Context) (*Slot, error) {
 	if err := p.sem.Acquire(ctx, 1); err != nil {
 		return nil, err
 	}
-	machine, err := holdMachine(ctx, p.machine, false)
+	machine, err := p.holdMachine(ctx, false)
 	if err != nil {
 		p.sem.Release(1)
 		return nil, err
@@ -224,7 +225,7 @@ func (p *Pool) AcquireExclusive(ctx context.Context) ([]*Slot, error) {
 	if err := p.sem.Acquire(ctx, p.size); err != nil {
 		return nil, err
 	}
-	machine, err := holdMachine(ctx, p.machine, true)
+	machine, err := p.holdMachine(ctx, true)
 	if err != nil {
 		p.sem.Release(p.size)
 		return nil, err
@@ -371,8 +372,12 @@ func (p *Pool) Release(s *Slot) {
 	p.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	start := time.Now()
 	back := p.recover(ctx, s)
 	cancel()
+	if back == s {
+		p.log.Debug("slot reset", "slot", s.name, "took", since(start))
+	}
 
 	if s.machine != nil {
 		s.machine.Close()
@@ -531,4 +536,9 @@ func newName() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return "slot-" + hex.EncodeToString(b[:])
+}
+
+// since is the time from start, rounded for a log line.
+func since(start time.Time) time.Duration {
+	return time.Since(start).Round(time.Millisecond)
 }

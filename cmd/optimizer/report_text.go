@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
@@ -70,9 +71,35 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 	if state == "" {
 		state = "finished"
 	}
-	fmt.Fprintf(w, "job %s: %s in %.1fs\n", rep.Job, state, rep.Seconds)
+	fmt.Fprintf(w, "job %s: %s in %.1fs%s\n", rep.Job, state, rep.Seconds, phasesText(rep.Phases))
 	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
+}
+
+// phasesText is " (resolve 0.3s, behavior 14s, benchmark 8.1s)": the phases
+// that ran, or "" for a report without phase times.
+func phasesText(p *evaluator.Phases) string {
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	for _, ph := range []struct {
+		name string
+		secs float64
+	}{
+		{evaluator.PhaseResolve, p.Resolve},
+		{evaluator.PhaseBehavior, p.Behavior},
+		{evaluator.PhaseBenchmark, p.Benchmark},
+		{evaluator.PhaseProfile, p.Profile},
+	} {
+		if ph.secs > 0 {
+			parts = append(parts, ph.name+" "+shortDuration(time.Duration(ph.secs*float64(time.Second))))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // winnerLine is "fast (11.80× faster [11.10×, 12.60×])" or why there is none.
@@ -101,9 +128,18 @@ func writeTextTable(w io.Writer, rep *evaluator.Report) {
 		if c.Qualifier != "" {
 			verdict += " (" + c.Qualifier + ")"
 		}
-		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), secondsText(c.Seconds)})
+		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), timeText(c)})
 	}
 	writeColumns(w, "", rows)
+}
+
+// timeText is a candidate's time, and beside it any wait for the machine
+// that its benchmark had, which the time leaves out: "4.1s (+1m05s wait)".
+func timeText(c evaluator.CandidateResult) string {
+	if c.WaitSeconds < 1 {
+		return secondsText(c.Seconds)
+	}
+	return fmt.Sprintf("%s (+%s wait)", secondsText(c.Seconds), shortDuration(time.Duration(c.WaitSeconds*float64(time.Second))))
 }
 
 // writeTextBenchmarks writes a benchstat-like table of one candidate's
