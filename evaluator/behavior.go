@@ -238,7 +238,7 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 // runTests runs the test command in a slot. The error is only for a command
 // that could not start.
 func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutcome, error) {
-	cmd := proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
+	cmd := proc.Cmd{Dir: slot.Dir(), Env: testEnv(slot.Env()), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
 		MemLimit: j.opts.MemLimit}
 	var parser *gotest.Parser
 	if j.goTest {

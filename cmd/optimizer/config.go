@@ -88,7 +88,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Candidates, "candidates", o.Candidates, "a .patch/.diff file, a .jsonl file, or a directory of them and of NAME/ file trees (repeatable)")
 	fs.StringArrayVar(&o.CandidateRefs, "candidate-ref", o.CandidateRefs, "a git ref whose diff from base is a candidate (repeatable)")
 	fs.VarP(&o.Parallel, "parallel-candidates", "j", "slots: candidates tested at once; 0 means one per candidate; auto is CPUs-1, lowered when memory is short")
-	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot (default: go test -json ./... in a Go module)")
+	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS so that go test never answers from its cache (default: go test -json ./... in a Go module)")
 	fs.StringVar(&o.Bench, "bench", o.Bench, `benchmark command, run with sh -c (default: the Go benchmarks of the touched packages; "none" disables)`)
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "limit on one run of the test command")
 	fs.Float64Var(&o.MinSpeedup, "min-speedup", o.MinSpeedup, "percent: faster means the interval's lower bound clears 1 + this")

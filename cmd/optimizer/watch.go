@@ -92,7 +92,7 @@ the store (kind watch). Ctrl-C stops, exiting 0. See docs/watch.md.`,
 	for name, usage := range map[string]string{
 		"candidates": "a directory of candidates to watch too: each NAME.patch, NAME/ or .jsonl saved there is evaluated against HEAD (repeatable)",
 		"all":        "test and benchmark every package, not only those the change touches or that import them",
-		"test":       "test command, run with sh -c in each slot (default: go test -json of the affected packages, in a Go module)",
+		"test":       "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS (default: go test -json of the affected packages, in a Go module)",
 		"format":     "text (one line per evaluation) or json (one object per line)",
 		"keep-slots": "keep the slots warm when watch stops, for the next run, instead of removing them",
 		"verbose":    "log what happens to stderr, and print each evaluation's full report",

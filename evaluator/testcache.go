@@ -1,0 +1,29 @@
+package evaluator
+
+import (
+	"os"
+	"strings"
+)
+
+// noTestCache returns the GOFLAGS that every test command runs with: the
+// user's GOFLAGS with -count=1 appended, unless they set a -count of their
+// own. go test answers from its cache only when every flag is one of its
+// cacheable flags, and -count is not one; so with it, go test really runs
+// every test. Without it, a test whose outcome depends on something go test
+// does not track (a script it runs, a file read by a child process) would
+// pass in every candidate after passing once in the same slot: the cache
+// forges passes. A user's own --test that runs go test gets the same; a
+// command line that sets GOFLAGS itself, or passes -count, decides for itself.
+func noTestCache(user string) string {
+	for _, f := range strings.Fields(user) {
+		if f == "-count" || strings.HasPrefix(f, "-count=") || f == "--count" || strings.HasPrefix(f, "--count=") {
+			return user
+		}
+	}
+	return strings.TrimSpace(user + " -count=1")
+}
+
+// testEnv is the environment a test command gets on top of the slot's.
+func testEnv(slotEnv []string) []string {
+	return append(slotEnv, "GOFLAGS="+noTestCache(os.Getenv("GOFLAGS")))
+}
