@@ -336,13 +336,13 @@ func (p *Pool) hold(s *Slot, weight int64) {
 }
 
 // checkout moves a slot to the pool's base if the base moved since the
-// slot was restored.
+// slot was restored, and makes sure its HEAD is detached.
 func (p *Pool) checkout(ctx context.Context, s *Slot) error {
 	p.mu.Lock()
 	base := p.base
 	p.mu.Unlock()
 	if s.base == base {
-		return nil
+		return s.detach(ctx)
 	}
 	s.base = base
 	return s.hardReset(ctx)

@@ -873,3 +873,66 @@ func TestPool_MachineLockPrefersExclusive(t *testing.T) {
 		a.Release(s)
 	}
 }
+
+// TestPool_BranchCheckoutInSlot has a test check out one of the user's
+// branches in its slot. Restoring the slot must not move that branch, or any
+// ref of the user's, and must leave the slot's HEAD detached at base again.
+func TestPool_BranchCheckoutInSlot(t *testing.T) {
+	repo, base := newTestRepo(t)
+	git := func(dir string, args ...string) string {
+		return run(t, dir, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+	}
+	git(repo, "branch", "same") // at base
+	git(repo, "checkout", "-q", "-b", "other")
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("other\n"), 0o644)
+	git(repo, "commit", "-q", "-am", "other")
+	git(repo, "checkout", "-q", "main")
+	refs := git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+
+	p := openPool(t, repo, base, 1, false)
+	defer closePool(t, p)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		test func(dir string)
+	}{
+		{"OtherCommit", func(d string) { git(d, "checkout", "-q", "other") }},
+		{"SameCommit", func(d string) { git(d, "checkout", "-q", "same") }},
+		{"SameCommitThenStage", func(d string) {
+			git(d, "checkout", "-q", "same")
+			os.WriteFile(filepath.Join(d, "a.txt"), []byte("staged\n"), 0o644)
+			git(d, "add", "a.txt")
+		}},
+		{"OtherThenEdit", func(d string) {
+			git(d, "checkout", "-q", "other")
+			os.WriteFile(filepath.Join(d, "a.txt"), []byte("edited\n"), 0o644)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := p.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.test(s.Dir())
+			p.Release(s)
+			if got := git(repo, "for-each-ref", "--format=%(refname) %(objectname)"); got != refs {
+				t.Errorf("the user's refs moved:\n got %s\nwant %s", got, refs)
+			}
+			s, err = p.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Release(s)
+			head, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(head)); got != base {
+				t.Errorf("slot HEAD is %q, want detached at %s", got, base)
+			}
+		})
+	}
+	if log := git(repo, "reflog", "show", "other"); strings.Contains(log, "reset:") {
+		t.Errorf("other's reflog shows a reset:\n%s", log)
+	}
+}
