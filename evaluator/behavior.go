@@ -109,6 +109,11 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
 		return
 	}
+	if err := j.proveClean(ctx, slot); err != nil {
+		j.pool.Release(slot)
+		base.set(nil, err)
+		return
+	}
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
 	switch {

@@ -112,7 +112,7 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 }
 
 func (p *Pool) newSlot(name, dir, gitDir string, lock *lockFile) *Slot {
-	return &Slot{name: name, dir: dir, gitDir: gitDir, repo: p.repo, lock: lock, log: p.log, noWatch: p.noWatch, resets: &p.resets, tracked: &p.tracked}
+	return &Slot{name: name, dir: dir, gitDir: gitDir, repo: p.repo, lock: lock, log: p.log, noWatch: p.noWatch, paranoid: p.paranoid, resets: &p.resets, tracked: &p.tracked}
 }
 
 // scan takes the locks of the orphaned and kept slots in the slots

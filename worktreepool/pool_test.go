@@ -936,3 +936,126 @@ func TestPool_BranchCheckoutInSlot(t *testing.T) {
 		t.Errorf("other's reflog shows a reset:\n%s", log)
 	}
 }
+
+// poisonThroughLink writes into the tracked file target through a hard
+// link made at link, then removes the link, as a hostile test would: no
+// watch of target's directory sees the write.
+func poisonThroughLink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Link(target, link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(link, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("poison\n")
+	f.Close()
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSlot_VerifyHardLinkPoison poisons slots through hard links: a test
+// writing into its own slot under another name, and into a sibling slot at
+// -j 2. Before a benchmark (AcquireExclusive), and at every reset with
+// Paranoid, the slots are proven clean and restored.
+func TestSlot_VerifyHardLinkPoison(t *testing.T) {
+	repo, base := newTestRepo(t)
+	ctx := context.Background()
+	clean := func(t *testing.T, s *Slot) {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(s.Dir(), "a.txt"))
+		if err != nil || string(data) != "a\n" {
+			t.Errorf("slot %s: a.txt = %q, %v; want base's", s.Name(), data, err)
+		}
+	}
+	t.Run("OwnSlot", func(t *testing.T) {
+		p := openPool(t, repo, base, 1, false)
+		defer closePool(t, p)
+		s, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		poisonThroughLink(t, filepath.Join(s.Dir(), "a.txt"), filepath.Join(s.Dir(), "link"))
+		p.Release(s)
+		got, err := p.AcquireExclusive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range got {
+			clean(t, s)
+			p.Release(s)
+		}
+	})
+	t.Run("Sibling", func(t *testing.T) {
+		p := openPool(t, repo, base, 2, false)
+		defer closePool(t, p)
+		a, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		poisonThroughLink(t, filepath.Join(a.Dir(), "a.txt"), filepath.Join(b.Dir(), "link"))
+		p.Release(a)
+		p.Release(b)
+		got, err := p.AcquireExclusive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Fatalf("AcquireExclusive gave %d slots, want 2", len(got))
+		}
+		for _, s := range got {
+			clean(t, s)
+			p.Release(s)
+		}
+	})
+	t.Run("LinkKept", func(t *testing.T) {
+		// The other link outlives the test: the slot's file is made anew,
+		// so that later writes through it miss the slot.
+		p := openPool(t, repo, base, 1, false)
+		defer closePool(t, p)
+		s, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outside := filepath.Join(filepath.Dir(s.Dir()), "outside-link")
+		if err := os.Link(filepath.Join(s.Dir(), "a.txt"), outside); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(outside)
+		p.Release(s)
+		got, err := p.AcquireExclusive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(outside, []byte("late poison\n"), 0o644)
+		for _, s := range got {
+			clean(t, s)
+			p.Release(s)
+		}
+	})
+	t.Run("Paranoid", func(t *testing.T) {
+		p, err := Open(ctx, Options{Repo: repo, Base: base, Size: 1, Paranoid: true, MachineLock: privateLock(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closePool(t, p)
+		s, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		poisonThroughLink(t, filepath.Join(s.Dir(), "a.txt"), filepath.Join(s.Dir(), "link"))
+		p.Release(s)
+		s, err = p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clean(t, s)
+		p.Release(s)
+	})
+}

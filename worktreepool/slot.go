@@ -41,10 +41,11 @@ type Slot struct {
 	// no inotify, or a watch that could not be made), and then every reset
 	// reads a full status. Only the holder, or the pool restoring the slot,
 	// touches it.
-	watch   *watcher
-	noWatch bool
-	resets  *resetCounts  // the pool's; nil for none
-	tracked *trackedCache // the pool's: the paths of base's tree
+	watch    *watcher
+	noWatch  bool
+	paranoid bool          // every reset is a Verify
+	resets   *resetCounts  // the pool's; nil for none
+	tracked  *trackedCache // the pool's: the paths of base's tree
 
 	machine *os.File // the machine lock this holder has, if any
 
@@ -154,6 +155,14 @@ func checkPath(p string) error {
 // it to measure base in the same slot; Release does it anyway.
 func (s *Slot) Reset(ctx context.Context) error {
 	if err := s.detach(ctx); err != nil {
+		return err
+	}
+	if s.paranoid {
+		s.resets.count(false)
+		dirty, err := s.Verify(ctx)
+		if dirty > 0 && s.log != nil {
+			s.log.Debug("paranoid reset restored paths", "slot", s.name, "paths", dirty)
+		}
 		return err
 	}
 	if s.quickReset(ctx) {

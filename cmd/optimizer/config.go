@@ -43,6 +43,7 @@ type runOptions struct {
 	Format        string        `json:"format"`
 	DB            string        `json:"db,omitempty"`
 	KeepSlots     bool          `json:"keep_slots,omitempty"`
+	ParanoidReset bool          `json:"paranoid_reset,omitempty"`
 	BenchFilter   string        `json:"bench_filter,omitempty"`
 	BenchArgs     []string      `json:"bench_args,omitempty"`
 	BuildFlags    []string      `json:"build_flags,omitempty"`
@@ -95,6 +96,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Format, "format", o.Format, "report format: text, json or markdown")
 	fs.StringVar(&o.DB, "db", o.DB, "store file (default <git-common-dir>/optimizer/optimizer.db)")
 	fs.BoolVar(&o.KeepSlots, "keep-slots", o.KeepSlots, "keep the slots warm for the next job instead of removing them")
+	fs.BoolVar(&o.ParanoidReset, "paranoid-reset", o.ParanoidReset, "prove every slot clean at every reset (a walk of the tree and a full git status), not only before base's tests and benchmarks")
 	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp: only the benchmarks it matches are run and judged")
 	fs.StringArrayVar(&o.BenchArgs, "bench-arg", o.BenchArgs, "extra argument to Go benchmark binaries (repeatable)")
 	fs.StringArrayVar(&o.BuildFlags, "build-flags", o.BuildFlags, "extra go test -c flags, split on spaces (repeatable)")

@@ -86,7 +86,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	proc.KillOrphans()
 	evaluator.RemoveStaleScratch(pidAlive)
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{
-		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Logger: logger,
+		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,
 	})
 	if err != nil {
 		return fmt.Errorf("open slot pool: %w", err)

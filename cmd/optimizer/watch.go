@@ -248,7 +248,7 @@ func newSession(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (
 	proc.KillOrphans()
 	evaluator.RemoveStaleScratch(pidAlive)
 	s.pool, err = worktreepool.Open(ctx, worktreepool.Options{
-		Repo: r.Root, Base: head, Size: s.n, Keep: o.KeepSlots, MachineLock: o.machineLock, Logger: s.log,
+		Repo: r.Root, Base: head, Size: s.n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, MachineLock: o.machineLock, Logger: s.log,
 	})
 	if err != nil {
 		s.db.Close()

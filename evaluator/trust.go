@@ -1,8 +1,12 @@
 package evaluator
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
 // noTestCache returns the GOFLAGS that every test command runs with: the
@@ -26,4 +30,18 @@ func noTestCache(user string) string {
 // testEnv is the environment a test command gets on top of the slot's.
 func testEnv(slotEnv []string) []string {
 	return append(slotEnv, "GOFLAGS="+noTestCache(os.Getenv("GOFLAGS")))
+}
+
+// proveClean proves a slot clean before it serves base's tests (see
+// worktreepool.Slot.Verify), and warns when it was not: an earlier test
+// wrote where the slot's watch could not see.
+func (j *job) proveClean(ctx context.Context, slot *worktreepool.Slot) error {
+	dirty, err := slot.Verify(ctx)
+	if err != nil {
+		return fmt.Errorf("prove slot %s clean: %w", slot.Name(), err)
+	}
+	if dirty > 0 {
+		j.warn(ctx, "slot %s was not clean before base's tests (%d paths; a test wrote through a hard link?): restored it", slot.Name(), dirty)
+	}
+	return nil
 }
