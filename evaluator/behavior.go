@@ -381,7 +381,7 @@ func (j *job) putBaseline(ctx context.Context, out *testOutcome) {
 		err = j.db.PutBaseline(context.WithoutCancel(ctx), j.baselineKey(), b)
 	}
 	if err != nil {
-		j.log.Warn("cache baseline", "err", err)
+		j.notRecorded("the baseline cache", err)
 	}
 }
 
@@ -397,6 +397,6 @@ func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
 			Status: string(st), Output: out.Tests.Output[key]})
 	}
 	if err := j.db.AddTestResults(context.WithoutCancel(ctx), rows); err != nil {
-		j.log.Warn("record test results", "err", err)
+		j.notRecorded("test results", err)
 	}
 }

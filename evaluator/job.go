@@ -30,6 +30,9 @@ var _ Pool = (*worktreepool.Pool)(nil)
 var (
 	ErrNoCandidates = errors.New("no candidates")
 	ErrNoTest       = errors.New("no test command: pass --test, or run in a Go module")
+	// ErrNotRecorded: the job ran, and its report is whole, but the store
+	// could not record all of it (a full disk, say).
+	ErrNotRecorded = errors.New("the job's results could not all be recorded in the store")
 )
 
 // job is the state of one Run. Its fields are set before the phases start;
@@ -52,6 +55,8 @@ type job struct {
 	cands          []*cand
 	done           int
 	warnings       []string
+	storeFails     int   // store writes that failed
+	storeErr       error // the first of them
 	noise          *Noise
 	profileSummary any
 
@@ -98,6 +103,14 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	}
 	rep.State = state
 	j.finish(rep, err)
+	if uerr := j.unrecorded(); uerr != nil {
+		j.mu.Lock()
+		rep.Warnings = append([]string(nil), j.warnings...)
+		j.mu.Unlock()
+		if err == nil {
+			err = uerr
+		}
+	}
 	j.emit(Event{Kind: EventJobDone, Total: len(j.cands), Done: j.done, Message: state})
 	return rep, err
 }

@@ -3,6 +3,7 @@ package evaluator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,7 +13,9 @@ import (
 
 // The store writes of a job. Every step writes as it finishes, so a job cut
 // off at any point leaves a store that says exactly what finished. A failed
-// write is logged and warned about; it does not change any verdict.
+// write does not change any verdict, but it is a warning on the terminal and
+// in the report, and Run returns ErrNotRecorded: a full disk must not pass
+// for a finished job.
 
 // record writes the job and its candidates, in one transaction, before
 // anything runs (content ids follow as candidates settle), and keeps each
@@ -127,7 +130,7 @@ func (j *job) candidateRow(c *cand) store.Candidate {
 
 func (j *job) saveCandidate(ctx context.Context, c *cand) {
 	if err := j.db.UpdateCandidate(context.WithoutCancel(ctx), j.candidateRow(c)); err != nil {
-		j.log.Warn("record candidate", "candidate", c.c.Name, "err", err)
+		j.notRecorded("candidate "+c.c.Name, err)
 	}
 }
 
@@ -136,8 +139,37 @@ func (j *job) event(ctx context.Context, kind, candidate, msg string) {
 		JobID: j.id, Time: time.Now(), Kind: kind, Candidate: candidate, Message: msg,
 	})
 	if err != nil {
-		j.log.Warn("record event", "err", err)
+		j.notRecorded("an event", err)
 	}
+}
+
+// notRecorded counts a store write that failed. The first is a warning, in
+// the report and on the terminal (not in the store's events: the store is
+// what failed).
+func (j *job) notRecorded(what string, err error) {
+	j.log.Warn("record "+what, "err", err)
+	j.mu.Lock()
+	j.storeFails++
+	first := j.storeFails == 1
+	if first {
+		j.storeErr = fmt.Errorf("record %s: %w", what, err)
+		j.warnings = append(j.warnings, "the store could not record this job's results: "+j.storeErr.Error())
+	}
+	j.mu.Unlock()
+	if first {
+		j.emit(Event{Kind: EventWarning, Message: "the store could not record this job's results: " + j.storeErr.Error()})
+	}
+}
+
+// unrecorded returns ErrNotRecorded, wrapped with the count and the first
+// failure, when some store write failed; else nil.
+func (j *job) unrecorded() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.storeFails == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d writes failed, the first: %w", ErrNotRecorded, j.storeFails, j.storeErr)
 }
 
 // finish marks the job finished, interrupted or failed, with its report.
@@ -152,6 +184,6 @@ func (j *job) finish(rep *Report, runErr error) {
 		msg = runErr.Error()
 	}
 	if err := j.db.FinishJob(context.Background(), j.id, rep.State, winner, b, msg); err != nil {
-		j.log.Warn("record job end", "err", err)
+		j.notRecorded("the job's end", err)
 	}
 }

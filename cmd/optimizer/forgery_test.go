@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tests of issue 20: faults that let a candidate, the environment or
+// the tool itself forge a verdict.
+
+// newTinyRepo makes a shell repository whose test passes while ok says yes,
+// and a directory of n candidates that each add a comment to notes.txt.
+func newTinyRepo(t *testing.T, test string, n int) (repo, cands string) {
+	t.Helper()
+	dir := t.TempDir()
+	repo = filepath.Join(dir, "repo")
+	cands = filepath.Join(dir, "cands")
+	for p, s := range map[string]string{
+		"ok":        "yes\n",
+		"notes.txt": "a\n",
+		"test.sh":   test,
+	} {
+		writeFile(t, filepath.Join(repo, p), s)
+	}
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "base")
+	for i := range n {
+		writeFile(t, filepath.Join(cands, "c"+string(rune('a'+i)), "notes.txt"), strings.Repeat("x", i+1)+"\n")
+	}
+	return repo, cands
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tinyFS mounts a tmpfs of size bytes for the test, and unmounts it after.
+func tinyFS(t *testing.T, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root (CI runs as root)")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mount a tmpfs: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+// TestStoreFull fills the store's disk while the job runs (the test command
+// does it, after the job is recorded): the run still prints its report, but
+// warns that the store could not record it and exits 1.
+func TestStoreFull(t *testing.T) {
+	fs := tinyFS(t, "2m")
+	fill := filepath.Join(fs, "fill")
+	repo, cands := newTinyRepo(t, `[ -f "`+fill+`" ] || dd if=/dev/zero of="`+fill+`" bs=64k 2>/dev/null
+test "$(cat ok)" = yes
+`, 4)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none",
+		"--test", "sh test.sh", "--db", filepath.Join(fs, "optimizer.db")}, &stdout, &stderr)
+	if got := exitCode(err); got != exitError {
+		t.Errorf("exit %d (%v), want %d\nstderr:\n%s", got, err, exitError, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "warning: the store could not record this job's results") {
+		t.Errorf("no warning on stderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "ca ") || !strings.Contains(stdout.String(), "the store could not record") {
+		t.Errorf("the report lacks the candidates or the warning:\n%s", stdout.String())
+	}
+}
