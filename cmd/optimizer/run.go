@@ -76,7 +76,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "optimizer: %d candidates against %s at %s, %d slots (%s)\n",
 		len(cands), o.Base, base[:12], n, why)
 
-	db, err := openStore(ctx, r.storePath(o.DB))
+	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
 	if err != nil {
 		return err
 	}
@@ -144,20 +144,6 @@ func loadCandidates(ctx context.Context, r repo, base string, o runOptions) ([]c
 		return nil, err
 	}
 	return all, nil
-}
-
-// openStore opens the store and marks the running jobs of dead processes
-// interrupted.
-func openStore(ctx context.Context, path string) (*store.DB, error) {
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if _, err := db.MarkInterrupted(ctx, pidAlive); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("mark dead jobs interrupted: %w", err)
-	}
-	return db, nil
 }
 
 // pidAlive reports whether a process with this PID exists.

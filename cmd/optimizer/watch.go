@@ -242,7 +242,7 @@ func newSession(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (
 	s.screen = newScreen(stdout, stderr, o.Verbose)
 	s.log = newLogger(o.Verbose, stderr)
 
-	if s.db, err = openStore(ctx, r.storePath(o.DB)); err != nil {
+	if s.db, err = openStoreForJob(ctx, r.storePath(o.DB), stderr); err != nil {
 		return nil, err
 	}
 	proc.KillOrphans()
