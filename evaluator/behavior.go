@@ -116,6 +116,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	}
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
+	if err == nil && out.TimedOut && j.oversubscribed() && ctx.Err() == nil {
+		out, err = j.baseAlone(ctx)
+	}
 	switch {
 	case ctx.Err() != nil:
 		base.set(nil, ctx.Err()) // stopped: nothing to say of base
@@ -148,6 +151,9 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
 	out, fail := j.testIn(ctx, slot, c.c)
 	j.pool.Release(slot)
+	if fail != nil && fail.Kind == FailTimeout && j.oversubscribed() && ctx.Err() == nil {
+		out, fail = j.testAlone(ctx, c)
+	}
 	if ctx.Err() != nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -171,6 +172,9 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 func withDefaults(o Options) Options {
 	if o.Kind == "" {
 		o.Kind = "run"
+	}
+	if o.CPUs < 1 {
+		o.CPUs = runtime.NumCPU()
 	}
 	if o.Parallel < 1 {
 		o.Parallel = 1

@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
 // The tests of issue 20: faults that let a candidate, the environment or
@@ -80,5 +85,56 @@ test "$(cat ok)" = yes
 	}
 	if !strings.Contains(stdout.String(), "ca ") || !strings.Contains(stdout.String(), "the store could not record") {
 		t.Errorf("the report lacks the candidates or the warning:\n%s", stdout.String())
+	}
+}
+
+// TestOversubscribedTimeouts runs more slots than CPUs, with a test that
+// passes alone but runs past --timeout when another test holds its lock:
+// every candidate that timed out is re-run alone, and passes; the run warns
+// that timeouts mean less.
+func TestOversubscribedTimeouts(t *testing.T) {
+	testenv.Long(t)
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("needs flock (util-linux)")
+	}
+	lock := filepath.Join(t.TempDir(), "lock")
+	repo, cands := newTinyRepo(t, `exec 9>>"`+lock+`"
+sleep 1
+if flock -n 9; then sleep 1; else sleep 60; fi
+test "$(cat ok)" = yes
+`, runtime.NumCPU()+2)
+	j := strconv.Itoa(runtime.NumCPU() + 2)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--repo", repo, "--candidates", cands, "-j", j, "--bench", "none",
+		"--test", "sh test.sh", "--timeout", "6s", "--format", "json"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "slots on "+strconv.Itoa(runtime.NumCPU())+" CPUs") {
+		t.Errorf("no warning of oversubscription:\n%s", stderr.String())
+	}
+	var rep struct {
+		Warnings   []string `json:"warnings"`
+		Candidates []struct {
+			Name, Verdict, Note string
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+	rerun := 0
+	for _, c := range rep.Candidates {
+		if c.Verdict != "passed" {
+			t.Errorf("%s: %s, want passed\n%s", c.Name, c.Verdict, stderr.String())
+		}
+		if strings.Contains(c.Note, "re-run alone") {
+			rerun++
+		}
+	}
+	if rerun == 0 {
+		t.Errorf("no candidate timed out beside another, so nothing was tested:\n%s", stderr.String())
+	}
+	if len(rep.Warnings) > 0 {
+		t.Errorf("warnings: %q", rep.Warnings)
 	}
 }

@@ -72,9 +72,11 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, why := slots(o.Parallel, len(cands), thisMachine())
+	m := thisMachine()
+	n, why := slots(o.Parallel, len(cands), m)
 	fmt.Fprintf(stderr, "optimizer: %d candidates against %s at %s, %d slots (%s)\n",
 		len(cands), o.Base, base[:12], n, why)
+	warnOversubscribed(stderr, n, m.CPUs)
 
 	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
 	if err != nil {
@@ -100,6 +102,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	}()
 
 	opts := o.evaluatorOptions(r, base, n, cands, logger)
+	opts.CPUs = m.CPUs
 	rep, err := evaluate(ctx, pool, db, opts, stderr, o.Verbose)
 	if rep != nil {
 		if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
