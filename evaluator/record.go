@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -26,15 +27,16 @@ func (j *job) record(ctx context.Context) error {
 		rows[i] = j.candidateRow(c)
 	}
 	err := j.db.StartJob(ctx, store.Job{
-		ID:       j.id,
-		Kind:     j.opts.Kind,
-		Repo:     j.opts.Repo,
-		Base:     j.opts.Base,
-		Parallel: j.opts.Parallel,
-		PID:      os.Getpid(),
-		Config:   j.opts.Config,
-		State:    "running",
-		Started:  j.start,
+		ID:         j.id,
+		Kind:       j.opts.Kind,
+		Repo:       j.opts.Repo,
+		Base:       j.opts.Base,
+		Parallel:   j.opts.Parallel,
+		PID:        os.Getpid(),
+		OwnerStart: proc.StartTime(os.Getpid()),
+		Config:     j.opts.Config,
+		State:      "running",
+		Started:    j.start,
 	}, rows)
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ func TestOpen_Corrupt(t *testing.T) {
 			want, _ := os.ReadFile(path)
 			db, err := Open(ctx, path)
 			if err == nil {
-				_, err = db.MarkInterrupted(ctx, func(int) bool { return false })
+				_, err = db.MarkInterrupted(ctx, func(int, string) bool { return false })
 				db.Close()
 			}
 			if !IsCorrupt(err) {

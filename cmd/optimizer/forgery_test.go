@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
@@ -137,4 +138,73 @@ test "$(cat ok)" = yes
 	if len(rep.Warnings) > 0 {
 		t.Errorf("warnings: %q", rep.Warnings)
 	}
+}
+
+// TestPIDReuse kills an optimizer mid-job, then has an unrelated process
+// take its PID (through ns_last_pid, as root): the job is still found dead
+// and shown interrupted, since its owner's start time was recorded with
+// its PID.
+func TestPIDReuse(t *testing.T) {
+	testenv.Long(t)
+	if os.Geteuid() != 0 {
+		t.Skip("forcing a PID's reuse needs root (CI runs as root)")
+	}
+	bin, err := exec.LookPath("optimizer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := t.TempDir()
+	repo, cands := newTinyRepo(t, `if [ -n "$HANG" ]; then : > "$HANG/at"; exec sleep 300; fi
+test "$(cat ok)" = yes
+`, 1)
+	cmd := exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none", "--test", "sh test.sh")
+	cmd.Env = append(os.Environ(), "HANG="+mark)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer runOK(t, exitOK, "gc", "--repo", repo) // kills the hanging test the killed run left
+	waitFile(t, filepath.Join(mark, "at"))
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	impostor := takePID(t, cmd.Process.Pid)
+	defer func() { impostor.Process.Kill(); impostor.Wait() }()
+	out := runOK(t, exitOK, "history", "--repo", repo)
+	if !strings.Contains(out, "interrupted") {
+		t.Errorf("the killed run's job is not interrupted while PID %d is another process's:\n%s", cmd.Process.Pid, out)
+	}
+}
+
+// waitFile polls for a file that a child process writes, for up to two
+// minutes.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s never appeared", path)
+}
+
+// takePID starts a sleep whose PID is pid, by setting the kernel's last PID
+// just below it. Other processes fork meanwhile, so it tries many times.
+func takePID(t *testing.T, pid int) *exec.Cmd {
+	t.Helper()
+	for range 500 {
+		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(pid-1)), 0); err != nil {
+			t.Skipf("set ns_last_pid: %v", err)
+		}
+		cmd := exec.Command("sleep", "300")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if cmd.Process.Pid == pid {
+			return cmd
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	t.Fatalf("could not start a process with PID %d", pid)
+	return nil
 }

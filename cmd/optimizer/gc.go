@@ -78,7 +78,7 @@ func gcStore(ctx context.Context, path string, w io.Writer) error {
 		err = fmt.Errorf("open store: %w", err)
 	} else {
 		var n int
-		n, err = db.MarkInterrupted(ctx, pidAlive)
+		n, err = db.MarkInterrupted(ctx, proc.Alive)
 		db.Close()
 		if err == nil {
 			fmt.Fprintf(w, "jobs marked interrupted: %d\n", n)

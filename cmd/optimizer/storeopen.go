@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -16,7 +17,7 @@ func openStore(ctx context.Context, path string) (*store.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	if _, err := db.MarkInterrupted(ctx, pidAlive); err != nil {
+	if _, err := db.MarkInterrupted(ctx, proc.Alive); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mark dead jobs interrupted: %w", err)
 	}
