@@ -141,16 +141,13 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 // behaveOne runs one candidate's tests and judges them against the baseline.
 func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	start := time.Now()
-	slot, err := j.pool.Acquire(ctx)
+	out, fail, err := j.testInSlot(ctx, c)
 	if err != nil {
 		if ctx.Err() == nil {
-			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire a slot: %v", err)})
+			j.jobFault(err)
 		}
 		return
 	}
-	j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
-	out, fail := j.testIn(ctx, slot, c.c)
-	j.pool.Release(slot)
 	if fail != nil && fail.Kind == FailTimeout && j.oversubscribed() && ctx.Err() == nil {
 		out, fail = j.testAlone(ctx, c)
 	}
@@ -165,7 +162,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	b, err := base.wait(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: err.Error()})
+			j.jobFault(err) // base could not be tested: no candidate's doing
 		}
 		return
 	}

@@ -34,6 +34,10 @@ var (
 	// ErrNotRecorded: the job ran, and its report is whole, but the store
 	// could not record all of it (a full disk, say).
 	ErrNotRecorded = errors.New("the job's results could not all be recorded in the store")
+	// ErrEnvironment: something that is no candidate's doing (no slot
+	// could be made, base's tests could not run) stopped candidates from
+	// being judged. They are left unjudged, not failed.
+	ErrEnvironment = errors.New("the environment failed the job, not its candidates")
 )
 
 // job is the state of one Run. Its fields are set before the phases start;
@@ -56,6 +60,7 @@ type job struct {
 	cands          []*cand
 	done           int
 	warnings       []string
+	fault          error // the first fault of the environment: see jobFault
 	storeFails     int   // store writes that failed
 	storeErr       error // the first of them
 	noise          *Noise
@@ -93,6 +98,9 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	base := j.startBaseline(ctx)
 	defer base.stop()
 	err = j.phases(ctx, base)
+	if ferr := j.faulted(); ferr != nil && err == nil {
+		err = ferr
+	}
 	rep := j.report()
 	state := "finished"
 	switch {
@@ -279,7 +287,7 @@ func (j *job) report() *Report {
 		Job:        j.id,
 		Repo:       j.opts.Repo,
 		Base:       j.opts.Base,
-		Parallel:   j.opts.Parallel,
+		Parallel:   j.slots(),
 		MinSpeedup: j.opts.MinSpeedup,
 		Started:    j.start,
 		Seconds:    time.Since(j.start).Seconds(),

@@ -87,6 +87,12 @@ func (p *Pool) currentBase() string {
 func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 	name := newName()
 	dir := filepath.Join(p.dir, name)
+	// The slots directory itself may have been deleted since Open (by a
+	// test, or a person): it is made again, so that a lost slot is
+	// replaced rather than dropped.
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("make slots directory: %w", err)
+	}
 	lock, err := newLock(dir + ".lock")
 	if err != nil {
 		return nil, err

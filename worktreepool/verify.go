@@ -54,6 +54,18 @@ func (s *Slot) Verify(ctx context.Context) (int, error) {
 	return dirty, nil
 }
 
+// Sound reports whether the slot's work tree and git directory still exist:
+// when they do not, what failed in the slot is the environment's fault (the
+// slots directory was deleted, say), not the candidate's.
+func (s *Slot) Sound() bool {
+	fi, err := os.Stat(s.dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(s.gitDir, "HEAD"))
+	return err == nil
+}
+
 // breakLinks removes every regular file in the slot's work tree that has
 // another hard link, and returns how many it removed. The restore that
 // follows writes the tracked ones anew, as files of their own.
