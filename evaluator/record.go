@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/proc"
@@ -86,18 +87,23 @@ func (j *job) saveChanges(dir string) {
 	}
 }
 
-// fileName makes a candidate name safe as a file name.
+// fileName makes a candidate name safe as a file name, one to one: '%',
+// path separators, ':', NUL and a leading '.' are written as %XX, so that
+// no two names (x/y and x_y, say) share a file.
 func fileName(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if c == '/' || c == '\\' || c == 0 || c == ':' {
-			b[i] = '_'
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '%' || c == '/' || c == '\\' || c == ':' || c == 0 || (i == 0 && c == '.') {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
 		}
+		b.WriteByte(c)
 	}
-	if len(b) == 0 || b[0] == '.' {
-		return "_" + string(b)
+	if b.Len() == 0 {
+		return "%"
 	}
-	return string(b)
+	return b.String()
 }
 
 func (j *job) candidateRow(c *cand) store.Candidate {
