@@ -86,7 +86,7 @@ func TestDB_Migrate(t *testing.T) {
 	}
 
 	t.Run("NewMigration", func(t *testing.T) {
-		fsys := fstest.MapFS{"migrations/0002_extra.sql": {Data: []byte(`
+		fsys := fstest.MapFS{fmt.Sprintf("migrations/%04d_extra.sql", len(all)+1): {Data: []byte(`
 			CREATE TABLE extra (id INTEGER PRIMARY KEY);
 			INSERT INTO extra (id) SELECT 7;`)}}
 		for _, m := range all {
@@ -102,7 +102,8 @@ func TestDB_Migrate(t *testing.T) {
 		}
 	})
 	t.Run("FailedMigrationRollsBack", func(t *testing.T) {
-		// Versions up to 0002 are applied; 0003 is new and broken.
+		// Versions up to len(all)+1 are applied (NewMigration's); the next
+		// is new and broken.
 		fsys := fstest.MapFS{}
 		for i := 1; i <= len(all)+2; i++ {
 			fsys[fmt.Sprintf("migrations/%04d_m.sql", i)] = &fstest.MapFile{Data: []byte("SELECT 1;")}

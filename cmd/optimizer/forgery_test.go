@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,4 +209,42 @@ func takePID(t *testing.T, pid int) *exec.Cmd {
 	}
 	t.Fatalf("could not start a process with PID %d", pid)
 	return nil
+}
+
+// TestSignalExitStatus stops a running job with SIGINT, then another with
+// SIGTERM: each exits 128 plus the signal's number, as a shell reports it,
+// with the job recorded interrupted.
+func TestSignalExitStatus(t *testing.T) {
+	bin, err := exec.LookPath("optimizer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		sig  syscall.Signal
+		want int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			mark := t.TempDir()
+			repo, cands := newTinyRepo(t, `if [ -n "$HANG" ]; then : > "$HANG/at"; exec sleep 300; fi
+test "$(cat ok)" = yes
+`, 1)
+			cmd := exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none", "--test", "sh test.sh")
+			cmd.Env = append(os.Environ(), "HANG="+mark)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitFile(t, filepath.Join(mark, "at"))
+			cmd.Process.Signal(tt.sig)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tt.want {
+				t.Errorf("after %v: %v, want exit status %d\n%s", tt.sig, err, tt.want, stderr.String())
+			}
+			if out := runOK(t, exitOK, "history", "--repo", repo); !strings.Contains(out, "interrupted") {
+				t.Errorf("the job is not recorded interrupted:\n%s", out)
+			}
+		})
+	}
 }
