@@ -229,6 +229,19 @@ func TestSlot_Reset(t *testing.T) {
 			os.RemoveAll(filepath.Join(d, "sub"))
 			os.Symlink(t.TempDir(), filepath.Join(d, "sub"))
 		}},
+		{"HardLinkWrite", func(d string) {
+			// A tracked file written through a link whose name is gone
+			// again: the watch saw only the link's name.
+			os.Link(filepath.Join(d, "a.txt"), filepath.Join(d, ".l"))
+			os.WriteFile(filepath.Join(d, ".l"), []byte("poison\n"), 0o644)
+			os.Remove(filepath.Join(d, ".l"))
+		}},
+		{"HardLinkWriteInNewDir", func(d string) {
+			os.MkdirAll(filepath.Join(d, "tmp/x"), 0o755)
+			os.Link(filepath.Join(d, "sub/b.txt"), filepath.Join(d, "tmp/x/l"))
+			os.WriteFile(filepath.Join(d, "tmp/x/l"), []byte("poison\n"), 0o644)
+			os.RemoveAll(filepath.Join(d, "tmp"))
+		}},
 		{"DeleteEverything", func(d string) {
 			entries, _ := os.ReadDir(d)
 			for _, e := range entries {
