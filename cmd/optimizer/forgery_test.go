@@ -248,3 +248,41 @@ test "$(cat ok)" = yes
 		})
 	}
 }
+
+// TestStoreInWords points --db at a directory, a store on a read-only file
+// system and a full disk: each says what is wrong in words, and history
+// still reads the read-only store.
+func TestStoreInWords(t *testing.T) {
+	repo, cands := newTinyRepo(t, "test \"$(cat ok)\" = yes\n", 1)
+	job := func(db string) []string {
+		return []string{"--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none", "--test", "sh test.sh", "--db", db}
+	}
+	failsWith := func(t *testing.T, args []string, want string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		if exitCode(err) != exitError || !strings.Contains(stderr.String(), want) {
+			t.Errorf("optimizer %s: %v; want exit 1 and %q in stderr:\n%s", strings.Join(args, " "), err, want, stderr.String())
+		}
+	}
+	t.Run("Directory", func(t *testing.T) {
+		failsWith(t, job(t.TempDir()), "is a directory, not a store file: --db names the store's file")
+	})
+	t.Run("ReadOnly", func(t *testing.T) {
+		fs := tinyFS(t, "4m")
+		db := filepath.Join(fs, "optimizer.db")
+		runOK(t, exitOK, job(db)...)
+		if out, err := exec.Command("mount", "-o", "remount,ro", fs).CombinedOutput(); err != nil {
+			t.Fatalf("remount read-only: %v\n%s", err, out)
+		}
+		if out := runOK(t, exitOK, "history", "--repo", repo, "--db", db); !strings.Contains(out, "finished") {
+			t.Errorf("history of a read-only store:\n%s", out)
+		}
+		failsWith(t, job(db), "read-only file system")
+	})
+	t.Run("FullDisk", func(t *testing.T) {
+		fs := tinyFS(t, "1m")
+		exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(fs, "fill"), "bs=64k").Run()
+		failsWith(t, job(filepath.Join(fs, "optimizer.db")), "no space left on device")
+	})
+}

@@ -14,6 +14,9 @@ import (
 // interrupted.
 func openStore(ctx context.Context, path string) (*store.DB, error) {
 	db, err := store.Open(ctx, path)
+	if errors.Is(err, store.ErrIsDirectory) {
+		return nil, fmt.Errorf("open store: %w: --db names the store's file", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -22,6 +25,21 @@ func openStore(ctx context.Context, path string) (*store.DB, error) {
 		return nil, fmt.Errorf("mark dead jobs interrupted: %w", err)
 	}
 	return db, nil
+}
+
+// openStoreToRead is openStore for the commands that only read past jobs
+// (history, show, report, apply): a store that cannot be opened for writing
+// (on a read-only file system, say) is read as it is, without marking dead
+// jobs interrupted.
+func openStoreToRead(ctx context.Context, path string) (*store.DB, error) {
+	db, err := openStore(ctx, path)
+	if err == nil || store.IsCorrupt(err) || errors.Is(err, store.ErrIsDirectory) {
+		return db, err
+	}
+	if ro, rerr := store.OpenReadOnly(ctx, path); rerr == nil {
+		return ro, nil
+	}
+	return nil, err
 }
 
 // openStoreForJob is openStore for the commands that write jobs (run,
