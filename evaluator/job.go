@@ -101,6 +101,9 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	if ferr := j.faulted(); ferr != nil && err == nil {
 		err = ferr
 	}
+	if n := j.slots(); n < j.opts.Parallel && n > 0 {
+		j.warn(ctx, "only %d of the %d slots asked for could be made (-v says why): the job ran on %d", n, j.opts.Parallel, n)
+	}
 	rep := j.report()
 	state := "finished"
 	switch {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -285,4 +286,32 @@ func TestStoreInWords(t *testing.T) {
 		exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(fs, "fill"), "bs=64k").Run()
 		failsWith(t, job(filepath.Join(fs, "optimizer.db")), "no space left on device")
 	})
+}
+
+// TestFewerSlots makes every git worktree add after the first fail: the job
+// runs on the one slot it has, and its report says 1 slot, not the 2 asked
+// for, with a warning.
+func TestFewerSlots(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	once := filepath.Join(t.TempDir(), "once")
+	writeFile(t, filepath.Join(bin, "git"), `#!/bin/sh
+case " $* " in *" worktree add "*) mkdir "`+once+`" 2>/dev/null || { echo "fatal: no more worktrees" >&2; exit 128; };; esac
+exec `+real+` "$@"
+`)
+	os.Chmod(filepath.Join(bin, "git"), 0o755)
+	repo, cands := newTinyRepo(t, "test \"$(cat ok)\" = yes\n", 3)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := runOK(t, exitOK, "--repo", repo, "--candidates", cands, "-j", "2", "--bench", "none", "--test", "sh test.sh")
+	if !strings.Contains(out, ", 1 slots,") || !strings.Contains(out, "only 1 of the 2 slots asked for could be made") {
+		t.Errorf("the report does not say the job ran on 1 slot of 2:\n%s", out)
+	}
+	for _, c := range []string{"ca", "cb", "cc"} {
+		if !regexp.MustCompile(`(?m)^` + c + ` +passed`).MatchString(out) {
+			t.Errorf("%s did not pass:\n%s", c, out)
+		}
+	}
 }
