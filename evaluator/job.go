@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -38,6 +39,8 @@ var (
 	// could be made, base's tests could not run) stopped candidates from
 	// being judged. They are left unjudged, not failed.
 	ErrEnvironment = errors.New("the environment failed the job, not its candidates")
+	// ErrBenchFilter stops a job whose --bench-filter selects no benchmark.
+	ErrBenchFilter = errors.New("bad benchmark filter")
 )
 
 // job is the state of one Run. Its fields are set before the phases start;
@@ -67,8 +70,13 @@ type job struct {
 	profileSummary any
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
-	baseBins map[string]string // import path -> base test binary
-	calib    map[string]int64  // package.benchmark -> iterations
+	baseBins map[string]string          // import path -> base test binary
+	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
+	skipped  map[string]bool            // package.benchmark -> prints no result at base
+	// stop, once set, is a problem of the whole job found in phase 2 (a
+	// filter that selects nothing): no further candidate is measured, and
+	// Run returns it.
+	stop error
 }
 
 // cand is one candidate's state during a job.
@@ -140,7 +148,8 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		start: time.Now(),
 
 		baseBins: map[string]string{},
-		calib:    map[string]int64{},
+		calib:    map[string][]gobench.Count{},
+		skipped:  map[string]bool{},
 	}
 	j.log = opts.Logger.With("component", "evaluator", "job", j.id)
 	if _, err := os.Stat(filepath.Join(opts.Repo, "go.mod")); err == nil {
@@ -207,6 +216,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Metric == "" {
 		o.Metric = MetricWall
+	}
+	if o.calibrateTarget <= 0 {
+		o.calibrateTarget = calibrateTarget
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -47,6 +47,7 @@ type Options struct {
 	MinPairs    int
 	MaxPairs    int
 	Budget      time.Duration // phase-2 time per candidate
+	Deadline    time.Time     // phase 2 stops measuring here, whatever Budget says; zero is none
 	Metric      Metric
 	BenchFilter string   // regexp over benchmark names
 	BenchArgs   []string // extra arguments to Go benchmark binaries
@@ -63,6 +64,10 @@ type Options struct {
 	Config []byte // the effective configuration as JSON, recorded in the store
 	Logger *slog.Logger
 	Events chan<- Event // nil discards; the receiver must keep draining until Run returns
+
+	// calibrateTarget is one Go benchmark sample's calibrated run time; 0
+	// is the default. Tests shorten it.
+	calibrateTarget time.Duration
 
 	// treeID computes a candidate's content id; nil is candidate.TreeID.
 	// Tests set it to hold one candidate's resolve back.

@@ -163,7 +163,7 @@ func improved(w *cand) *profileTarget {
 	var t profileTarget
 	var names []string
 	for _, gb := range w.measured.goBench {
-		if topLevel(best.Name) == gb.name {
+		if topLevel(best.Name) == topLevel(gb.name) {
 			t.bench = gb
 		}
 	}
@@ -190,7 +190,7 @@ func topLevel(name string) string {
 
 func samePackage(w *cand, name string, in *goBench) bool {
 	for _, gb := range w.measured.goBench {
-		if gb.name == topLevel(name) {
+		if topLevel(gb.name) == topLevel(name) {
 			return gb.pkg.ImportPath == in.pkg.ImportPath
 		}
 	}

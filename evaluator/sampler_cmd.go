@@ -3,7 +3,8 @@ package evaluator
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -21,11 +22,11 @@ type cmdSampler struct {
 	cand     *worktreepool.Slot
 	base     *worktreepool.Slot // nil: toggle cand between base and candidate
 	staged   bool
-	filter   *regexp.Regexp
+	filter   *gobench.Filter
 	baseWall time.Duration
 }
 
-func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *regexp.Regexp) (sampler, string, *Failure) {
+func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (sampler, string, *Failure) {
 	s := &cmdSampler{j: j, c: c, cand: slots[0], filter: filter}
 	if len(slots) > 1 {
 		s.base = slots[1]
@@ -70,9 +71,16 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if ms, err := gobench.ParseOutput(res.Output); err == nil && len(ms) > 0 {
 		var out []metric
 		for _, m := range ms {
-			if s.filter == nil || s.filter.MatchString(m.Bench) {
+			if s.filter == nil || s.filter.Match(m.Bench) {
 				out = append(out, metric{bench: m.Bench, unit: m.Unit, value: m.Value, iters: m.Iterations})
 			}
+		}
+		if len(out) == 0 && sd == sideBase {
+			// The filter selects none of what the command prints: a
+			// problem of the job, not of this candidate.
+			s.j.stop = fmt.Errorf("%w: --bench-filter %q matches none of the benchmarks the bench command prints: %s",
+				ErrBenchFilter, s.filter, benchNames(ms))
+			return nil, s.j.stop
 		}
 		return out, nil
 	}
@@ -81,6 +89,17 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 		v = res.CPU
 	}
 	return []metric{{bench: "command", unit: "sec", value: v.Seconds(), iters: 1}}, nil
+}
+
+// benchNames lists the benchmark names in ms, once each.
+func benchNames(ms []gobench.Measurement) string {
+	var names []string
+	for _, m := range ms {
+		if !slices.Contains(names, m.Bench) {
+			names = append(names, m.Bench)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // tree returns the slot that holds side sd's code, toggling the single slot

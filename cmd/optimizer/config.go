@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 )
 
 // configFile is the name of the configuration file at the repo root.
@@ -97,7 +97,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.DB, "db", o.DB, "store file (default <git-common-dir>/optimizer/optimizer.db)")
 	fs.BoolVar(&o.KeepSlots, "keep-slots", o.KeepSlots, "keep the slots warm for the next job instead of removing them")
 	fs.BoolVar(&o.ParanoidReset, "paranoid-reset", o.ParanoidReset, "prove every slot clean at every reset (a walk of the tree and a full git status), not only before base's tests and benchmarks")
-	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp: only the benchmarks it matches are run and judged")
+	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp, slash by slash as go test -bench: only the benchmarks it matches, sub-benchmarks by their full names, are run and judged")
 	fs.StringArrayVar(&o.BenchArgs, "bench-arg", o.BenchArgs, "extra argument to Go benchmark binaries (repeatable)")
 	fs.StringArrayVar(&o.BuildFlags, "build-flags", o.BuildFlags, "extra go test -c flags, split on spaces (repeatable)")
 	fs.StringVar(&o.Tags, "tags", o.Tags, "build tags for benchmark binaries, comma-separated")
@@ -109,7 +109,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoPin, "no-pin", o.NoPin, "do not pin benchmark processes to one CPU")
 	fs.StringVar(&o.ProfileCmd, "profile", o.ProfileCmd, "profiling command run on the winner's slot instead of Go CPU profiles")
 	fs.BoolVar(&o.NoProfile, "no-profile", o.NoProfile, "do not profile the winner")
-	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed")
+	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed, or any of its benchmarks is significantly slower beyond --min-speedup")
 	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
 	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, "cap each process of a test or bench command at this much memory, such as 4G (prlimit --as; default none)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
@@ -136,7 +136,7 @@ func (o *runOptions) validate() error {
 		return usageErrorf("--profile and --no-profile contradict each other")
 	}
 	if o.BenchFilter != "" {
-		if _, err := regexp.Compile(o.BenchFilter); err != nil {
+		if _, err := gobench.NewFilter(o.BenchFilter); err != nil {
 			return usageErrorf("--bench-filter: %w", err)
 		}
 	}

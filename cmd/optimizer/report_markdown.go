@@ -27,11 +27,14 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 		if c.Failure != nil {
 			verdict += " (" + string(c.Failure.Kind) + ")"
 		}
+		if c.Qualifier != "" {
+			verdict += " (" + c.Qualifier + ")"
+		}
 		if c.Verdict == evaluator.VerdictWinner {
 			verdict = "**" + verdict + "**"
 		}
 		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", code(c.Name), verdict,
-			speedupText(c.Speedup), ciOf(c), pairsText(c.Pairs), secondsText(c.Seconds))
+			speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), secondsText(c.Seconds))
 	}
 
 	fmt.Fprintf(ew, "\n### Verdicts\n\n")
@@ -71,8 +74,11 @@ func markdownWinner(rep *evaluator.Report) string {
 		return "no winner"
 	}
 	for _, c := range rep.Candidates {
+		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {
+			return fmt.Sprintf("winner %s, %s", code(c.Name), mdText(fasterOnSome(c)))
+		}
 		if c.Name == *rep.Winner {
-			return fmt.Sprintf("winner %s, %s faster %s", code(c.Name), speedupText(c.Speedup), ciOf(c))
+			return fmt.Sprintf("winner %s, %s faster %s", code(c.Name), speedupText(c.Speedup), ciFor(rep, c))
 		}
 	}
 	return "winner " + code(*rep.Winner)
@@ -106,6 +112,9 @@ func writeMarkdownBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", code(b.Name), mdText(b.Unit),
 			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), speedup, ci, p, pairsText(b.Pairs), benchNote(b))
+	}
+	if note := levelNote(bs); note != "" {
+		fmt.Fprintf(w, "\n%s\n", mdText(note))
 	}
 }
 

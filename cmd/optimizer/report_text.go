@@ -74,8 +74,11 @@ func winnerLine(rep *evaluator.Report) string {
 		return fmt.Sprintf("none: no candidate is significantly more than %s%% faster", percent(rep.MinSpeedup))
 	}
 	for _, c := range rep.Candidates {
+		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {
+			return fmt.Sprintf("%s (%s; %s overall %s)", c.Name, fasterOnSome(c), speedupText(c.Speedup), ciFor(rep, c))
+		}
 		if c.Name == *rep.Winner {
-			return fmt.Sprintf("%s (%s faster %s)", c.Name, speedupText(c.Speedup), ciOf(c))
+			return fmt.Sprintf("%s (%s faster %s)", c.Name, speedupText(c.Speedup), ciFor(rep, c))
 		}
 	}
 	return *rep.Winner
@@ -88,7 +91,10 @@ func writeTextTable(w io.Writer, rep *evaluator.Report) {
 		if c.Failure != nil {
 			verdict += " (" + string(c.Failure.Kind) + ")"
 		}
-		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciOf(c), pairsText(c.Pairs), secondsText(c.Seconds)})
+		if c.Qualifier != "" {
+			verdict += " (" + c.Qualifier + ")"
+		}
+		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), secondsText(c.Seconds)})
 	}
 	writeColumns(w, "", rows)
 }
@@ -106,6 +112,9 @@ func writeTextBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
 			speedup, ci, p, pairsText(b.Pairs), benchNote(b)})
 	}
 	writeColumns(w, "  ", rows)
+	if note := levelNote(bs); note != "" {
+		fmt.Fprintf(w, "  %s\n", note)
+	}
 }
 
 // writeColumns writes rows as aligned columns, each line prefixed and

@@ -16,6 +16,7 @@ const (
 	exitError      = 1
 	exitUsage      = 2
 	exitRegression = 3
+	exitHeadFailed = 4 // optimizer ci: the pull request's head itself failed
 )
 
 var (
@@ -55,6 +56,8 @@ func exitCode(err error) int {
 		return 128 + int(se.sig)
 	case errors.As(err, &ue):
 		return exitUsage
+	case errors.Is(err, errHeadFailed):
+		return exitHeadFailed
 	case errors.Is(err, errRegression):
 		return exitRegression
 	default:
@@ -93,7 +96,8 @@ survivors are benchmarked one at a time against base; the winner is profiled.
 Everything is recorded in SQLite. The repository itself is never touched,
 except by 'optimizer apply'.
 
-Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
+Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
+4 the head failed (optimizer ci).`
 	root.AddCommand(
 		newRunCmd("run", stdout, stderr),
 		newDemoCmd(stdout, stderr),
@@ -103,6 +107,9 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
 		newApplyCmd(stdout, stderr),
 		newGCCmd(stdout),
 		newWatchCmd(stdout, stderr),
+		newCICmd(stdout, stderr),
+		newOptimizeCmd(stdout, stderr),
+		newDemoGeneratorCmd(stdout),
 	)
 	setup(root, stdout, stderr)
 	addCompletions(root)

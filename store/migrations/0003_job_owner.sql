@@ -1,4 +1,4 @@
--- 0002: the start time of a job's owner process, beside its PID.
+-- 0003: the start time of a job's owner process, beside its PID.
 --
 -- A PID alone cannot tell whether a job's process still runs: the kernel
 -- reuses PIDs, and an unrelated process holding the old one kept the job
