@@ -52,12 +52,13 @@ type job struct {
 	db     *store.DB
 	log    *slog.Logger
 	start  time.Time
-	goMod  bool   // the repo root holds a go.mod
-	test   string // effective test command
-	goTest bool   // test output is go test -json
-	bench  string // effective bench command; "" means Go benchmarks
-	noBen  bool   // no benchmark phase
-	tmp    string // scratch directory for binaries, removed at the end
+	goMod  bool                    // the repo root holds a go.mod
+	test   string                  // effective test command
+	goTest bool                    // test output is go test -json
+	bench  string                  // effective bench command; "" means Go benchmarks
+	noBen  bool                    // no benchmark phase
+	tmp    string                  // scratch directory for binaries, removed at the end
+	abort  context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
 
 	mu             sync.Mutex
 	cands          []*cand
@@ -68,6 +69,8 @@ type job struct {
 	storeErr       error // the first of them
 	noise          *Noise
 	profileSummary any
+	profileNote    string // why the winner has no profile, when it has none by design
+	warned         map[string]bool
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string          // import path -> base test binary
@@ -103,9 +106,16 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
-	base := j.startBaseline(ctx)
+	jctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	j.abort = abort
+	base := j.startBaseline(jctx)
 	defer base.stop()
-	err = j.phases(ctx, base)
+	err = j.phases(jctx, base)
+	var setupErr *SetupError
+	if cause := context.Cause(jctx); ctx.Err() == nil && errors.As(cause, &setupErr) {
+		err = setupErr // a slot could not be prepared: the job stopped
+	}
 	if ferr := j.faulted(); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -170,6 +180,9 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		j.noBen = !j.goMod
 	default:
 		j.bench = opts.Bench
+	}
+	if opts.Setup != "" || len(opts.CopyFiles) > 0 {
+		j.pool = &preparedPool{Pool: pool, j: j}
 	}
 	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", scratchPrefix, os.Getpid()))
 	if err != nil {
@@ -283,6 +296,20 @@ func (j *job) warn(ctx context.Context, format string, args ...any) {
 	j.event(ctx, "warning", "", msg)
 }
 
+// warnOnce reports whether the warning of this kind is the job's first.
+func (j *job) warnOnce(kind string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.warned[kind] {
+		return false
+	}
+	if j.warned == nil {
+		j.warned = map[string]bool{}
+	}
+	j.warned[kind] = true
+	return true
+}
+
 // settle gives a candidate its final verdict: it is recorded and reported at once.
 func (j *job) settle(ctx context.Context, c *cand) {
 	j.mu.Lock()
@@ -318,6 +345,7 @@ func (j *job) report() *Report {
 	if j.profileSummary != nil {
 		rep.Profile = j.profileSummary
 	}
+	rep.ProfileNote = j.profileNote
 	rep.Noise = j.noise
 	return rep
 }

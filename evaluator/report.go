@@ -106,11 +106,14 @@ type Report struct {
 	MinSpeedup float64           `json:"min_speedup"`
 	Candidates []CandidateResult `json:"candidates"`
 	Profile    any               `json:"profile,omitempty"` // *profiler.Summary once profiling lands
-	Noise      *Noise            `json:"noise,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
-	State      string            `json:"state,omitempty"` // finished, interrupted, failed
-	Started    time.Time         `json:"started"`
-	Seconds    float64           `json:"seconds"`
+	// ProfileNote says why a winner has no profile when that is by design,
+	// such as a winner measured by a --bench command with no --profile.
+	ProfileNote string    `json:"profile_note,omitempty"`
+	Noise       *Noise    `json:"noise,omitempty"`
+	Warnings    []string  `json:"warnings,omitempty"`
+	State       string    `json:"state,omitempty"` // finished, interrupted, failed
+	Started     time.Time `json:"started"`
+	Seconds     float64   `json:"seconds"`
 }
 
 // Noise is the result of an A/A check of base against itself.

@@ -24,6 +24,7 @@ type cmdSampler struct {
 	staged   bool
 	filter   *gobench.Filter
 	baseWall time.Duration
+	check    benchCheck
 }
 
 func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (sampler, string, *Failure) {
@@ -88,6 +89,7 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if s.j.opts.Metric == MetricCPU {
 		v = res.CPU
 	}
+	s.checkTime(ctx, sd, v, res.Output)
 	return []metric{{bench: "command", unit: "sec", value: v.Seconds(), iters: 1}}, nil
 }
 
@@ -100,6 +102,21 @@ func benchNames(ms []gobench.Measurement) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// checkTime warns, once a job, when the time of a bench command cannot tell
+// code apart: its output looks like a self-calibrating timer's, or its time
+// is the same on both sides while the numbers it prints are not.
+func (s *cmdSampler) checkTime(ctx context.Context, sd side, v time.Duration, output []byte) {
+	if seen, ok := selfTimed(output); ok && s.j.warnOnce("self-timed") {
+		s.j.warn(ctx, "the bench command's output looks self-calibrated (%q): such a command runs for about the same time "+
+			"whatever the code does, and its time is what is judged. Print the result as a Go benchmark line "+
+			"(\"BenchmarkX 1 234000 ns/op\") and that is judged instead; see optimizer run --help", seen)
+	}
+	s.check.add(sd, v.Seconds(), output)
+	if msg := s.check.verdict(s.j.opts.MinPairs); msg != "" && s.j.warnOnce("time-vs-printed") {
+		s.j.warn(ctx, "%s: %s", s.c.c.Name, msg)
+	}
 }
 
 // tree returns the slot that holds side sd's code, toggling the single slot
@@ -117,6 +134,10 @@ func (s *cmdSampler) tree(ctx context.Context, sd side) (*worktreepool.Slot, err
 			return nil, fmt.Errorf("reset the slot to base: %w", err)
 		}
 		s.staged = false
+		// The reset removed what preparing the slot added.
+		if err := s.j.prepare(ctx, s.cand); err != nil {
+			return nil, err
+		}
 	case sd == sideCand && !s.staged:
 		if err := stage(ctx, s.cand, s.c.c); err != nil {
 			return nil, fmt.Errorf("stage the candidate again: %w", err)

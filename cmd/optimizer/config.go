@@ -59,10 +59,18 @@ type runOptions struct {
 	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
 	All           bool          `json:"all,omitempty"`
 	SlotMemory    string        `json:"slot_memory,omitempty"`
+	Setup         string        `json:"setup,omitempty"`
+	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	Verbose       bool          `json:"-"`
+
+	// copyFiles are the files CopyIgnored matched, found by configure.
+	copyFiles []string
 
 	// Kind is recorded in the store: run or demo. Not a flag.
 	Kind string `json:"-"`
+	// ParallelFrom names where -j came from when it was not the command
+	// line: optimizer.toml, or "" for the flag or the default.
+	ParallelFrom string `json:"-"`
 }
 
 // defaultRunOptions are the values before flags and optimizer.toml.
@@ -113,6 +121,8 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
 	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, "cap each process of a test or bench command at this much memory, such as 4G (prlimit --as; default none)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
+	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
+	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")
 }
 
 // validate checks values that flags and optimizer.toml cannot check by type.
@@ -214,6 +224,9 @@ func mergeConfig(flags *pflag.FlagSet, path string) error {
 		}
 		f := flags.Lookup(key)
 		if f == nil {
+			if near := closestFlag(flags, key); near != "" {
+				return usageErrorf("%s: unknown key %q: did you mean %q? (keys are the long flag names of optimizer run)", path, key, near)
+			}
 			return usageErrorf("%s: unknown key %q (keys are the long flag names of optimizer run)", path, key)
 		}
 		if f.Changed {

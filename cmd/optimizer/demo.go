@@ -109,10 +109,18 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	ro.Format = o.Format
 	ro.Verbose = o.Verbose
 	err := runJob(ctx, ro, stdout, stderr)
-	if o.Keep || o.Dir != "" {
-		fmt.Fprintf(intro, "\nThe demo repository is kept in %s. Look around with:\n  optimizer history --repo %s\n  optimizer show --repo %s\n", repoDir, repoDir, repoDir)
-	}
+	writeDemoOutro(intro, dir, repoDir, o.Keep || o.Dir != "")
 	return err
+}
+
+// writeDemoOutro says where the demo repository is kept, or that it is
+// deleted now and how to keep it.
+func writeDemoOutro(w io.Writer, dir, repoDir string, kept bool) {
+	if kept {
+		fmt.Fprintf(w, "\nThe demo repository is kept in %s. Look around with:\n  optimizer history --repo %s\n  optimizer show --repo %s\n", repoDir, repoDir, repoDir)
+		return
+	}
+	fmt.Fprintf(w, "\nThe demo directory %s is deleted now. To keep it and look around with\nhistory, show and apply, run: optimizer demo --keep (or --dir DIR)\n", dir)
 }
 
 func writeDemoIntro(w io.Writer, repoDir, candDir string) {
@@ -151,8 +159,6 @@ func demoOptimize(ctx context.Context, o demoOptions, repoDir string, stdout, st
 	lo.Format = o.Format
 	lo.Verbose = o.Verbose
 	err := runOptimize(ctx, lo, stdout, stderr)
-	if o.Keep || o.Dir != "" {
-		fmt.Fprintf(intro, "\nThe demo repository is kept in %s.\n", repoDir)
-	}
+	writeDemoOutro(intro, filepath.Dir(repoDir), repoDir, o.Keep || o.Dir != "")
 	return err
 }

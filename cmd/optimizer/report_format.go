@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/profiler"
 )
 
 // writeReport writes rep in format: text, json or markdown.
@@ -117,7 +118,8 @@ func otherReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 		if c.Failure == nil {
 			return "failed"
 		}
-		return fmt.Sprintf("%s failure: %s", c.Failure.Kind, firstLine(c.Failure.Message))
+		first, _, _ := strings.Cut(strings.TrimSpace(c.Failure.Message), "\n")
+		return fmt.Sprintf("%s failure: %s", c.Failure.Kind, first)
 	case evaluator.VerdictDuplicate:
 		if c.DuplicateOf == "base" {
 			return "produces base's own tree: it changes nothing, so it was not run"
@@ -186,15 +188,41 @@ func failureDetails(f *evaluator.Failure, maxLines int) (tests string, output []
 	if len(f.Tests) > 0 {
 		tests = listSome(f.Tests, 8)
 	}
-	out := strings.TrimRight(f.Output, "\n")
-	if out == "" {
-		return tests, nil
-	}
-	lines := strings.Split(out, "\n")
-	if len(lines) > maxLines {
-		lines = append(lines[:maxLines:maxLines], fmt.Sprintf("[… %d more lines]", len(lines)-maxLines))
+	lines, more := evaluator.KeyLines(f.Output, maxLines)
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("[… %d more lines]", more))
 	}
 	return tests, lines
+}
+
+// writeProfileFiles lists the raw profiles a job keeps, and how to compare
+// them with pprof.
+func writeProfileFiles(w io.Writer, profile any) {
+	s, ok := profile.(*profiler.Summary)
+	if !ok || s == nil || len(s.Files) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nprofiles kept:")
+	for _, f := range s.Files {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if s.SampleType == "cpu" && len(s.Files) >= 2 {
+		fmt.Fprintf(w, "compare them with: go tool pprof -diff_base %s %s\n", s.Files[0], s.Files[1])
+	}
+}
+
+// messageRest is what a failure's message says after its first line, such as
+// the last lines a failing command wrote: at most maxLines of them, the last.
+func messageRest(msg string, maxLines int) []string {
+	_, rest, ok := strings.Cut(strings.TrimSpace(msg), "\n")
+	if !ok {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(rest, "\n"), "\n")
+	if len(lines) > maxLines {
+		lines = lines[len(lines)-maxLines:]
+	}
+	return lines
 }
 
 func firstLine(s string) string {

@@ -17,8 +17,8 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 	if state == "" {
 		state = "finished"
 	}
-	fmt.Fprintf(ew, "Job %s %s in %.1fs: %s at base %s, %d slots, min speedup %s%%.\n\n",
-		code(rep.Job), state, rep.Seconds, code(rep.Repo), code(shortHash(rep.Base)), rep.Parallel, percent(rep.MinSpeedup))
+	fmt.Fprintf(ew, "Job %s %s in %.1fs: %s at base %s, %s, min speedup %s%%.\n\n",
+		code(rep.Job), state, rep.Seconds, code(rep.Repo), code(shortHash(rep.Base)), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 
 	fmt.Fprintln(ew, "| candidate | verdict | speedup | interval | pairs | time |")
 	fmt.Fprintln(ew, "|---|---|---:|---|---:|---:|")
@@ -56,6 +56,9 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 			return err
 		}
 	}
+	if rep.ProfileNote != "" {
+		fmt.Fprintf(ew, "\nNot profiled: %s.\n", mdText(rep.ProfileNote))
+	}
 	if n := rep.Noise; n != nil {
 		fmt.Fprintf(ew, "\nNoise floor: ±%s%% (base against itself, %d pairs).\n", percent(n.Floor), n.Pairs)
 	}
@@ -88,6 +91,9 @@ func writeMarkdownFailure(w io.Writer, f *evaluator.Failure) {
 	tests, out := failureDetails(f, outputLines)
 	if tests != "" {
 		fmt.Fprintf(w, "  - tests: %s\n", mdText(tests))
+	}
+	if f != nil {
+		out = append(messageRest(f.Message, outputLines), out...)
 	}
 	if len(out) == 0 {
 		return

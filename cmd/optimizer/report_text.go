@@ -26,6 +26,9 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}
+		for _, l := range messageRest(c.Failure.Message, outputLines) {
+			fmt.Fprintf(ew, "    %s\n", l)
+		}
 		tests, out := failureDetails(c.Failure, outputLines)
 		if tests != "" {
 			fmt.Fprintf(ew, "    tests: %s\n", tests)
@@ -45,6 +48,10 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if err := p.WriteText(ew); err != nil {
 			return err
 		}
+		writeProfileFiles(ew, rep.Profile)
+	}
+	if rep.ProfileNote != "" {
+		fmt.Fprintf(ew, "\nnot profiled: %s\n", rep.ProfileNote)
 	}
 	if n := rep.Noise; n != nil {
 		fmt.Fprintf(ew, "\nnoise floor: ±%s%% (base against itself, %d pairs)\n", percent(n.Floor), n.Pairs)
@@ -64,7 +71,7 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 		state = "finished"
 	}
 	fmt.Fprintf(w, "job %s: %s in %.1fs\n", rep.Job, state, rep.Seconds)
-	fmt.Fprintf(w, "repo %s at base %s, %d slots, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), rep.Parallel, percent(rep.MinSpeedup))
+	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 
