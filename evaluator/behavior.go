@@ -172,14 +172,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	if j.opts.MemLimit > 0 && !proc.CanLimitMemory() {
 		j.warn(ctx, "no memory cap: prlimit (util-linux) is not installed, so tests run without one")
 	}
-	slot, err := j.pool.Acquire(ctx)
+	slot, err := j.acquireForBase(ctx)
 	if err != nil {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
-		return
-	}
-	if err := j.proveClean(ctx, slot); err != nil {
-		j.pool.Release(slot)
-		base.set(nil, err)
 		return
 	}
 	out, err := j.runTests(ctx, slot)

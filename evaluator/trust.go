@@ -32,6 +32,32 @@ func testEnv(slotEnv []string) []string {
 	return append(slotEnv, "GOFLAGS="+noTestCache(os.Getenv("GOFLAGS")))
 }
 
+// acquireForBase acquires a slot for base's tests, proven clean first (see
+// proveClean) and only then prepared (--copy-ignored, --setup), so that
+// the proof does not take what preparing adds for a trespass.
+func (j *job) acquireForBase(ctx context.Context) (*worktreepool.Slot, error) {
+	inner := j.pool
+	pp, prepared := j.pool.(*preparedPool)
+	if prepared {
+		inner = pp.Pool
+	}
+	slot, err := inner.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.proveClean(ctx, slot); err != nil {
+		inner.Release(slot)
+		return nil, err
+	}
+	if prepared {
+		if err := j.prepare(ctx, slot); err != nil {
+			inner.Release(slot)
+			return nil, err
+		}
+	}
+	return slot, nil
+}
+
 // proveClean proves a slot clean before it serves base's tests (see
 // worktreepool.Slot.Verify), and warns when it was not: an earlier test
 // wrote where the slot's watch could not see.
