@@ -250,6 +250,10 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		j.settle(ctx, c)
 	} else {
 		j.saveCandidate(ctx, c)
+		j.mu.Lock()
+		res := c.res
+		j.mu.Unlock()
+		j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx, Result: &res})
 	}
 }
 

@@ -84,6 +84,7 @@ type Pool struct {
 	noWatch  bool
 	paranoid bool
 	resets   resetCounts
+	waits    waits // holders blocked on the machine lock
 	tracked  trackedCache
 	makers   int
 	log      *slog.Logger
@@ -204,7 +205,7 @@ func (p *Pool) Acquire(ctx context.Context) (*Slot, error) {
 	if err := p.sem.Acquire(ctx, 1); err != nil {
 		return nil, err
 	}
-	machine, err := holdMachine(ctx, p.machine, false)
+	machine, err := p.holdMachine(ctx, false)
 	if err != nil {
 		p.sem.Release(1)
 		return nil, err
@@ -231,7 +232,7 @@ func (p *Pool) AcquireExclusive(ctx context.Context) ([]*Slot, error) {
 	if err := p.sem.Acquire(ctx, p.size); err != nil {
 		return nil, err
 	}
-	machine, err := holdMachine(ctx, p.machine, true)
+	machine, err := p.holdMachine(ctx, true)
 	if err != nil {
 		p.sem.Release(p.size)
 		return nil, err
