@@ -3,6 +3,7 @@ package evaluator
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -31,9 +32,13 @@ func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, 
 		if try == 1 {
 			j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
 		}
+		inSlot := time.Now()
 		out, fail := j.testIn(ctx, slot, c.c)
 		sound := slot.Sound()
 		j.pool.Release(slot)
+		j.mu.Lock()
+		c.res.TestSeconds += time.Since(inSlot).Seconds()
+		j.mu.Unlock()
 		if fail == nil || sound || try == maxSlotTries || ctx.Err() != nil {
 			return out, fail, nil
 		}

@@ -149,7 +149,7 @@ func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, erro
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
 	m := thisMachine()
-	n, why := slots(o.Parallel, len(plan.cands), m)
+	n, why := slots(o.Parallel, len(plan.cands), o.Test, m)
 	if o.ParallelFrom != "" {
 		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
 	}
