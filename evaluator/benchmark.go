@@ -321,7 +321,7 @@ func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision)
 		}
 	}
 	if err := j.db.AddBenchResults(context.WithoutCancel(ctx), rows); err != nil {
-		j.log.Warn("record bench results", "err", err)
+		j.notRecorded("benchmark results", err)
 	}
 }
 
@@ -346,6 +346,6 @@ func (j *job) storeSamples(ctx context.Context, name string, s side, round, orde
 			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters}
 	}
 	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
-		j.log.Warn("record bench samples", "err", err)
+		j.notRecorded("benchmark samples", err)
 	}
 }

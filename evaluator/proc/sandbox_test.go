@@ -50,12 +50,12 @@ func TestSandbox(t *testing.T) {
 		line string // run in slot; $HOST is the hidden directory, $RO a read-only one
 		harm func(t *testing.T, host, ro string, out string) bool
 	}{
-		{"WriteHidden", `echo x > "$HOST/planted"`, func(t *testing.T, host, _, _ string) bool { return exists(host, "planted") }},
-		{"WriteHiddenByDotDot", `echo x > ../planted`, func(t *testing.T, host, _, _ string) bool { return exists(host, "planted") }},
-		{"DeleteHidden", `rm -f "$HOST/keep"`, func(t *testing.T, host, _, _ string) bool { return !exists(host, "keep") }},
+		{"WriteHidden", `echo x > "$HOST/planted"`, func(t *testing.T, host, _, _ string) bool { return present(host, "planted") }},
+		{"WriteHiddenByDotDot", `echo x > ../planted`, func(t *testing.T, host, _, _ string) bool { return present(host, "planted") }},
+		{"DeleteHidden", `rm -f "$HOST/keep"`, func(t *testing.T, host, _, _ string) bool { return !present(host, "keep") }},
 		{"ReadHidden", `cat "$HOST/keep"`, func(t *testing.T, _, _, out string) bool { return strings.Contains(out, "secret") }},
-		{"WriteReadOnly", `echo x > "$RO/planted"`, func(t *testing.T, _, ro, _ string) bool { return exists(ro, "planted") }},
-		{"WriteOutsideAll", `echo x > "$OUTSIDE/planted"`, func(t *testing.T, _, _, _ string) bool { return exists(os.Getenv("PROC_TEST_OUTSIDE"), "planted") }},
+		{"WriteReadOnly", `echo x > "$RO/planted"`, func(t *testing.T, _, ro, _ string) bool { return present(ro, "planted") }},
+		{"WriteOutsideAll", `echo x > "$OUTSIDE/planted"`, func(t *testing.T, _, _, _ string) bool { return present(os.Getenv("PROC_TEST_OUTSIDE"), "planted") }},
 		{"Connect", fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d`, port), func(t *testing.T, _, _, _ string) bool {
 			select {
 			case <-accepted:
@@ -99,7 +99,7 @@ func TestSandbox(t *testing.T) {
 	}
 }
 
-func exists(dir, name string) bool {
+func present(dir, name string) bool {
 	_, err := os.Stat(filepath.Join(dir, name))
 	return err == nil
 }
@@ -119,10 +119,10 @@ func TestSandbox_Writable(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(string(res.Output), slot) {
 		t.Fatalf("exit %d output %q, want success in %s", res.ExitCode, res.Output, slot)
 	}
-	if !exists(slot, "made") {
+	if !present(slot, "made") {
 		t.Error("the slot's write did not reach the host")
 	}
-	if exists("/tmp", "optimizer-sandbox-test") {
+	if present("/tmp", "optimizer-sandbox-test") {
 		os.Remove("/tmp/optimizer-sandbox-test")
 		t.Error("the sandbox's /tmp is the host's")
 	}
