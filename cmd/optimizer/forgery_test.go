@@ -80,7 +80,8 @@ test "$(cat ok)" = yes
 `, 4)
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none",
-		"--test", "sh test.sh", "--db", filepath.Join(fs, "optimizer.db")}, &stdout, &stderr)
+		"--test", "sh test.sh", "--db", filepath.Join(fs, "optimizer.db"),
+		"--sandbox", "off"}, &stdout, &stderr) // the test fills the store's disk, which a sandbox hides
 	if got := exitCode(err); got != exitError {
 		t.Errorf("exit %d (%v), want %d\nstderr:\n%s", got, err, exitError, stderr.String())
 	}
@@ -110,7 +111,8 @@ test "$(cat ok)" = yes
 	j := strconv.Itoa(runtime.NumCPU() + 2)
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"--repo", repo, "--candidates", cands, "-j", j, "--bench", "none",
-		"--test", "sh test.sh", "--timeout", "6s", "--format", "json"}, &stdout, &stderr)
+		"--test", "sh test.sh", "--timeout", "6s", "--format", "json",
+		"--sandbox", "off"}, &stdout, &stderr) // the tests share a lock file outside the slots, which a sandbox hides
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
@@ -160,7 +162,8 @@ func TestPIDReuse(t *testing.T) {
 	repo, cands := newTinyRepo(t, `if [ -n "$HANG" ]; then : > "$HANG/at"; exec sleep 300; fi
 test "$(cat ok)" = yes
 `, 1)
-	cmd := exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none", "--test", "sh test.sh")
+	// The test marks its point in a file outside the slot, which a sandbox hides.
+	cmd := exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none", "--test", "sh test.sh", "--sandbox", "off")
 	cmd.Env = append(os.Environ(), "HANG="+mark)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -229,7 +232,8 @@ func TestSignalExitStatus(t *testing.T) {
 			repo, cands := newTinyRepo(t, `if [ -n "$HANG" ]; then : > "$HANG/at"; exec sleep 300; fi
 test "$(cat ok)" = yes
 `, 1)
-			cmd := exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none", "--test", "sh test.sh")
+			// The test marks its point in a file outside the slot, which a sandbox hides.
+			cmd := exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "1", "--bench", "none", "--test", "sh test.sh", "--sandbox", "off")
 			cmd.Env = append(os.Environ(), "HANG="+mark)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
