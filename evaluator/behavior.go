@@ -141,7 +141,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		return
 	}
 	j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
-	out, fail := j.testIn(ctx, slot, c.c)
+	out, fail := j.testIn(ctx, slot, c)
 	j.pool.Release(slot)
 	if ctx.Err() != nil {
 		return
@@ -159,6 +159,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		return
 	}
 	if f := j.judge(b, out); f != nil {
+		f.Message += judgedHint(c)
 		j.fail(ctx, c, start, f)
 		return
 	}
@@ -169,16 +170,16 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	}
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()
-	if j.noBen {
+	if j.noBen && !j.goTest {
 		j.settle(ctx, c)
-	} else {
+	} else { // settled after the contributed tests (judge.go), or by phase 2
 		j.saveCandidate(ctx, c)
 	}
 }
 
 // testIn stages c in slot and runs the tests there.
-func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) (*testOutcome, *Failure) {
-	if err := stage(ctx, slot, c); err != nil {
+func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, *Failure) {
+	if err := j.stageJudged(ctx, slot, c); err != nil {
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
 	out, err := j.runTests(ctx, slot)

@@ -73,6 +73,9 @@ type CandidateResult struct {
 	Files       []string      `json:"files,omitempty"` // paths the candidate changes
 	Note        string        `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
 	Seconds     float64       `json:"seconds,omitempty"`
+
+	// TestEdits is what it changes in the Go test files that judge it.
+	TestEdits *TestEdits `json:"test_edits,omitempty"`
 }
 
 // Report is the result of one job. Its JSON form is the contract in DESIGN.md:

@@ -111,7 +111,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 		}
 		b.baseBin, b.baseDir = bin, filepath.Join(baseSlot.Dir(), b.pkg.Dir)
 	}
-	if err := stage(ctx, candSlot, c.c); err != nil {
+	if err := j.stage(ctx, candSlot, c); err != nil {
 		return nil, "", &Failure{Kind: FailApply, Message: err.Error()}
 	}
 	bins := map[string]string{}
