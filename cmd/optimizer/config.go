@@ -58,6 +58,7 @@ type runOptions struct {
 	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
 	All           bool          `json:"all,omitempty"`
 	SlotMemory    string        `json:"slot_memory,omitempty"`
+	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
 	Verbose       bool          `json:"-"`
 
 	// Kind is recorded in the store: run or demo. Not a flag.
@@ -110,6 +111,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed")
 	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
 	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, "cap each process of a test or bench command at this much memory, such as 4G (prlimit --as; default none)")
+	fs.BoolVar(&o.TrustTests, "trust-candidate-tests", o.TrustTests, "judge and measure each candidate with its own versions of the _test.go files it changes (default: base's, and the change is flagged)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
 }
 

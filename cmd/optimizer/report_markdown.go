@@ -37,6 +37,9 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 	fmt.Fprintf(ew, "\n### Verdicts\n\n")
 	for _, c := range rep.Candidates {
 		fmt.Fprintf(ew, "- %s: %s\n", code(c.Name), mdText(reason(rep, c)))
+		if c.TestEdits.Flagged() {
+			fmt.Fprintf(ew, "  - edits the judge: %s\n", mdText(c.TestEdits.Summary()))
+		}
 		if c.Verdict == evaluator.VerdictFailed {
 			writeMarkdownFailure(ew, c.Failure)
 		}

@@ -236,3 +236,33 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// TestWriteReport_TestEdits: a candidate that edits the judge says so in
+// the text and markdown reports, and in JSON under test_edits.
+func TestWriteReport_TestEdits(t *testing.T) {
+	rep := sampleReport()
+	rep.Candidates[1].TestEdits = &evaluator.TestEdits{Files: []string{"sum/sum_test.go"},
+		Changed: []string{"sum/sum_test.go:TestSum"}, Judged: "base"}
+	rep.Candidates[2].TestEdits = &evaluator.TestEdits{Files: []string{"sum/new_test.go"},
+		Added: []string{"sum/new_test.go:TestNew"}, Judged: "base"} // adds only: not flagged
+	for _, tt := range []struct{ format, want string }{
+		{formatText, "    edits the judge: its tests: changes sum/sum_test.go:TestSum; judged with base's sum/sum_test.go\n"},
+		{formatMarkdown, "  - edits the judge: its tests: changes sum/sum\\_test.go:TestSum; judged with base's sum/sum\\_test.go\n"},
+		{formatJSON, `"test_edits":{"files":["sum/sum_test.go"],"changed":["sum/sum_test.go:TestSum"],"judged":"base"}`},
+	} {
+		var buf bytes.Buffer
+		if err := writeReport(&buf, rep, tt.format); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if tt.format == formatJSON {
+			out = strings.Join(strings.Fields(out), "")
+		}
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("%s report lacks %q:\n%s", tt.format, tt.want, out)
+		}
+		if n := strings.Count(out, "edits the judge"); tt.format != formatJSON && n != 1 {
+			t.Errorf("%s report flags %d candidates, want 1", tt.format, n)
+		}
+	}
+}

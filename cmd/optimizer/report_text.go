@@ -23,6 +23,9 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 	fmt.Fprintln(ew)
 	for _, c := range rep.Candidates {
 		fmt.Fprintf(ew, "%s: %s\n", c.Name, reason(rep, c))
+		if c.TestEdits.Flagged() {
+			fmt.Fprintf(ew, "    edits the judge: %s\n", c.TestEdits.Summary())
+		}
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}
