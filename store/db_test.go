@@ -86,7 +86,7 @@ func TestDB_Migrate(t *testing.T) {
 	}
 
 	t.Run("NewMigration", func(t *testing.T) {
-		fsys := fstest.MapFS{"migrations/0002_extra.sql": {Data: []byte(`
+		fsys := fstest.MapFS{fmt.Sprintf("migrations/%04d_extra.sql", len(all)+1): {Data: []byte(`
 			CREATE TABLE extra (id INTEGER PRIMARY KEY);
 			INSERT INTO extra (id) SELECT 7;`)}}
 		for _, m := range all {
