@@ -207,7 +207,9 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	if j.noBen && j.goTest {
 		j.settleRest(ctx) // behaveOne left them for the contributed tests
 	}
-	if err := j.benchmark(ctx); err != nil {
+	err := j.benchmark(ctx)
+	j.warnInterference(ctx)
+	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

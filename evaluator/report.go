@@ -76,6 +76,8 @@ type CandidateResult struct {
 
 	// TestEdits is what it changes in the Go test files that judge it.
 	TestEdits *TestEdits `json:"test_edits,omitempty"`
+	// Interference is how much other work competed with its benchmark samples.
+	Interference *Interference `json:"interference,omitempty"`
 }
 
 // Report is the result of one job. Its JSON form is the contract in DESIGN.md:

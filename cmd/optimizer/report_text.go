@@ -26,6 +26,9 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if c.TestEdits.Flagged() {
 			fmt.Fprintf(ew, "    edits the judge: %s\n", c.TestEdits.Summary())
 		}
+		if i := c.Interference; i != nil && i.Disturbed > 0 {
+			fmt.Fprintf(ew, "    measured on a busy machine: %s\n", i.Summary())
+		}
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}
