@@ -196,7 +196,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			continue
 		}
 		dec = seq.Look(series.names(), series.pairs())
-		if dec.Settled || time.Since(start) > j.opts.Budget {
+		if dec.Settled || time.Since(start) > j.opts.Budget || j.pastDeadline() {
 			break
 		}
 	}
@@ -208,6 +208,11 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 	}
 	j.apply(ctx, c, series, dec)
 	return nil
+}
+
+// pastDeadline reports whether the job's deadline, if it has one, is past.
+func (j *job) pastDeadline() bool {
+	return !j.opts.Deadline.IsZero() && time.Now().After(j.opts.Deadline)
 }
 
 // orderSeed seeds the coin that orders one candidate's pairs.
@@ -244,6 +249,9 @@ func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision)
 	}
 	if !dec.Settled {
 		c.res.Note = fmt.Sprintf("not settled after %d pairs", s.rounds())
+		if j.pastDeadline() && s.rounds() < j.opts.MaxPairs {
+			c.res.Note += ": the job's time budget ran out"
+		}
 	}
 	if err := j.db.AddBenchResults(context.WithoutCancel(ctx), rows); err != nil {
 		j.log.Warn("record bench results", "err", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -145,6 +146,7 @@ func verdicts(rep *Report) map[string]Verdict {
 // TestRun_VerdictsAtEveryParallelism checks that one candidate set gets the
 // same verdicts at -j 1, 2, 4 and 8, and that results come in input order.
 func TestRun_VerdictsAtEveryParallelism(t *testing.T) {
+	testenv.Long(t)
 	for _, n := range []int{1, 2, 4, 8} {
 		t.Run("j"+string(rune('0'+n)), func(t *testing.T) {
 			h := newHarness(t, shellRepo)

@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
 // TestRun_TooSlow: a candidate 1000× slower than base does not stall the
 // phase: its first sample is stopped well before it ends, and it is slower.
 func TestRun_TooSlow(t *testing.T) {
+	testenv.Long(t)
 	h := newHarness(t, shellRepo)
 	rep, err := h.run(t, context.Background(), 2, Options{
 		Candidates: []candidate.Candidate{filesCand("crawl", map[string]string{"speed": "60\n"})},

@@ -43,6 +43,7 @@ type Options struct {
 	MinPairs    int
 	MaxPairs    int
 	Budget      time.Duration // phase-2 time per candidate
+	Deadline    time.Time     // phase 2 stops measuring here, whatever Budget says; zero is none
 	Metric      Metric
 	BenchFilter string   // regexp over benchmark names
 	BenchArgs   []string // extra arguments to Go benchmark binaries

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -57,9 +58,7 @@ func stressCandidates(n int, seed uint64) ([]candidate.Candidate, map[string]Ver
 // level, and the pool accounting is clean after each job (the harness
 // checks that no slot is still lent out).
 func TestRun_Stress(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 800 candidates")
-	}
+	testenv.Long(t)
 	cands, want := stressCandidates(200, 42)
 	var first map[string]Verdict
 	for _, n := range []int{1, 2, 4, 8} {
@@ -108,9 +107,7 @@ func find(rep *Report, name string) CandidateResult {
 // slot comes back (checked by the harness), the job is recorded
 // interrupted, and no goroutine is left behind once the pool is closed.
 func TestRun_RandomCancel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs several jobs")
-	}
+	testenv.Long(t)
 	before := runtime.NumGoroutine()
 	r := rand.New(rand.NewPCG(7, 7))
 	cands, _ := stressCandidates(40, 9)

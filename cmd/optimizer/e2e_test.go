@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -22,9 +23,7 @@ import (
 // index, HEAD, refs, the stash or git's config, and that no slot is left.
 // Then apply changes exactly the winner's file, and refuses a second time.
 func TestE2E_RepoUntouched(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a whole job")
-	}
+	testenv.Long(t)
 	repo := newTestRepo(t)
 	cands := t.TempDir()
 	if err := testdata.WriteDemoCandidates(cands); err != nil {

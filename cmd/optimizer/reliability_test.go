@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -184,9 +185,7 @@ func killPoints() []killPoint {
 // TestKill9 kills the optimizer at every point, then recovers with
 // optimizer gc (even points) or with the next run (odd points).
 func TestKill9(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a job per kill point")
-	}
+	testenv.Long(t)
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ const (
 	exitError      = 1
 	exitUsage      = 2
 	exitRegression = 3
+	exitHeadFailed = 4 // optimizer ci: the pull request's head itself failed
 )
 
 var (
@@ -44,6 +45,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &ue):
 		return exitUsage
+	case errors.Is(err, errHeadFailed):
+		return exitHeadFailed
 	case errors.Is(err, errRegression):
 		return exitRegression
 	default:
@@ -78,7 +81,8 @@ survivors are benchmarked one at a time against base; the winner is profiled.
 Everything is recorded in SQLite. The repository itself is never touched,
 except by 'optimizer apply'.
 
-Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
+Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
+4 the head failed (optimizer ci).`
 	root.AddCommand(
 		newRunCmd("run", stdout, stderr),
 		newDemoCmd(stdout, stderr),
@@ -88,6 +92,7 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression).`
 		newApplyCmd(stdout, stderr),
 		newGCCmd(stdout),
 		newWatchCmd(stdout, stderr),
+		newCICmd(stdout, stderr),
 	)
 	setup(root, stdout, stderr)
 	addCompletions(root)

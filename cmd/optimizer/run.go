@@ -60,21 +60,69 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 // runJob is optimizer run: resolve the job, open the store and the pool,
 // evaluate, print the report. o must be validated.
 func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
-	r, err := findRepo(ctx, o.Repo)
+	plan, err := planJob(ctx, o)
 	if err != nil {
 		return err
+	}
+	return executeJob(ctx, o, plan, stderr, func(rep *evaluator.Report, err error) error {
+		if rep != nil {
+			if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		switch {
+		case ctx.Err() != nil && rep != nil:
+			return fmt.Errorf("%w: job %s is recorded as interrupted", errInterrupted, rep.Job)
+		case ctx.Err() != nil:
+			return errInterrupted
+		case err != nil:
+			return fmt.Errorf("evaluate: %w", err)
+		case o.FailOnRegr:
+			return regressions(rep)
+		}
+		return nil
+	})
+}
+
+// jobPlan is what a job is about: the repository, the base commit and the
+// candidates, resolved and loaded before anything is opened.
+type jobPlan struct {
+	repo  repo
+	base  string // 40 hex
+	label string // how the base was named, for the header
+	cands []candidate.Candidate
+
+	artifacts string    // the artifacts' parent directory; "" is the repository's
+	deadline  time.Time // benchmarking stops here; zero is none
+}
+
+// planJob finds the repository, resolves the base and loads the candidates
+// that o names.
+func planJob(ctx context.Context, o runOptions) (jobPlan, error) {
+	r, err := findRepo(ctx, o.Repo)
+	if err != nil {
+		return jobPlan{}, err
 	}
 	base, err := r.resolve(ctx, o.Base)
 	if err != nil {
-		return err
+		return jobPlan{}, err
 	}
 	cands, err := loadCandidates(ctx, r, base, o)
 	if err != nil {
-		return err
+		return jobPlan{}, err
 	}
-	n, why := slots(o.Parallel, len(cands), thisMachine())
+	return jobPlan{repo: r, base: base, label: o.Base, cands: cands}, nil
+}
+
+// executeJob opens the store and the pool, evaluates plan's candidates and
+// hands the report to finish while the pool is still open, so that the
+// report is out before the slots are removed. finish's error is
+// executeJob's.
+func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
+	r, base := plan.repo, plan.base
+	n, why := slots(o.Parallel, len(plan.cands), thisMachine())
 	fmt.Fprintf(stderr, "optimizer: %d candidates against %s at %s, %d slots (%s)\n",
-		len(cands), o.Base, base[:12], n, why)
+		len(plan.cands), plan.label, base[:12], n, why)
 
 	db, err := openStore(ctx, r.storePath(o.DB))
 	if err != nil {
@@ -99,24 +147,13 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		}
 	}()
 
-	opts := o.evaluatorOptions(r, base, n, cands, logger)
-	rep, err := evaluate(ctx, pool, db, opts, stderr, o.Verbose)
-	if rep != nil {
-		if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
-			err = werr
-		}
+	opts := o.evaluatorOptions(r, base, n, plan.cands, logger)
+	if plan.artifacts != "" {
+		opts.Artifacts = plan.artifacts
+		opts.Config = o.configJSON(base, n, opts.Artifacts)
 	}
-	switch {
-	case ctx.Err() != nil && rep != nil:
-		return fmt.Errorf("%w: job %s is recorded as interrupted", errInterrupted, rep.Job)
-	case ctx.Err() != nil:
-		return errInterrupted
-	case err != nil:
-		return fmt.Errorf("evaluate: %w", err)
-	case o.FailOnRegr:
-		return regressions(rep)
-	}
-	return nil
+	opts.Deadline = plan.deadline
+	return finish(evaluate(ctx, pool, db, opts, stderr, o.Verbose))
 }
 
 // loadCandidates reads every --candidates path and --candidate-ref, and

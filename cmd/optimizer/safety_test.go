@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
 // jsonReport is the part of the JSON report these tests read.
@@ -49,9 +51,7 @@ func linkedWorktrees(t *testing.T, repo string) []string {
 // TestTwoProcessesOneRepo runs two optimizers on one repository and one
 // store at once: they never share a slot, and both finish correctly.
 func TestTwoProcessesOneRepo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs two jobs")
-	}
+	testenv.Long(t)
 	bin, err := exec.LookPath("optimizer")
 	if err != nil {
 		t.Fatal(err)

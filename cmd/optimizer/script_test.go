@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -18,8 +20,9 @@ func TestMain(m *testing.M) {
 }
 
 // TestScript runs the CLI end to end: testdata/script/*.txtar. The scripts
-// named e2e_*.txtar run whole jobs (go test, benchmarks); the others stop
-// before anything runs, or read the store.
+// named e2e_*.txtar run whole jobs (go test, benchmarks), and only with
+// [long] (OPTIMIZER_LONG_TESTS=1); the others stop before anything runs,
+// or read the store.
 func TestScript(t *testing.T) {
 	goEnv := goEnvironment(t)
 	testscript.Run(t, testscript.Params{
@@ -37,12 +40,23 @@ func TestScript(t *testing.T) {
 			env.Vars = append(env.Vars, goEnv...)
 			return nil
 		},
+		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":     cmdExits,
 			"fixture":   cmdFixture,
 			"democands": cmdDemoCands,
 		},
 	})
+}
+
+// scriptCondition knows [long]: true when the long tests are on
+// (OPTIMIZER_LONG_TESTS=1), so that a script that runs whole jobs can say
+// [!long] skip.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "long" {
+		return testenv.LongOn(), nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // goEnvironment passes the go command's caches through to the scripts, so

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
@@ -374,6 +375,7 @@ func waitDead(t *testing.T, pid int) {
 // checking out the commit before (HEAD moves, 5,000 files go) are one line
 // each; the pool follows HEAD.
 func TestWatch_Storm(t *testing.T) {
+	testenv.Long(t)
 	repo := newWatchRepo(t)
 	base := strings.TrimSpace(git(t, repo, "rev-parse", "HEAD"))
 	o := shellWatch(t, repo, "sh test.sh")

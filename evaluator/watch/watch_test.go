@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
 func newTestRepo(tb testing.TB, files map[string]string) string {
@@ -128,6 +130,7 @@ func TestWatcher_NewDirectory(t *testing.T) {
 
 // TestWatcher_Storm: a checkout-sized storm of 5,000 files is one change.
 func TestWatcher_Storm(t *testing.T) {
+	testenv.Long(t)
 	root := newTestRepo(t, map[string]string{"a.go": "package a\n"})
 	ch := start(t, Options{Root: root, Quiet: 300 * time.Millisecond, MaxWait: 20 * time.Second})
 	for i := range 5000 {

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
+)
+
+func TestDetectPullRequest(t *testing.T) {
+	event := filepath.Join(t.TempDir(), "event.json")
+	writeEvent(t, event, "main", "1111111111111111111111111111111111111111", "feature/x", "2222222222222222222222222222222222222222")
+	for _, tt := range []struct {
+		name       string
+		env        map[string]string
+		base, head string
+		want       pullRequest
+		wantErr    string // a part of the error; "" means none
+	}{
+		{name: "GitHub", env: map[string]string{
+			"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event,
+			"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature/x", "GITHUB_STEP_SUMMARY": "/tmp/summary",
+		}, want: pullRequest{Provider: "github", Number: "7", BaseRef: "main", BaseSHA: strings.Repeat("1", 40),
+			HeadRef: "feature/x", HeadSHA: strings.Repeat("2", 40), Summary: "/tmp/summary"}},
+		{name: "GitHubPush", env: map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"},
+			wantErr: `event "push" is not a pull request`},
+		{name: "GitHubBadEventFile", env: map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_PATH": "/nonexistent/event.json"},
+			wantErr: "read GITHUB_EVENT_PATH"},
+		{name: "GitLab", env: map[string]string{
+			"GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "12", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+			"CI_MERGE_REQUEST_DIFF_BASE_SHA": "abc", "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": "fix", "CI_COMMIT_SHA": "def",
+		}, want: pullRequest{Provider: "gitlab", Number: "12", BaseRef: "main", BaseSHA: "abc", HeadRef: "fix", HeadSHA: "def"}},
+		{name: "GitLabBranchPipeline", env: map[string]string{"GITLAB_CI": "true", "CI_COMMIT_SHA": "def"},
+			wantErr: "not a merge request pipeline"},
+		{name: "Flags", base: "main", head: "HEAD", want: pullRequest{Provider: "flags", BaseRef: "main", HeadRef: "HEAD"}},
+		{name: "FlagsWinOverCI", env: map[string]string{"GITLAB_CI": "true"}, base: "a", head: "b",
+			want: pullRequest{Provider: "flags", BaseRef: "a", HeadRef: "b"}},
+		{name: "OnlyBase", base: "main", wantErr: "--base and --head go together"},
+		{name: "Nothing", wantErr: "GITHUB_EVENT_PATH, GITHUB_BASE_REF, GITHUB_HEAD_REF"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := detectPullRequest(func(k string) string { return tt.env[k] }, tt.base, tt.head)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func writeEvent(t *testing.T, path, baseRef, baseSHA, headRef, headSHA string) {
+	t.Helper()
+	ev := map[string]any{"number": 7, "pull_request": map[string]any{
+		"number": 7,
+		"base":   map[string]string{"ref": baseRef, "sha": baseSHA},
+		"head":   map[string]string{"ref": headRef, "sha": headSHA},
+	}}
+	b, _ := json.Marshal(ev)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// headReport is a report of one head, as optimizer ci sees it.
+func headReport(c evaluator.CandidateResult) *evaluator.Report {
+	return &evaluator.Report{
+		Job: "ci0123456789", Repo: "/runner/work/project", Base: "0123456789abcdef0123456789abcdef01234567",
+		Parallel: 1, MinSpeedup: 0.05, Candidates: []evaluator.CandidateResult{c}, Seconds: 151,
+	}
+}
+
+func bench(name string, speedup, lo, hi float64) evaluator.BenchResult {
+	v := evaluator.VerdictNotFaster
+	switch {
+	case lo >= 1.05:
+		v = evaluator.VerdictFaster
+	case hi < 1:
+		v = evaluator.VerdictSlower
+	}
+	return evaluator.BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / speedup,
+		Speedup: speedup, CI: [2]float64{lo, hi}, P: 0.001, Pairs: 12, Verdict: v}
+}
+
+func allocs(name string, base, cand float64) evaluator.BenchResult {
+	return evaluator.BenchResult{Name: name, Unit: "allocs/op", Base: base, Candidate: cand, Exact: true, Increased: cand > base}
+}
+
+// ciHeads are the heads the comment golden files show.
+func ciHeads() map[string]evaluator.CandidateResult {
+	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
+	return map[string]evaluator.CandidateResult{
+		"faster": {Name: "feature", Verdict: evaluator.VerdictWinner, Speedup: 1.42, CI: ci(1.31, 1.55), Pairs: 12,
+			Benchmarks: []evaluator.BenchResult{
+				bench("BenchmarkParse/small", 1.9, 1.8, 2.0), bench("BenchmarkParse/large", 1.06, 0.99, 1.12),
+				bench("BenchmarkEncode", 1.0, 0.98, 1.02), allocs("BenchmarkParse/small", 3, 1), allocs("BenchmarkEncode", 2, 2),
+			}},
+		"slower": {Name: "feature", Verdict: evaluator.VerdictSlower, Speedup: 0.5, CI: ci(0.47, 0.53), Pairs: 6,
+			Benchmarks: []evaluator.BenchResult{bench("BenchmarkParse", 0.5, 0.47, 0.53), allocs("BenchmarkParse", 1, 4)}},
+		"mixed": {Name: "feature", Verdict: evaluator.VerdictMixed, Speedup: 1.2, CI: ci(1.1, 1.3), Pairs: 18,
+			Benchmarks: []evaluator.BenchResult{bench("BenchmarkSum/4", 1.89, 1.8, 1.97), bench("BenchmarkSum/1M", 0.49, 0.46, 0.52),
+				bench("BenchmarkSum/100", 1.0, 0.97, 1.03)}},
+		"notsettled": {Name: "feature", Verdict: evaluator.VerdictNotFaster, Speedup: 1.04, CI: ci(0.97, 1.12), Pairs: 6,
+			Note:       "not settled after 6 pairs: the job's time budget ran out",
+			Benchmarks: []evaluator.BenchResult{bench("BenchmarkA", 1.04, 0.97, 1.12), bench("BenchmarkB", 1.0, 0.99, 1.01)}},
+		"failedtests": {Name: "feature", Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
+			Kind: evaluator.FailTest, Tests: []string{"TestParse"}, Message: "TestParse passed at base and fails here",
+			Output: "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: Parse(\"a,b\") = [a], want [a b]\nFAIL\n"}},
+	}
+}
+
+// TestWriteComment_Golden is the pull request comment for a faster, a
+// slower, a mixed, a not-settled and a failing head.
+func TestWriteComment_Golden(t *testing.T) {
+	for name, c := range ciHeads() {
+		t.Run(name, func(t *testing.T) {
+			rep := headReport(c)
+			rep.Warnings = []string{"the working tree at /runner/work/project/x has uncommitted edits"}
+			var b bytes.Buffer
+			if err := writeComment(&b, rep, judgeGate(rep, c.Name, []string{gateRegression})); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			if strings.Contains(got, "/runner/work") {
+				t.Errorf("the comment names the runner's checkout:\n%s", got)
+			}
+			if !strings.HasPrefix(got, commentMarker+"\n### optimizer: ") {
+				t.Errorf("the comment does not open with the marker and a headline:\n%s", got)
+			}
+			golden(t, filepath.Join("testdata", "comment_"+name+".golden"), got)
+		})
+	}
+}
+
+func TestJudgeGate(t *testing.T) {
+	heads := ciHeads()
+	for _, tt := range []struct {
+		head  string
+		gates []string
+		want  int    // exit code
+		why   string // a part of the error
+	}{
+		{"faster", []string{gateRegression}, exitOK, ""},
+		{"faster", []string{gateAllocs}, exitOK, ""}, // fewer allocs is no failure
+		{"slower", []string{gateRegression}, exitRegression, "BenchmarkParse 2.00× slower"},
+		{"slower", []string{gateMixed}, exitOK, ""},
+		{"slower", []string{gateAllocs}, exitRegression, "allocs: BenchmarkParse 1 → 4 allocs/op"},
+		{"slower", []string{gateNone}, exitOK, ""},
+		{"mixed", []string{gateRegression}, exitRegression, "BenchmarkSum/1M"},
+		{"mixed", []string{gateMixed}, exitRegression, "mixed:"},
+		{"notsettled", []string{gateRegression, gateMixed, gateAllocs}, exitOK, ""},
+		{"failedtests", []string{gateNone}, exitHeadFailed, "feature failed: its test failure"},
+		{"failedtests", []string{gateRegression}, exitHeadFailed, "TestParse passed at base"},
+	} {
+		t.Run(tt.head+"/"+strings.Join(tt.gates, ","), func(t *testing.T) {
+			rep := headReport(heads[tt.head])
+			err := judgeGate(rep, "feature", tt.gates).err()
+			if got := exitCode(err); got != tt.want {
+				t.Fatalf("exit %d (%v), want %d", got, err, tt.want)
+			}
+			if tt.why != "" && !strings.Contains(err.Error(), tt.why) {
+				t.Errorf("error %q does not say %q", err, tt.why)
+			}
+		})
+	}
+}
+
+// ciRepo is a repository with main and a pull request branch, feature,
+// that changes how long the benchmark sleeps and whether the test passes.
+func ciRepo(t *testing.T, speed, ok string) (repo, base, head string) {
+	t.Helper()
+	repo = filepath.Join(t.TempDir(), "repo")
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("test.sh", "test \"$(cat ok)\" = yes || { echo 'not ok 1 - the answer is wrong'; exit 1; }\necho 'ok 1 - the answer'\n")
+	write("bench.sh", "sleep \"$(cat speed)\"\n")
+	write("speed", "0.2\n")
+	write("ok", "yes\n")
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-q", "-m", "base")
+	git(t, repo, "checkout", "-q", "-b", "feature")
+	write("speed", speed+"\n")
+	write("ok", ok+"\n")
+	git(t, repo, "commit", "-q", "-am", "the change under review")
+	git(t, repo, "checkout", "-q", "main")
+	write("README", "main moved on after the branch\n")
+	git(t, repo, "add", "README")
+	git(t, repo, "commit", "-q", "-m", "main moves on")
+	return repo, strings.TrimSpace(git(t, repo, "rev-parse", "main")), strings.TrimSpace(git(t, repo, "rev-parse", "feature"))
+}
+
+// TestCI_GitHub runs optimizer ci end to end as a GitHub Actions
+// pull_request job would: a faster head passes, a slower head fails the
+// gate with 3, and a head whose tests fail exits 4. Each writes the step
+// summary, the comment and the artifact directory, and leaves the
+// repository as it was.
+func TestCI_GitHub(t *testing.T) {
+	testenv.Long(t)
+	for _, tt := range []struct {
+		name, speed, ok string
+		want            int
+		headline        string
+	}{
+		{"Faster", "0.1", "yes", exitOK, "**faster**"},
+		{"Slower", "0.4", "yes", exitRegression, "**slower**"},
+		{"TestsFail", "0.2", "no", exitHeadFailed, "**failed**"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			repo, base, head := ciRepo(t, tt.speed, tt.ok)
+			work := t.TempDir()
+			event, summary, out := filepath.Join(work, "event.json"), filepath.Join(work, "summary.md"), filepath.Join(work, "out")
+			writeEvent(t, event, "main", base, "feature", head)
+			for k, v := range map[string]string{
+				"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event,
+				"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature", "GITHUB_STEP_SUMMARY": summary,
+			} {
+				t.Setenv(k, v)
+			}
+			before := snapshot(t, repo)
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"ci", "--repo", repo, "--out", out, "-j", "1",
+				"--test", "sh test.sh", "--bench", "sh bench.sh", "--no-profile"}, &stdout, &stderr)
+			if got := exitCode(err); got != tt.want {
+				t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", got, err, tt.want, stderr.String())
+			}
+			comment, err := os.ReadFile(filepath.Join(out, "comment.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(comment), tt.headline) {
+				t.Errorf("comment.md has no %s headline:\n%s", tt.headline, comment)
+			}
+			if strings.Contains(string(comment), repo) || strings.Contains(string(comment), work) {
+				t.Errorf("comment.md names a local path:\n%s", comment)
+			}
+			if got, err := os.ReadFile(summary); err != nil || !bytes.Equal(got, comment) {
+				t.Errorf("the step summary is not the comment (%v):\n%s", err, got)
+			}
+			var rep evaluator.Report
+			b, err := os.ReadFile(filepath.Join(out, "report.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &rep)
+			}
+			if err != nil || len(rep.Candidates) != 1 || rep.Candidates[0].Name != "feature" {
+				t.Fatalf("report.json: %v, %+v", err, rep.Candidates)
+			}
+			mergeBase := strings.TrimSpace(git(t, repo, "merge-base", base, head))
+			if rep.Base != mergeBase || mergeBase == base {
+				t.Errorf("judged against %s; want the merge base %s, not main's tip %s", rep.Base, mergeBase, base)
+			}
+			for _, f := range []string{"report.md", "optimizer.db"} {
+				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+					t.Errorf("the artifact directory lacks %s: %v", f, err)
+				}
+			}
+			if diff := before.diff(snapshot(t, repo)); diff != "" {
+				t.Errorf("optimizer ci changed the repository:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCI_Shallow: in a clone too shallow to reach the merge base, ci says
+// what fetch depth to set, before anything runs.
+func TestCI_Shallow(t *testing.T) {
+	src, _, _ := ciRepo(t, "0.1", "yes")
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	git(t, t.TempDir(), "clone", "-q", "--depth", "1", "--no-single-branch", "file://"+src, shallow)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"ci", "--repo", shallow, "--base", "origin/main", "--head", "origin/feature",
+		"--out", filepath.Join(t.TempDir(), "out")}, &stdout, &stderr)
+	if exitCode(err) != exitError || !strings.Contains(stderr.String(), "fetch-depth: 0") {
+		t.Fatalf("exit %d (%v); want 1 and advice to set fetch-depth: 0\nstderr:\n%s", exitCode(err), err, stderr.String())
+	}
+}
