@@ -230,8 +230,21 @@ func (j *job) warnInterference(ctx context.Context) {
 		where = fmt.Sprintf("CPU %d, where benchmarks are pinned", cpu)
 		isolate = fmt.Sprintf("keep other work off CPU %d (boot with isolcpus=%d, or cset shield -c %d)", cpu, cpu, cpu)
 	}
-	j.warn(ctx, "the machine was busy: other work shared %s while benchmarking (%s%s). "+
+	j.warn(ctx, "the machine was busy: other work shared %s while benchmarking (%s%s)%s. "+
 		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
 		"or raise --max-pairs and --bench-budget",
-		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), isolate)
+		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), loadAverage(), isolate)
+}
+
+// loadAverage is ", load average L on N CPUs" from /proc/loadavg, or "".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", load average %s on %d CPUs", f[0], runtime.NumCPU())
 }
