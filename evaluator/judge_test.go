@@ -340,3 +340,56 @@ func TestRun_TrustCandidateTests(t *testing.T) {
 			c.Verdict, c.Failure, c.TestEdits)
 	}
 }
+
+// TestRun_ContributedSubtests: contributed tests are judged subtest by
+// subtest. right rewrites the table with t.Run cases: "multi" passes at base,
+// "utf8" fails at base (base upper-cases half a rune). Only "multi" judges
+// the others: wrong fails it; comment, which behaves as base does, fails
+// "utf8" too and still passes.
+func TestRun_ContributedSubtests(t *testing.T) {
+	h := newHarness(t, titleRepo)
+	right := filesCand("right", map[string]string{
+		"title/title.go": fastTitle(false),
+		"title/title_test.go": `package title
+
+import "testing"
+
+func TestTitle(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"one", "hello", "Hello"},
+		{"empty", "", ""},
+		{"multi", "a big red dog", "A Big Red Dog"},
+		{"utf8", "élan vital", "élan Vital"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Title(tt.in); got != tt.want {
+				t.Errorf("Title(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+`,
+	})
+	wrong := filesCand("wrong", map[string]string{"title/title.go": fastTitle(true)})
+	comment := filesCand("comment", map[string]string{
+		"title/title.go": strings.Replace(titleRepo["title/title.go"], "// Title capitalises", "// Title upper-cases", 1),
+	})
+	rep, err := h.run(t, context.Background(), 2, Options{
+		Candidates: []candidate.Candidate{right, wrong, comment}, Bench: "none", Timeout: 5 * time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"right", "comment"} {
+		if c := find(rep, name); c.Verdict != VerdictPassed {
+			t.Errorf("%s: verdict %s (%+v), want passed", name, c.Verdict, c.Failure)
+		}
+	}
+	w := find(rep, "wrong")
+	if w.Verdict != VerdictFailed || w.Failure == nil || w.Failure.Kind != FailTest {
+		t.Fatalf("wrong: verdict %s, failure %+v; want failed with kind test", w.Verdict, w.Failure)
+	}
+	if want := []string{"example.com/title/title.TestTitle/multi"}; !slices.Equal(w.Failure.Tests, want) {
+		t.Errorf("wrong failed %q, want only %q (utf8 fails at base)", w.Failure.Tests, want)
+	}
+}
