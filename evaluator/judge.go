@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -29,6 +30,9 @@ import (
 //     packages). Those that pass at base are run, the same way, on every
 //     candidate that passed phase 1, laid over its code; a candidate that
 //     fails one fails with kind test, naming the candidate that added it.
+
+// errContributedTimeout marks a run of contributed tests killed at --timeout.
+var errContributedTimeout = errors.New("ran past --timeout")
 
 // restore is what j.stage lays back over a staged candidate: base's versions
 // of the test files it changes (deleted: files it adds).
@@ -166,7 +170,10 @@ func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
 		return
 	}
 	valid := err == nil && passedAny(atBase)
-	if !valid {
+	switch {
+	case err != nil:
+		j.warn(ctx, "run the tests that candidate %s adds at base: %v; they judge only it", author.c.Name, err)
+	case !valid:
 		j.event(ctx, "contributed-tests", author.c.Name, "the tests it adds pass nowhere at base: they judge only it")
 	}
 	var wg sync.WaitGroup
@@ -181,7 +188,11 @@ func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
 				return
 			}
 			if err != nil {
-				j.failLate(ctx, c, &Failure{Kind: FailError, Message: fmt.Sprintf("run the tests %s adds: %v", author.c.Name, err)})
+				kind := FailError
+				if errors.Is(err, errContributedTimeout) {
+					kind = FailTimeout
+				}
+				j.failLate(ctx, c, &Failure{Kind: kind, Message: fmt.Sprintf("run the tests that candidate %s adds: %v", author.c.Name, err)})
 				return
 			}
 			if f := contributedFailure(author, c, atBase, run); f != nil {
@@ -222,7 +233,7 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 		return nil, err
 	}
 	if res.TimedOut {
-		return nil, fmt.Errorf("ran past --timeout %s", j.opts.Timeout)
+		return nil, fmt.Errorf("%w %s; its process group was killed", errContributedTimeout, j.opts.Timeout)
 	}
 	return parser.Result(), nil
 }

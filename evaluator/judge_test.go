@@ -393,3 +393,29 @@ func TestTitle(t *testing.T) {
 		t.Errorf("wrong failed %q, want only %q (utf8 fails at base)", w.Failure.Tests, want)
 	}
 }
+
+// TestRun_ContributedTestTimeout: a candidate that hangs only on the case
+// another candidate adds fails with kind timeout, naming that candidate.
+func TestRun_ContributedTestTimeout(t *testing.T) {
+	testenv.Long(t) // waits out a --timeout
+	h := newHarness(t, titleRepo)
+	right := filesCand("right", map[string]string{
+		"title/title.go": fastTitle(false),
+		"title/title_test.go": strings.Replace(titleRepo["title/title_test.go"],
+			`{"", ""},`, `{"", ""},
+		{"a big red dog", "A Big Red Dog"},`, 1),
+	})
+	hang := filesCand("hang", map[string]string{"title/title.go": strings.Replace(fastTitle(false),
+		"\tb := []byte(s)\n", "\tb := []byte(s)\n\tfor len(b) > 10 {\n\t}\n", 1)})
+	rep, err := h.run(t, context.Background(), 2, Options{
+		Candidates: []candidate.Candidate{right, hang}, Bench: "none", Timeout: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := find(rep, "hang")
+	if c.Verdict != VerdictFailed || c.Failure == nil || c.Failure.Kind != FailTimeout ||
+		!strings.Contains(c.Failure.Message, "candidate right") {
+		t.Errorf("hang: verdict %s, failure %+v; want failed with kind timeout, naming right", c.Verdict, c.Failure)
+	}
+}
