@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -27,6 +30,47 @@ type testOutcome struct {
 	Output   string      `json:"output,omitempty"`
 	Tests    *gotest.Run `json:"tests,omitempty"`
 	Seconds  float64     `json:"seconds"`
+	// Stdout counts the bytes the command wrote to stdout: a runner that
+	// ran tests prints something there.
+	Stdout int64 `json:"stdout_bytes,omitempty"`
+}
+
+// BaseTestError is the job's error when the test command cannot run at
+// base: the shell could not find or execute it (exit 127 or 126), or it
+// exited non-zero having printed nothing to stdout and nothing that reads
+// like a test run on stderr, as a runner that is not installed does. No
+// candidate can be judged by such a command.
+type BaseTestError struct {
+	Exit   int
+	Output string // the tail of its output: its stderr, when stdout was empty
+}
+
+func (e *BaseTestError) Error() string {
+	why := "the test command cannot run at base"
+	switch e.Exit {
+	case 127:
+		why += " (exit 127: command not found)"
+	case 126:
+		why += " (exit 126: not executable)"
+	default:
+		why += fmt.Sprintf(" (exit %d with no output on stdout)", e.Exit)
+	}
+	if out := strings.TrimSpace(e.Output); out != "" {
+		why += "; it says:\n  " + strings.ReplaceAll(out, "\n", "\n  ")
+	}
+	return why
+}
+
+// cannotRun says whether a base run of the test command shows that it could
+// not run at all, as opposed to a suite with some failing tests.
+func cannotRun(out *testOutcome) *BaseTestError {
+	if out.TimedOut || out.Exit == 0 || out.Exit < 0 {
+		return nil
+	}
+	if out.Exit == 127 || out.Exit == 126 || (out.Stdout == 0 && !ranTests(out.Output)) {
+		return &BaseTestError{Exit: out.Exit, Output: tail(stripEscapes(out.Output), 20)}
+	}
+	return nil
 }
 
 // baseline is the base's test outcome, shared by every phase-1 worker. Its
@@ -89,6 +133,22 @@ func (j *job) behavior(ctx context.Context, base *baseline) error {
 		wg    sync.WaitGroup
 		begin sync.Once
 	)
+	// A test command that cannot run at base stops the phase: no candidate
+	// can be judged by it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ended := make(chan struct{})
+	go func() {
+		select {
+		case <-base.done:
+			var bte *BaseTestError
+			if errors.As(base.err, &bte) {
+				cancel()
+			}
+		case <-ended:
+		}
+	}()
+	defer close(ended)
 	ran := j.resolve(ctx, func(c *cand) {
 		begin.Do(func() { j.phase(ctx, "behavior") })
 		wg.Go(func() { j.behaveOne(ctx, c, base) })
@@ -97,6 +157,14 @@ func (j *job) behavior(ctx context.Context, base *baseline) error {
 		base.stop()
 	}
 	wg.Wait()
+	select {
+	case <-base.done:
+		var bte *BaseTestError
+		if errors.As(base.err, &bte) {
+			return bte
+		}
+	default:
+	}
 	return nil
 }
 
@@ -111,6 +179,12 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	}
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
+	if err == nil && ctx.Err() == nil {
+		if bte := cannotRun(out); bte != nil {
+			base.set(nil, bte)
+			return
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		base.set(nil, ctx.Err()) // stopped: nothing to say of base
@@ -189,7 +263,7 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 	if out.TimedOut {
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
-			Output:  tail(out.Output, 40)}
+			Output:  tail(out.text(), 40)}
 		if unfinished := failing(out.Tests); len(unfinished) > 0 {
 			// go test -json: the tests still running when it was killed
 			// count as failed; their own output says more than the stream.
@@ -242,19 +316,39 @@ func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutco
 	cmd := proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
 		MemLimit: j.opts.MemLimit}
 	var parser *gotest.Parser
+	stdout := &counter{}
+	cmd.Stdout = stdout
 	if j.goTest {
 		parser = gotest.NewParser()
-		cmd.Stdout = parser
+		stdout.w = parser
 	}
 	res, err := proc.Run(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
-	out := &testOutcome{Exit: res.ExitCode, TimedOut: res.TimedOut, Output: string(res.Output), Seconds: res.Wall.Seconds()}
+	out := &testOutcome{Exit: res.ExitCode, TimedOut: res.TimedOut, Output: string(res.Output), Seconds: res.Wall.Seconds(),
+		Stdout: stdout.n}
 	if parser != nil {
 		out.Tests = parser.Result()
 	}
 	return out, nil
+}
+
+// counter counts the bytes written through it, passing them on to w.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+// An error of w stops only w: the count goes on.
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	if c.w != nil {
+		if _, err := c.w.Write(p); err != nil {
+			c.w = nil
+		}
+	}
+	return len(p), nil
 }
 
 // judge compares a candidate's passing run with the baseline's. It returns
@@ -267,6 +361,12 @@ func (j *job) judge(base, out *testOutcome) *Failure {
 				Message: "does not compile: " + strings.Join(d.BuildFailed, ", "),
 				Output:  excerpts(out.Tests, d.BuildFailed, out.Output)}
 		}
+		if crashed := crashers(d, out.Tests); len(crashed) > 0 {
+			return &Failure{Kind: FailTest, Tests: append(crashed, d.Regressed...),
+				Message: "new tests fail: " + strings.Join(first(gotest.Names(crashed), 5), ", ") +
+					"; tests that pass at base did not run after them: " + strings.Join(first(gotest.Names(d.Regressed), 5), ", "),
+				Output: excerpts(out.Tests, crashed, out.Output)}
+		}
 		if len(d.Regressed) > 0 {
 			return &Failure{Kind: FailTest, Tests: d.Regressed,
 				Message: "tests that pass at base fail: " + strings.Join(first(gotest.Names(d.Regressed), 5), ", "),
@@ -276,9 +376,43 @@ func (j *job) judge(base, out *testOutcome) *Failure {
 	if out.Exit != 0 && base.Exit == 0 {
 		return &Failure{Kind: FailTest,
 			Message: fmt.Sprintf("the test command exits %d where base exits 0", out.Exit),
-			Output:  tail(out.Output, 40)}
+			Output:  tail(out.text(), 40)}
 	}
 	return nil
+}
+
+// crashers returns the failing tests that are new in the candidate when
+// every regression is a test that did not run at all: a new test that panics
+// or exits ends its test binary, and the old tests after it never run. The
+// failure is the new test's, not theirs.
+func crashers(d gotest.Diff, cand *gotest.Run) []string {
+	if len(d.Regressed) == 0 || len(d.NewFailures) == 0 {
+		return nil
+	}
+	pkgs := map[string]bool{}
+	for _, key := range d.Regressed {
+		if cand.Tests[key] != "" {
+			return nil // a test that ran and failed: it speaks for itself
+		}
+		pkg, _ := cand.Split(key)
+		pkgs[pkg] = true
+	}
+	var out []string
+	for _, key := range d.NewFailures {
+		if pkg, test := cand.Split(key); test != "" && pkgs[pkg] {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// text is the run's output as a person would read it: go test -json
+// decoded, terminal escapes stripped.
+func (o *testOutcome) text() string {
+	if o.Tests != nil {
+		return gotest.Decode(o.Output)
+	}
+	return o.Output
 }
 
 func (j *job) fail(ctx context.Context, c *cand, start time.Time, f *Failure) {
@@ -307,9 +441,9 @@ func excerpts(run *gotest.Run, names []string, whole string) string {
 		}
 	}
 	if b.Len() == 0 {
-		return tail(whole, 40)
+		return tail(gotest.Decode(whole), 40)
 	}
-	return capString(b.String(), 8<<10)
+	return capString(stripEscapes(b.String()), 8<<10)
 }
 
 func first(s []string, n int) []string {
@@ -320,7 +454,7 @@ func first(s []string, n int) []string {
 }
 
 func tail(s string, lines int) string {
-	s = strings.TrimRight(s, "\n")
+	s = strings.TrimRight(stripEscapes(s), "\n")
 	idx := len(s)
 	for i := 0; i < lines && idx > 0; i++ {
 		idx = strings.LastIndexByte(s[:idx], '\n')
@@ -350,6 +484,16 @@ func isGoTestJSON(cmd string) bool {
 func (j *job) baselineKey() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s/%s\x00%s", j.opts.Base, j.test, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	if j.opts.Setup != "" || len(j.opts.CopyFiles) > 0 {
+		// What setup makes, and the files copied in, change what tests do.
+		// The files are hashed as they are now; what setup makes is known
+		// only by its command.
+		fmt.Fprintf(h, "\x00setup=%s", j.opts.Setup)
+		for _, f := range j.opts.CopyFiles {
+			b, _ := os.ReadFile(filepath.Join(j.opts.Repo, filepath.FromSlash(f)))
+			fmt.Fprintf(h, "\x00copy=%s\x00%x", f, sha256.Sum256(b))
+		}
+	}
 	for _, k := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOTOOLCHAIN", "PATH"} {
 		fmt.Fprintf(h, "\x00%s=%s", k, os.Getenv(k))
 	}

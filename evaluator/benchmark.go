@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"regexp"
 	"runtime"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -74,9 +74,22 @@ func (j *job) benchmark(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if j.stop != nil {
+			j.unmeasured(ctx, c)
+			continue
+		}
 		j.measureOne(ctx, c)
 	}
-	return nil
+	return j.stop
+}
+
+// unmeasured settles a candidate that phase 2 did not measure because the
+// job stopped for a problem of its own (j.stop).
+func (j *job) unmeasured(ctx context.Context, c *cand) {
+	j.mu.Lock()
+	c.res.Note = "not measured: " + j.stop.Error()
+	j.mu.Unlock()
+	j.settle(ctx, c)
 }
 
 // measureOne benchmarks one candidate against base and settles its verdict.
@@ -96,6 +109,10 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		}
 	}()
 	smp, note, fail := j.newSampler(ctx, c, slots)
+	if j.stop != nil && ctx.Err() == nil {
+		j.unmeasured(ctx, c)
+		return
+	}
 	if fail != nil {
 		if ctx.Err() == nil {
 			j.fail(ctx, c, start, fail)
@@ -115,6 +132,10 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	if ctx.Err() != nil {
 		return
 	}
+	if j.stop != nil {
+		j.unmeasured(ctx, c)
+		return
+	}
 	if fail != nil {
 		j.fail(ctx, c, start, fail)
 		return
@@ -128,9 +149,14 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 // newSampler prepares the trees and binaries for measuring c. A nil sampler
 // with a note means there is nothing to measure.
 func (j *job) newSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot) (sampler, string, *Failure) {
-	var filter *regexp.Regexp
+	var filter *gobench.Filter
 	if j.opts.BenchFilter != "" {
-		filter = regexp.MustCompile(j.opts.BenchFilter) // validated by cmd
+		f, err := gobench.NewFilter(j.opts.BenchFilter)
+		if err != nil {
+			j.stop = fmt.Errorf("%w: %v", ErrBenchFilter, err)
+			return nil, "", nil
+		}
+		filter = f
 	}
 	if j.bench != "" {
 		return j.newCmdSampler(ctx, c, slots, filter)
@@ -231,13 +257,24 @@ func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision)
 	c.res.CI = &[2]float64{dec.Aggregate.Low, dec.Aggregate.High}
 	c.res.Pairs = s.rounds()
 	c.res.Benchmarks = nil
+	c.res.FasterOn, c.res.SlowerOn, c.res.Qualifier = nil, nil, ""
+	names := s.names()
+	for _, b := range dec.FasterOn {
+		c.res.FasterOn = append(c.res.FasterOn, names[b])
+	}
+	for _, b := range dec.SlowerOn {
+		c.res.SlowerOn = append(c.res.SlowerOn, names[b])
+	}
+	if dec.Subset {
+		c.res.Qualifier = QualifierFasterOnSome
+	}
 	rows := make([]store.BenchResult, 0, len(dec.PerBench))
-	for i, name := range s.names() {
+	for i, name := range names {
 		e := dec.PerBench[i]
 		br := BenchResult{
 			Name: name, Unit: s.unit(name),
 			Base: s.center(name, sideBase), Candidate: s.center(name, sideCand),
-			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Pairs: e.Pairs,
+			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Level: e.Level, Pairs: e.Pairs,
 			Verdict: Verdict(e.Verdict),
 		}
 		c.res.Benchmarks = append(c.res.Benchmarks, br)

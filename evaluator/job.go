@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -30,6 +31,8 @@ var _ Pool = (*worktreepool.Pool)(nil)
 var (
 	ErrNoCandidates = errors.New("no candidates")
 	ErrNoTest       = errors.New("no test command: pass --test, or run in a Go module")
+	// ErrBenchFilter stops a job whose --bench-filter selects no benchmark.
+	ErrBenchFilter = errors.New("bad benchmark filter")
 )
 
 // job is the state of one Run. Its fields are set before the phases start;
@@ -41,12 +44,13 @@ type job struct {
 	db     *store.DB
 	log    *slog.Logger
 	start  time.Time
-	goMod  bool   // the repo root holds a go.mod
-	test   string // effective test command
-	goTest bool   // test output is go test -json
-	bench  string // effective bench command; "" means Go benchmarks
-	noBen  bool   // no benchmark phase
-	tmp    string // scratch directory for binaries, removed at the end
+	goMod  bool                    // the repo root holds a go.mod
+	test   string                  // effective test command
+	goTest bool                    // test output is go test -json
+	bench  string                  // effective bench command; "" means Go benchmarks
+	noBen  bool                    // no benchmark phase
+	tmp    string                  // scratch directory for binaries, removed at the end
+	abort  context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
 
 	mu             sync.Mutex
 	cands          []*cand
@@ -54,10 +58,17 @@ type job struct {
 	warnings       []string
 	noise          *Noise
 	profileSummary any
+	profileNote    string // why the winner has no profile, when it has none by design
+	warned         map[string]bool
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
-	baseBins map[string]string // import path -> base test binary
-	calib    map[string]int64  // package.benchmark -> iterations
+	baseBins map[string]string          // import path -> base test binary
+	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
+	skipped  map[string]bool            // package.benchmark -> prints no result at base
+	// stop, once set, is a problem of the whole job found in phase 2 (a
+	// filter that selects nothing): no further candidate is measured, and
+	// Run returns it.
+	stop error
 }
 
 // cand is one candidate's state during a job.
@@ -87,9 +98,16 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
-	base := j.startBaseline(ctx)
+	jctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	j.abort = abort
+	base := j.startBaseline(jctx)
 	defer base.stop()
-	err = j.phases(ctx, base)
+	err = j.phases(jctx, base)
+	var setupErr *SetupError
+	if cause := context.Cause(jctx); ctx.Err() == nil && errors.As(cause, &setupErr) {
+		err = setupErr // a slot could not be prepared: the job stopped
+	}
 	rep := j.report()
 	state := "finished"
 	switch {
@@ -118,7 +136,8 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		start: time.Now(),
 
 		baseBins: map[string]string{},
-		calib:    map[string]int64{},
+		calib:    map[string][]gobench.Count{},
+		skipped:  map[string]bool{},
 	}
 	j.log = opts.Logger.With("component", "evaluator", "job", j.id)
 	if _, err := os.Stat(filepath.Join(opts.Repo, "go.mod")); err == nil {
@@ -139,6 +158,9 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		j.noBen = !j.goMod
 	default:
 		j.bench = opts.Bench
+	}
+	if opts.Setup != "" || len(opts.CopyFiles) > 0 {
+		j.pool = &preparedPool{Pool: pool, j: j}
 	}
 	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", scratchPrefix, os.Getpid()))
 	if err != nil {
@@ -182,6 +204,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Metric == "" {
 		o.Metric = MetricWall
+	}
+	if o.calibrateTarget <= 0 {
+		o.calibrateTarget = calibrateTarget
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -252,6 +277,20 @@ func (j *job) warn(ctx context.Context, format string, args ...any) {
 	j.event(ctx, "warning", "", msg)
 }
 
+// warnOnce reports whether the warning of this kind is the job's first.
+func (j *job) warnOnce(kind string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.warned[kind] {
+		return false
+	}
+	if j.warned == nil {
+		j.warned = map[string]bool{}
+	}
+	j.warned[kind] = true
+	return true
+}
+
 // settle gives a candidate its final verdict: it is recorded and reported at once.
 func (j *job) settle(ctx context.Context, c *cand) {
 	j.mu.Lock()
@@ -287,6 +326,7 @@ func (j *job) report() *Report {
 	if j.profileSummary != nil {
 		rep.Profile = j.profileSummary
 	}
+	rep.ProfileNote = j.profileNote
 	rep.Noise = j.noise
 	return rep
 }

@@ -51,11 +51,12 @@ func TestRun_NoiseCheck(t *testing.T) {
 }
 
 // TestRun_MetricCPU: a candidate that sleeps instead of spinning is slower
-// by the wall clock and faster by CPU time.
+// by the wall clock and faster by CPU time. The sleep is long enough that a
+// spin slowed down 20 times by other work on the machine still ends first.
 func TestRun_MetricCPU(t *testing.T) {
 	files := map[string]string{
 		"test.sh":  "true\n",
-		"bench.sh": "if [ -f lazy ]; then sleep 0.15; else i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; fi\n",
+		"bench.sh": "if [ -f lazy ]; then sleep 0.6; else i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done; fi\n",
 	}
 	for _, tt := range []struct {
 		metric Metric

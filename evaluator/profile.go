@@ -25,6 +25,13 @@ import (
 // warning in the report.
 func (j *job) profile(ctx context.Context, w *cand) {
 	j.emit(Event{Kind: EventStart, Phase: "profile", Candidate: w.c.Name, Index: w.idx})
+	if j.opts.ProfileCmd == "" && improved(w) == nil {
+		j.mu.Lock()
+		j.profileNote = notProfiled(j.bench != "")
+		j.mu.Unlock()
+		j.event(ctx, "profile", w.c.Name, j.profileNote)
+		return
+	}
 	dir := j.artifacts()
 	if dir == "" {
 		dir = filepath.Join(j.tmp, "artifacts")
@@ -52,9 +59,9 @@ func (j *job) profile(ctx context.Context, w *cand) {
 		if ctx.Err() == nil {
 			j.warn(ctx, "profile %s: %v", w.c.Name, err)
 		}
-		if sum == nil {
-			return
-		}
+	}
+	if sum == nil {
+		return
 	}
 	for _, msg := range sum.Warnings {
 		j.warn(ctx, "profile %s: %s", w.c.Name, msg)
@@ -62,6 +69,15 @@ func (j *job) profile(ctx context.Context, w *cand) {
 	j.mu.Lock()
 	j.profileSummary = sum
 	j.mu.Unlock()
+}
+
+// notProfiled says why the winner has no profile when no --profile command
+// was given: only Go benchmarks can be profiled without one.
+func notProfiled(benchCmd bool) string {
+	if benchCmd {
+		return "the winner was measured by the --bench command, and only Go benchmarks are profiled without --profile CMD"
+	}
+	return "no Go benchmark of the winner was judged faster; --profile CMD profiles with a command of your own"
 }
 
 // profileCommand runs --profile on the winner, staged in slot, and keeps what
@@ -163,7 +179,7 @@ func improved(w *cand) *profileTarget {
 	var t profileTarget
 	var names []string
 	for _, gb := range w.measured.goBench {
-		if topLevel(best.Name) == gb.name {
+		if topLevel(best.Name) == topLevel(gb.name) {
 			t.bench = gb
 		}
 	}
@@ -190,7 +206,7 @@ func topLevel(name string) string {
 
 func samePackage(w *cand, name string, in *goBench) bool {
 	for _, gb := range w.measured.goBench {
-		if gb.name == topLevel(name) {
+		if topLevel(gb.name) == topLevel(name) {
 			return gb.pkg.ImportPath == in.pkg.ImportPath
 		}
 	}

@@ -18,6 +18,12 @@ const (
 	VerdictDuplicate Verdict = "duplicate"
 )
 
+// QualifierFasterOnSome qualifies a candidate that is not faster over all
+// its benchmarks, but faster on some of them and slower on none: "faster on
+// 2 of 13 benchmarks, none slower". Such a candidate can win (see
+// selectWinner).
+const QualifierFasterOnSome = "faster-on-some"
+
 // FailureKind says why a candidate failed.
 type FailureKind string
 
@@ -47,8 +53,12 @@ type BenchResult struct {
 	Speedup   float64    `json:"speedup"`   // base/candidate (for sec/op-like units)
 	CI        [2]float64 `json:"ci"`
 	P         float64    `json:"p"`
-	Pairs     int        `json:"pairs"`
-	Verdict   Verdict    `json:"verdict,omitempty"`
+	// Level is the confidence of CI: with several benchmarks it is
+	// corrected for their number and for the looks, while P is the
+	// unadjusted signed-rank p-value of this benchmark alone.
+	Level   float64 `json:"level,omitempty"`
+	Pairs   int     `json:"pairs"`
+	Verdict Verdict `json:"verdict,omitempty"`
 	// Exact metrics such as allocs/op and B/op are reported, not tested.
 	Exact     bool `json:"exact,omitempty"`
 	Increased bool `json:"increased,omitempty"`
@@ -67,12 +77,22 @@ type CandidateResult struct {
 	CI          *[2]float64   `json:"ci,omitempty"`
 	Pairs       int           `json:"pairs,omitempty"`
 	Benchmarks  []BenchResult `json:"benchmarks,omitempty"`
-	Failure     *Failure      `json:"failure"`
-	TestsPassed int           `json:"tests_passed,omitempty"`
-	TestsTotal  int           `json:"tests_total,omitempty"`
-	Files       []string      `json:"files,omitempty"` // paths the candidate changes
-	Note        string        `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
-	Seconds     float64       `json:"seconds,omitempty"`
+	// FasterOn names the benchmarks that are significantly faster by at
+	// least the threshold, SlowerOn those significantly slower by more
+	// than it, each judged on its interval corrected for the number of
+	// benchmarks. A candidate with any SlowerOn fails the regression gate.
+	FasterOn []string `json:"faster_on,omitempty"`
+	SlowerOn []string `json:"slower_on,omitempty"`
+	// Qualifier refines the verdict: QualifierFasterOnSome on a
+	// not-faster (or winner) candidate that is faster on the benchmarks
+	// of FasterOn and significantly slower on none.
+	Qualifier   string   `json:"qualifier,omitempty"`
+	Failure     *Failure `json:"failure"`
+	TestsPassed int      `json:"tests_passed,omitempty"`
+	TestsTotal  int      `json:"tests_total,omitempty"`
+	Files       []string `json:"files,omitempty"` // paths the candidate changes
+	Note        string   `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
+	Seconds     float64  `json:"seconds,omitempty"`
 
 	// TestEdits is what it changes in the Go test files that judge it.
 	TestEdits *TestEdits `json:"test_edits,omitempty"`
@@ -91,11 +111,14 @@ type Report struct {
 	MinSpeedup float64           `json:"min_speedup"`
 	Candidates []CandidateResult `json:"candidates"`
 	Profile    any               `json:"profile,omitempty"` // *profiler.Summary once profiling lands
-	Noise      *Noise            `json:"noise,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
-	State      string            `json:"state,omitempty"` // finished, interrupted, failed
-	Started    time.Time         `json:"started"`
-	Seconds    float64           `json:"seconds"`
+	// ProfileNote says why a winner has no profile when that is by design,
+	// such as a winner measured by a --bench command with no --profile.
+	ProfileNote string    `json:"profile_note,omitempty"`
+	Noise       *Noise    `json:"noise,omitempty"`
+	Warnings    []string  `json:"warnings,omitempty"`
+	State       string    `json:"state,omitempty"` // finished, interrupted, failed
+	Started     time.Time `json:"started"`
+	Seconds     float64   `json:"seconds"`
 }
 
 // Noise is the result of an A/A check of base against itself.

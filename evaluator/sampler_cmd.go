@@ -3,7 +3,8 @@ package evaluator
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -21,11 +22,12 @@ type cmdSampler struct {
 	cand     *worktreepool.Slot
 	base     *worktreepool.Slot // nil: toggle cand between base and candidate
 	staged   bool
-	filter   *regexp.Regexp
+	filter   *gobench.Filter
 	baseWall time.Duration
+	check    benchCheck
 }
 
-func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *regexp.Regexp) (sampler, string, *Failure) {
+func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (sampler, string, *Failure) {
 	s := &cmdSampler{j: j, c: c, cand: slots[0], filter: filter}
 	if len(slots) > 1 {
 		s.base = slots[1]
@@ -70,9 +72,16 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if ms, err := gobench.ParseOutput(res.Output); err == nil && len(ms) > 0 {
 		var out []metric
 		for _, m := range ms {
-			if s.filter == nil || s.filter.MatchString(m.Bench) {
+			if s.filter == nil || s.filter.Match(m.Bench) {
 				out = append(out, metric{bench: m.Bench, unit: m.Unit, value: m.Value, iters: m.Iterations})
 			}
+		}
+		if len(out) == 0 && sd == sideBase {
+			// The filter selects none of what the command prints: a
+			// problem of the job, not of this candidate.
+			s.j.stop = fmt.Errorf("%w: --bench-filter %q matches none of the benchmarks the bench command prints: %s",
+				ErrBenchFilter, s.filter, benchNames(ms))
+			return nil, s.j.stop
 		}
 		return out, nil
 	}
@@ -80,7 +89,34 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if s.j.opts.Metric == MetricCPU {
 		v = res.CPU
 	}
+	s.checkTime(ctx, sd, v, res.Output)
 	return []metric{{bench: "command", unit: "sec", value: v.Seconds(), iters: 1}}, nil
+}
+
+// benchNames lists the benchmark names in ms, once each.
+func benchNames(ms []gobench.Measurement) string {
+	var names []string
+	for _, m := range ms {
+		if !slices.Contains(names, m.Bench) {
+			names = append(names, m.Bench)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkTime warns, once a job, when the time of a bench command cannot tell
+// code apart: its output looks like a self-calibrating timer's, or its time
+// is the same on both sides while the numbers it prints are not.
+func (s *cmdSampler) checkTime(ctx context.Context, sd side, v time.Duration, output []byte) {
+	if seen, ok := selfTimed(output); ok && s.j.warnOnce("self-timed") {
+		s.j.warn(ctx, "the bench command's output looks self-calibrated (%q): such a command runs for about the same time "+
+			"whatever the code does, and its time is what is judged. Print the result as a Go benchmark line "+
+			"(\"BenchmarkX 1 234000 ns/op\") and that is judged instead; see optimizer run --help", seen)
+	}
+	s.check.add(sd, v.Seconds(), output)
+	if msg := s.check.verdict(s.j.opts.MinPairs); msg != "" && s.j.warnOnce("time-vs-printed") {
+		s.j.warn(ctx, "%s: %s", s.c.c.Name, msg)
+	}
 }
 
 // tree returns the slot that holds side sd's code, toggling the single slot
@@ -98,6 +134,10 @@ func (s *cmdSampler) tree(ctx context.Context, sd side) (*worktreepool.Slot, err
 			return nil, fmt.Errorf("reset the slot to base: %w", err)
 		}
 		s.staged = false
+		// The reset removed what preparing the slot added.
+		if err := s.j.prepare(ctx, s.cand); err != nil {
+			return nil, err
+		}
 	case sd == sideCand && !s.staged:
 		if err := s.j.stage(ctx, s.cand, s.c); err != nil {
 			return nil, fmt.Errorf("stage the candidate again: %w", err)

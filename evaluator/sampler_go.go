@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -35,6 +36,8 @@ type goBench struct {
 
 // goSampler runs one process per benchmark per side.
 type goSampler struct {
+	j       *job
+	c       *cand
 	benches []*goBench
 	cpu     int
 	extra   []string
@@ -42,9 +45,18 @@ type goSampler struct {
 
 func (g *goSampler) close() {}
 
+// drop stops measuring b. A round's benchmarks are those both sides
+// printed, so what was measured of b on one side only is never paired.
+func (g *goSampler) drop(b *goBench) {
+	g.benches = slices.DeleteFunc(slices.Clone(g.benches), func(x *goBench) bool { return x == b })
+}
+
 func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 	var out []metric
-	for _, b := range g.benches {
+	if len(g.benches) == 0 {
+		return nil, errors.New("no benchmark prints a result on both sides")
+	}
+	for _, b := range slices.Clone(g.benches) {
 		bin, dir := b.baseBin, b.baseDir
 		sctx, cancel := ctx, context.CancelFunc(func() {})
 		var limit time.Duration
@@ -59,6 +71,15 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 		ms, err := gobench.Sample(sctx, bin, dir, b.name, b.n, g.cpu, g.extra)
 		wall := time.Since(t0)
 		cancel()
+		var nr *gobench.NoResultError
+		if s == sideCand && errors.As(err, &nr) {
+			// At base it has a result (calibration saw one): the benchmark
+			// exists only on base's side of this candidate.
+			g.j.warn(ctx, "%s prints no result in candidate %s, only at base, so it is not measured for %s; it said:\n%s",
+				b.name, g.c.c.Name, g.c.c.Name, indent(nr.Said))
+			g.drop(b)
+			continue
+		}
 		if err != nil {
 			if limit > 0 && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%w: %s took over %s where base takes %s", errTooSlow, b.name,
@@ -78,9 +99,13 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 
 // newGoSampler finds the benchmarks of the packages c touches (or that import
 // them), or every benchmark matching --bench-filter, builds base's test
-// binaries once per job and c's now, and calibrates each benchmark's
-// iteration count on base once per job.
-func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *regexp.Regexp) (sampler, string, *Failure) {
+// binaries and calibrates every benchmark on base once per job, then builds
+// c's binaries. Problems of the job rather than of c (a filter that matches
+// nothing, a benchmark without a result at base) are found here, at the
+// first calibration, before any of c's own time is spent: a filter that
+// matches nothing stops the job (j.stop), a benchmark without a result at
+// base is left out with one warning for the whole job.
+func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (sampler, string, *Failure) {
 	candSlot, baseSlot := slots[0], slots[0]
 	if len(slots) > 1 {
 		baseSlot = slots[1]
@@ -91,25 +116,39 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	if err != nil {
 		return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("find benchmarks: %v", err)}
 	}
-	var benches []*goBench
+	var tops []*goBench
 	for _, p := range pkgs {
 		for _, name := range p.Benchmarks {
-			if filter != nil && !filter.MatchString(name) {
-				continue
+			if filter == nil || filter.MatchTop(name) {
+				tops = append(tops, &goBench{pkg: p, name: name})
 			}
-			benches = append(benches, &goBench{pkg: p, name: name})
 		}
 	}
-	if len(benches) == 0 {
+	if len(tops) == 0 && filter != nil {
+		j.stop = fmt.Errorf("%w: --bench-filter %q matches no benchmark; the benchmarks are: %s", ErrBenchFilter, filter, listTops(pkgs))
+		return nil, "", nil
+	}
+	if len(tops) == 0 {
 		return nil, "no benchmark in the packages this candidate changes, or that import them (see --all, --bench, --bench-filter)", nil
 	}
 	// Base binaries first, while every slot is still at base.
-	for _, b := range benches {
+	for _, b := range tops {
 		bin, err := j.baseBinary(ctx, baseSlot, b.pkg)
 		if err != nil {
 			return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("build base benchmarks: %v", err)}
 		}
 		b.baseBin, b.baseDir = bin, filepath.Join(baseSlot.Dir(), b.pkg.Dir)
+	}
+	benches, err := j.calibrated(ctx, tops, filter)
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, ErrBenchFilter) {
+			return nil, "", &Failure{Kind: FailError, Message: err.Error()}
+		}
+		j.stop = err
+		return nil, "", nil
+	}
+	if len(benches) == 0 {
+		return nil, "no benchmark of the packages it changes prints a result at base (see the warnings)", nil
 	}
 	if err := j.stage(ctx, candSlot, c); err != nil {
 		return nil, "", &Failure{Kind: FailApply, Message: err.Error()}
@@ -126,18 +165,40 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 				return nil, "", &Failure{Kind: FailBuild, Message: "build benchmarks: " + err.Error()}
 			}
 			bins[b.pkg.ImportPath] = bin
+			j.candidateOnly(ctx, c, b.pkg, bin, filepath.Join(candSlot.Dir(), b.pkg.Dir), filter)
 		}
 		b.candBin, b.candDir = bin, filepath.Join(candSlot.Dir(), b.pkg.Dir)
-		n, err := j.calibration(ctx, b)
-		if err != nil {
-			return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("calibrate %s on base: %v", b.name, err)}
-		}
-		b.n = n
 	}
 	j.mu.Lock()
 	c.measured = &measured{goBench: benches}
 	j.mu.Unlock()
-	return &goSampler{benches: benches, cpu: j.cpu(), extra: j.opts.BenchArgs}, "", nil
+	return &goSampler{j: j, c: c, benches: benches, cpu: j.cpu(), extra: j.opts.BenchArgs}, "", nil
+}
+
+// candidateOnly warns about the benchmarks of pkg that only c's binary has:
+// base has no side for them, so they are not measured.
+func (j *job) candidateOnly(ctx context.Context, c *cand, pkg gobench.Package, bin, dir string, filter *gobench.Filter) {
+	names, err := gobench.List(ctx, bin, dir)
+	if err != nil {
+		return // the samples will say what is wrong with the binary
+	}
+	for _, name := range names {
+		if !slices.Contains(pkg.Benchmarks, name) && (filter == nil || filter.MatchTop(name)) {
+			j.warn(ctx, "%s (%s) exists only in candidate %s, not at base, so it is not measured", name, pkg.ImportPath, c.c.Name)
+		}
+	}
+}
+
+// listTops lists the top-level benchmarks of pkgs, for a message.
+func listTops(pkgs []gobench.Package) string {
+	var names []string
+	for _, p := range pkgs {
+		names = append(names, p.Benchmarks...)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // baseBinary builds base's test binary for pkg once per job.
@@ -156,17 +217,83 @@ func (j *job) baseBinary(ctx context.Context, slot *worktreepool.Slot, p gobench
 	return bin, nil
 }
 
-// calibration fixes a benchmark's iteration count on base, once per job, so
-// that both sides of every pair do the same work.
-func (j *job) calibration(ctx context.Context, b *goBench) (int64, error) {
+// calibrated expands the top-level benchmarks into the benchmarks to
+// measure, each sub-benchmark on its own with its own iteration count,
+// calibrated on base once per job with the --bench-arg arguments. A
+// benchmark without a result at base is left out, with one warning for the
+// job that shows what it said (its b.Skip message) and how to pass it
+// arguments. With a filter whose sub-benchmark parts select nothing in any
+// of tops, the error wraps ErrBenchFilter and lists what exists.
+func (j *job) calibrated(ctx context.Context, tops []*goBench, filter *gobench.Filter) ([]*goBench, error) {
+	var out []*goBench
+	skipped := false
+	for _, top := range tops {
+		counts, err := j.calibration(ctx, top, filter)
+		if err != nil {
+			return nil, err
+		}
+		skipped = skipped || j.skipped[top.pkg.ImportPath+"."+top.name]
+		for _, cnt := range counts {
+			if filter != nil && !filter.Match(cnt.Bench) {
+				continue
+			}
+			b := *top
+			b.name, b.n = cnt.Bench, cnt.N
+			out = append(out, &b)
+		}
+	}
+	if len(out) == 0 && filter != nil && !skipped {
+		return nil, fmt.Errorf("%w: --bench-filter %q matches no benchmark; the benchmarks are: %s",
+			ErrBenchFilter, filter, j.allNames(ctx, tops))
+	}
+	return out, nil
+}
+
+// calibration returns the counts of a top-level benchmark and of the
+// sub-benchmarks filter can select, from base, once per job.
+func (j *job) calibration(ctx context.Context, b *goBench, filter *gobench.Filter) ([]gobench.Count, error) {
 	key := b.pkg.ImportPath + "." + b.name
-	if n, ok := j.calib[key]; ok {
-		return n, nil
+	if c, ok := j.calib[key]; ok {
+		return c, nil
 	}
-	n, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, b.name, calibrateTarget, j.cpu())
-	if err != nil {
-		return 0, err
+	counts, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, filter.Pattern(b.name), j.opts.calibrateTarget, j.cpu(), j.opts.BenchArgs)
+	var nr *gobench.NoResultError
+	switch {
+	case errors.As(err, &nr) && filter != nil && filter.String() != "" && !filter.Match(b.name):
+		// The filter's sub-benchmark parts select none of its subs.
+		counts = nil
+	case errors.As(err, &nr):
+		j.warn(ctx, "%s (%s) prints no benchmark result at base, so it is not measured; "+
+			"if it needs arguments (a data directory, a flag), pass them with --bench-arg, e.g. --bench-arg -datadir=DIR. It said:\n%s",
+			b.name, b.pkg.ImportPath, indent(nr.Said))
+		counts = nil
+		j.skipped[key] = true
+	case err != nil:
+		return nil, fmt.Errorf("calibrate %s on base: %w", b.name, err)
 	}
-	j.calib[key] = n
-	return n, nil
+	j.calib[key] = counts
+	return counts, nil
+}
+
+// allNames lists every benchmark of tops, sub-benchmarks included, from a
+// run of one iteration each at base, for a message.
+func (j *job) allNames(ctx context.Context, tops []*goBench) string {
+	var names []string
+	for _, b := range tops {
+		ms, err := gobench.Sample(ctx, b.baseBin, b.baseDir, b.name, 1, j.cpu(), j.opts.BenchArgs)
+		if err != nil {
+			names = append(names, b.name)
+			continue
+		}
+		for _, m := range ms {
+			if len(names) == 0 || names[len(names)-1] != m.Bench {
+				names = append(names, m.Bench)
+			}
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }

@@ -5,20 +5,12 @@ import (
 	"slices"
 )
 
-// selectWinner marks the winner: among the faster candidates (mixed ones do
-// not qualify), the one with the largest speedup, unless another's interval
-// overlaps it, in which case the two are not told apart by the evidence and
-// the smaller diff wins. Input order breaks any remaining tie.
+// selectWinner marks the winner among the eligible candidates (see
+// pickWinner) and returns it, or nil.
 func (j *job) selectWinner() *cand {
 	j.mu.Lock()
-	var faster []*cand
-	for _, c := range j.cands {
-		if c.res.Verdict == VerdictFaster {
-			faster = append(faster, c)
-		}
-	}
+	w := pickWinner(j.cands)
 	j.mu.Unlock()
-	w := pickWinner(faster)
 	if w == nil {
 		return nil
 	}
@@ -29,13 +21,30 @@ func (j *job) selectWinner() *cand {
 	return w
 }
 
-// pickWinner applies selectWinner's rule to the faster candidates, and
-// returns nil when there are none.
-func pickWinner(faster []*cand) *cand {
-	if len(faster) == 0 {
+// pickWinner applies the selection rule to cands and returns nil when
+// none is eligible. Eligible are the candidates whose
+// evidence says they are faster: over all their benchmarks (verdict
+// faster), or on the benchmarks they sped up while slower on none
+// (qualifier faster-on-some: "faster on 2 of 13 benchmarks, none slower").
+// Mixed ones never qualify. Then:
+//  1. The best is the one with the largest aggregate speedup (the geometric
+//     mean over all its benchmarks).
+//  2. Every eligible candidate whose aggregate interval overlaps the best's
+//     is tied with it: the evidence does not tell them apart.
+//  3. Among the tied, a candidate faster over all its benchmarks comes
+//     before one faster on a subset; then the one significantly faster on
+//     more benchmarks; then the smaller diff; then input order.
+func pickWinner(cands []*cand) *cand {
+	var eligible []*cand
+	for _, c := range cands {
+		if c.res.Verdict == VerdictFaster || c.res.Qualifier == QualifierFasterOnSome {
+			eligible = append(eligible, c)
+		}
+	}
+	if len(eligible) == 0 {
 		return nil
 	}
-	best := slices.MaxFunc(faster, func(a, b *cand) int {
+	best := slices.MaxFunc(eligible, func(a, b *cand) int {
 		switch {
 		case a.res.Speedup < b.res.Speedup:
 			return -1
@@ -45,12 +54,24 @@ func pickWinner(faster []*cand) *cand {
 		return b.idx - a.idx
 	})
 	var tied []*cand
-	for _, c := range faster {
+	for _, c := range eligible {
 		if c == best || (c.res.CI != nil && best.res.CI != nil && c.res.CI[1] >= best.res.CI[0]) {
 			tied = append(tied, c)
 		}
 	}
+	overall := func(c *cand) int {
+		if c.res.Verdict == VerdictFaster {
+			return 0
+		}
+		return 1
+	}
 	return slices.MinFunc(tied, func(a, b *cand) int {
+		if d := overall(a) - overall(b); d != 0 {
+			return d
+		}
+		if d := len(b.res.FasterOn) - len(a.res.FasterOn); d != 0 {
+			return d
+		}
 		if d := diffSize(a) - diffSize(b); d != 0 {
 			return d
 		}

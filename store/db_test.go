@@ -102,7 +102,8 @@ func TestDB_Migrate(t *testing.T) {
 		}
 	})
 	t.Run("FailedMigrationRollsBack", func(t *testing.T) {
-		// Versions up to 0002 are applied; 0003 is new and broken.
+		// Versions up to the extra one above are applied; the one after is
+		// new and broken.
 		fsys := fstest.MapFS{}
 		for i := 1; i <= len(all)+2; i++ {
 			fsys[fmt.Sprintf("migrations/%04d_m.sql", i)] = &fstest.MapFile{Data: []byte("SELECT 1;")}

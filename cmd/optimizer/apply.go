@@ -23,22 +23,27 @@ import (
 // applyOptions are the flags and arguments of optimizer apply.
 type applyOptions struct {
 	storeOptions
-	Job       string
+	Job       string // "" is the latest job
 	Candidate string // "" is the job's winner
+	Force     bool   // apply a candidate that failed or never finished
 }
 
 func newApplyCmd(stdout, stderr io.Writer) *cobra.Command {
 	var o applyOptions
 	cmd := &cobra.Command{
-		Use:   "apply JOB [CANDIDATE]",
+		Use:   "apply [JOB [CANDIDATE]]",
 		Short: "Apply a job's winner, or a named candidate, to the working tree",
-		Long: `Apply the winner of JOB, or the candidate named, to the working tree. This is
-the only command that changes the working tree. It refuses when the working
-tree has changes to the files the candidate changes; the index, refs and
-stash are left alone.`,
-		Args: cobra.RangeArgs(1, 2),
+		Long: `Apply the winner of JOB, or the candidate named, to the working tree. JOB is
+a job id or a unique prefix of one; without it, the latest job, as for show.
+This is the only command that changes the working tree. It refuses when the
+working tree has changes to the files the candidate changes; the index, refs
+and stash are left alone. A candidate that failed, or never finished, is
+applied only with --force.`,
+		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Job = args[0]
+			if len(args) > 0 {
+				o.Job = args[0]
+			}
 			if len(args) == 2 {
 				o.Candidate = args[1]
 			}
@@ -46,6 +51,7 @@ stash are left alone.`,
 		},
 	}
 	o.register(cmd.Flags())
+	cmd.Flags().BoolVar(&o.Force, "force", false, "apply a candidate whose verdict is failed or pending")
 	return cmd
 }
 
@@ -61,7 +67,7 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	name, err := chooseCandidate(ctx, db, j, o.Candidate, stderr)
+	name, err := chooseCandidate(ctx, db, j, o.Candidate, o.Force, stderr)
 	if err != nil {
 		return err
 	}
@@ -89,7 +95,7 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 }
 
 // chooseCandidate returns the named candidate, or the job's winner.
-func chooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string, stderr io.Writer) (string, error) {
+func chooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string, force bool, stderr io.Writer) (string, error) {
 	if name == "" {
 		if j.Winner == "" {
 			return "", fmt.Errorf("job %s has no winner: name the candidate to apply (see optimizer show %s)", j.ID, j.ID)
@@ -105,6 +111,9 @@ func chooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string
 			continue
 		}
 		if v := evaluator.Verdict(row.Verdict); v == evaluator.VerdictFailed || v == evaluator.VerdictPending {
+			if !force {
+				return "", fmt.Errorf("%s's verdict in job %s is %s: pass --force to apply it anyway", name, j.ID, v)
+			}
 			fmt.Fprintf(stderr, "optimizer: note: %s's verdict is %s\n", name, v)
 		}
 		return name, nil

@@ -46,7 +46,7 @@ func judgeGate(rep *evaluator.Report, head string, gates []string) gate {
 		case gateRegression:
 			var slower []string
 			for _, b := range g.head.Benchmarks {
-				if significantlySlower(b, m) {
+				if benchSlower(g.head, b, m) {
 					slower = append(slower, fmt.Sprintf("%s %s %s", b.Name, slowdownText(b.Speedup), slowdownCI(&b.CI)))
 				}
 			}

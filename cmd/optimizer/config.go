@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 )
 
 // configFile is the name of the configuration file at the repo root.
@@ -58,11 +58,19 @@ type runOptions struct {
 	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
 	All           bool          `json:"all,omitempty"`
 	SlotMemory    string        `json:"slot_memory,omitempty"`
+	Setup         string        `json:"setup,omitempty"`
+	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
 	Verbose       bool          `json:"-"`
 
+	// copyFiles are the files CopyIgnored matched, found by configure.
+	copyFiles []string
+
 	// Kind is recorded in the store: run or demo. Not a flag.
 	Kind string `json:"-"`
+	// ParallelFrom names where -j came from when it was not the command
+	// line: optimizer.toml, or "" for the flag or the default.
+	ParallelFrom string `json:"-"`
 }
 
 // defaultRunOptions are the values before flags and optimizer.toml.
@@ -96,7 +104,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Format, "format", o.Format, "report format: text, json or markdown")
 	fs.StringVar(&o.DB, "db", o.DB, "store file (default <git-common-dir>/optimizer/optimizer.db)")
 	fs.BoolVar(&o.KeepSlots, "keep-slots", o.KeepSlots, "keep the slots warm for the next job instead of removing them")
-	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp: only the benchmarks it matches are run and judged")
+	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp, slash by slash as go test -bench: only the benchmarks it matches, sub-benchmarks by their full names, are run and judged")
 	fs.StringArrayVar(&o.BenchArgs, "bench-arg", o.BenchArgs, "extra argument to Go benchmark binaries (repeatable)")
 	fs.StringArrayVar(&o.BuildFlags, "build-flags", o.BuildFlags, "extra go test -c flags, split on spaces (repeatable)")
 	fs.StringVar(&o.Tags, "tags", o.Tags, "build tags for benchmark binaries, comma-separated")
@@ -108,11 +116,13 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoPin, "no-pin", o.NoPin, "do not pin benchmark processes to one CPU")
 	fs.StringVar(&o.ProfileCmd, "profile", o.ProfileCmd, "profiling command run on the winner's slot instead of Go CPU profiles")
 	fs.BoolVar(&o.NoProfile, "no-profile", o.NoProfile, "do not profile the winner")
-	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed")
+	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed, or any of its benchmarks is significantly slower beyond --min-speedup")
 	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
 	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, "cap each process of a test or bench command at this much memory, such as 4G (prlimit --as; default none)")
 	fs.BoolVar(&o.TrustTests, "trust-candidate-tests", o.TrustTests, "judge and measure each candidate with its own versions of the _test.go files it changes (default: base's, and the change is flagged)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event")
+	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
+	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")
 }
 
 // validate checks values that flags and optimizer.toml cannot check by type.
@@ -136,7 +146,7 @@ func (o *runOptions) validate() error {
 		return usageErrorf("--profile and --no-profile contradict each other")
 	}
 	if o.BenchFilter != "" {
-		if _, err := regexp.Compile(o.BenchFilter); err != nil {
+		if _, err := gobench.NewFilter(o.BenchFilter); err != nil {
 			return usageErrorf("--bench-filter: %w", err)
 		}
 	}
@@ -214,6 +224,9 @@ func mergeConfig(flags *pflag.FlagSet, path string) error {
 		}
 		f := flags.Lookup(key)
 		if f == nil {
+			if near := closestFlag(flags, key); near != "" {
+				return usageErrorf("%s: unknown key %q: did you mean %q? (keys are the long flag names of optimizer run)", path, key, near)
+			}
 			return usageErrorf("%s: unknown key %q (keys are the long flag names of optimizer run)", path, key)
 		}
 		if f.Changed {

@@ -25,10 +25,11 @@ const (
 
 // demoOptions are the flags of optimizer demo.
 type demoOptions struct {
-	Dir     string // where to write the repo and candidates; "" is a temp dir
-	Keep    bool   // keep the directory afterwards
-	Format  string
-	Verbose bool
+	Dir      string // where to write the repo and candidates; "" is a temp dir
+	Keep     bool   // keep the directory afterwards
+	Format   string
+	Verbose  bool
+	Optimize bool // run the optimisation loop with the example generator instead
 }
 
 func newDemoCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -44,6 +45,9 @@ evaluate them with two slots. Nothing outside that directory is touched.`,
 			if o.Format != formatText && o.Format != formatJSON && o.Format != formatMarkdown {
 				return usageErrorf("--format %q: want text, json or markdown", o.Format)
 			}
+			if o.Optimize && o.Format == formatMarkdown {
+				return usageErrorf("demo --optimize prints text or json")
+			}
 			return demo(cmd.Context(), o, stdout, stderr)
 		},
 	}
@@ -51,6 +55,7 @@ evaluate them with two slots. Nothing outside that directory is touched.`,
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the demo directory afterwards, to look around with history and show")
 	cmd.Flags().StringVar(&o.Format, "format", formatText, "report format: text, json or markdown")
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "log what happens to stderr")
+	cmd.Flags().BoolVar(&o.Optimize, "optimize", false, "run the optimisation loop on the example, with the example generator, instead of the candidate set")
 	return cmd
 }
 
@@ -80,6 +85,9 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	if _, err := testdata.InitRepo(ctx, repoDir); err != nil {
 		return fmt.Errorf("commit demo repo: %w", err)
 	}
+	if o.Optimize {
+		return demoOptimize(ctx, o, repoDir, stdout, stderr)
+	}
 	if err := testdata.WriteDemoCandidates(candDir); err != nil {
 		return fmt.Errorf("write demo candidates: %w", err)
 	}
@@ -101,10 +109,18 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	ro.Format = o.Format
 	ro.Verbose = o.Verbose
 	err := runJob(ctx, ro, stdout, stderr)
-	if o.Keep || o.Dir != "" {
-		fmt.Fprintf(intro, "\nThe demo repository is kept in %s. Look around with:\n  optimizer history --repo %s\n  optimizer show --repo %s\n", repoDir, repoDir, repoDir)
-	}
+	writeDemoOutro(intro, dir, repoDir, o.Keep || o.Dir != "")
 	return err
+}
+
+// writeDemoOutro says where the demo repository is kept, or that it is
+// deleted now and how to keep it.
+func writeDemoOutro(w io.Writer, dir, repoDir string, kept bool) {
+	if kept {
+		fmt.Fprintf(w, "\nThe demo repository is kept in %s. Look around with:\n  optimizer history --repo %s\n  optimizer show --repo %s\n", repoDir, repoDir, repoDir)
+		return
+	}
+	fmt.Fprintf(w, "\nThe demo directory %s is deleted now. To keep it and look around with\nhistory, show and apply, run: optimizer demo --keep (or --dir DIR)\n", dir)
 }
 
 func writeDemoIntro(w io.Writer, repoDir, candDir string) {
@@ -118,4 +134,31 @@ func writeDemoIntro(w io.Writer, repoDir, candDir string) {
 	fmt.Fprintf(w, "\nEach candidate's tests run in its own git worktree, two at a time, against the baseline's;\n")
 	fmt.Fprintf(w, "hang is killed at the %s timeout. The correct ones are then benchmarked one at a time,\n", demoTimeout)
 	fmt.Fprintf(w, "interleaved with base, and the winner is profiled. Progress goes to stderr.\n\n")
+}
+
+// demoOptimize runs the optimisation loop on the demo repository, with the
+// example generator built into this program: a wrong rewrite first, its
+// repair, then a refinement.
+func demoOptimize(ctx context.Context, o demoOptions, repoDir string, stdout, stderr io.Writer) error {
+	intro := stdout
+	if o.Format == formatJSON {
+		intro = stderr
+	}
+	fmt.Fprintf(intro, "optimizer demo --optimize: a Go module whose sumsq.SumSquares is slow, committed in %s.\n", repoDir)
+	fmt.Fprintf(intro, "The example generator proposes a rewrite that skips the first element (a test fails), repairs\n")
+	fmt.Fprintf(intro, "it when given the failure, then refines it; the winner is measured again at the end.\n\n")
+	lo := defaultOptimizeOptions()
+	lo.Kind = "demo"
+	lo.Repo = repoDir
+	lo.Targets = []string{"sumsq.SumSquares"}
+	lo.Generate = []string{selfCommand() + " demo-generator"}
+	lo.Parallel = demoParallel
+	lo.Timeout = demoTimeout
+	lo.BenchBudget = demoBudget
+	lo.MaxPairs = demoMaxPairs
+	lo.Format = o.Format
+	lo.Verbose = o.Verbose
+	err := runOptimize(ctx, lo, stdout, stderr)
+	writeDemoOutro(intro, filepath.Dir(repoDir), repoDir, o.Keep || o.Dir != "")
+	return err
 }

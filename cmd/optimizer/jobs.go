@@ -107,7 +107,14 @@ func jobReport(ctx context.Context, db *store.DB, j store.Job) (*evaluator.Repor
 		rep.Warnings = append(rep.Warnings, "job error: "+j.Error)
 	}
 	for _, row := range rows {
-		rep.Candidates = append(rep.Candidates, candidateResult(row))
+		res := candidateResult(row)
+		if rep.Winner == nil && res.Verdict == evaluator.VerdictWinner {
+			// A job cut off after selection recorded its winner's row
+			// but not the job's end: the row is what is true.
+			name := res.Name
+			rep.Winner = &name
+		}
+		rep.Candidates = append(rep.Candidates, res)
 	}
 	return rep, nil
 }

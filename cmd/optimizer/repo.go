@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,12 +27,12 @@ func findRepo(ctx context.Context, dir string) (repo, error) {
 		return repo{}, err
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return repo{}, fmt.Errorf("not a git repository: %s (no such directory)", dir)
+		return repo{}, fmt.Errorf("not a git repository: %s (no such directory)", abs)
 	}
 	out, err := gitOutput(ctx, abs, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
 	lines := strings.Split(out, "\n")
 	if err != nil || len(lines) != 2 {
-		return repo{}, fmt.Errorf("not a git repository: %s", dir)
+		return repo{}, fmt.Errorf("not a git repository: %s", abs)
 	}
 	return repo{Root: lines[0], CommonDir: lines[1]}, nil
 }
@@ -60,6 +61,9 @@ func (r repo) resolve(ctx context.Context, rev string) (string, error) {
 	}
 	if h, err := g.ResolveRevision(plumbing.Revision(rev)); err == nil {
 		return h.String(), nil
+	}
+	if _, err := g.Head(); errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", fmt.Errorf("the repository %s has no commits yet: commit the code the candidates change first", r.Root)
 	}
 	if !strings.HasPrefix(rev, "-") {
 		if out, err := gitOutput(ctx, r.Root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}"); err == nil {

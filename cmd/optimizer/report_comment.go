@@ -137,9 +137,9 @@ func countBenchmarks(c evaluator.CandidateResult, minSpeedup float64) (faster, s
 	for _, b := range c.Benchmarks {
 		switch {
 		case b.Exact:
-		case b.CI[0] >= 1+minSpeedup:
+		case benchFaster(c, b, minSpeedup):
 			faster++
-		case significantlySlower(b, minSpeedup):
+		case benchSlower(c, b, minSpeedup):
 			slower++
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/profiler"
 )
 
 // writeReport writes rep in format: text, json or markdown.
@@ -40,21 +42,72 @@ type (
 // reason says in one line why c got its verdict, in terms of the numbers.
 func reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	threshold := speedupText(1 + rep.MinSpeedup)
+	ci := ciFor(rep, c)
+	var s string
+	switch {
+	case c.Qualifier == evaluator.QualifierFasterOnSome && c.Verdict == evaluator.VerdictWinner:
+		s = fmt.Sprintf("%s; %s overall %s: the largest speedup among the candidates found faster",
+			fasterOnSome(c), speedupText(c.Speedup), ci)
+	case c.Qualifier == evaluator.QualifierFasterOnSome:
+		s = fmt.Sprintf("%s; %s overall, its interval %s does not clear %s", fasterOnSome(c), speedupText(c.Speedup), ci, threshold)
+		if c.Verdict == evaluator.VerdictNotFaster && rep.Winner != nil {
+			s += fmt.Sprintf(", and %s was chosen", winnerName(rep))
+		}
+	case c.Verdict == evaluator.VerdictWinner:
+		s = fmt.Sprintf("%s faster; its interval %s clears %s: the largest significant speedup",
+			speedupText(c.Speedup), ci, threshold)
+	case c.Verdict == evaluator.VerdictFaster:
+		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
+			speedupText(c.Speedup), ci, threshold, winnerName(rep))
+	case c.Verdict == evaluator.VerdictNotFaster:
+		s = fmt.Sprintf("%s; its interval %s does not clear %s (--min-speedup %s%%)",
+			speedupText(c.Speedup), ci, threshold, percent(rep.MinSpeedup))
+	case c.Verdict == evaluator.VerdictSlower:
+		s = fmt.Sprintf("%s; its interval %s lies below 1×: slower than base", speedupText(c.Speedup), ci)
+	case c.Verdict == evaluator.VerdictMixed:
+		s = fmt.Sprintf("%s overall, but the benchmarks disagree: %s", speedupText(c.Speedup), slowerBenchmarks(c, rep.MinSpeedup))
+		if fast := namedRows(c, c.FasterOn); fast != "" {
+			s += "; faster: " + fast
+		}
+	default:
+		return otherReason(rep, c)
+	}
+	if c.Note != "" {
+		s += "; " + c.Note
+	}
+	return s
+}
+
+// fasterOnSome is "faster on 2 of 13 benchmarks, none slower: BenchmarkA
+// 2.50× [2.10×, 2.90×], BenchmarkB …".
+func fasterOnSome(c evaluator.CandidateResult) string {
+	timed := 0
+	for _, b := range c.Benchmarks {
+		if !b.Exact {
+			timed++
+		}
+	}
+	return fmt.Sprintf("faster on %d of %d benchmarks, none slower: %s", len(c.FasterOn), timed, namedRows(c, c.FasterOn))
+}
+
+// namedRows lists the timed benchmark rows named, with their speedups.
+func namedRows(c evaluator.CandidateResult, names []string) string {
+	var out []string
+	for _, name := range names {
+		for _, b := range c.Benchmarks {
+			if b.Name == name && !b.Exact {
+				out = append(out, fmt.Sprintf("%s %s %s", b.Name, speedupText(b.Speedup), ciText(b.CI)))
+				break
+			}
+		}
+	}
+	return listSome(out, 6)
+}
+
+// otherReason is the reason of the verdicts that carry no speedup.
+func otherReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	var s string
 	switch c.Verdict {
-	case evaluator.VerdictWinner:
-		s = fmt.Sprintf("%s faster; its interval %s clears %s: the largest significant speedup",
-			speedupText(c.Speedup), ciOf(c), threshold)
-	case evaluator.VerdictFaster:
-		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
-			speedupText(c.Speedup), ciOf(c), threshold, winnerName(rep))
-	case evaluator.VerdictNotFaster:
-		s = fmt.Sprintf("%s; its interval %s does not clear %s (--min-speedup %s%%)",
-			speedupText(c.Speedup), ciOf(c), threshold, percent(rep.MinSpeedup))
-	case evaluator.VerdictSlower:
-		s = fmt.Sprintf("%s; its interval %s lies below 1×: slower than base", speedupText(c.Speedup), ciOf(c))
-	case evaluator.VerdictMixed:
-		s = fmt.Sprintf("%s overall, but %s", speedupText(c.Speedup), slowerBenchmarks(c, rep.MinSpeedup))
 	case evaluator.VerdictPassed:
 		s = "tests pass; no benchmark was configured"
 		if c.Note != "" {
@@ -65,7 +118,8 @@ func reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 		if c.Failure == nil {
 			return "failed"
 		}
-		return fmt.Sprintf("%s failure: %s", c.Failure.Kind, firstLine(c.Failure.Message))
+		first, _, _ := strings.Cut(strings.TrimSpace(c.Failure.Message), "\n")
+		return fmt.Sprintf("%s failure: %s", c.Failure.Kind, first)
 	case evaluator.VerdictDuplicate:
 		if c.DuplicateOf == "base" {
 			return "produces base's own tree: it changes nothing, so it was not run"
@@ -85,11 +139,30 @@ func reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	return s
 }
 
+// benchSlower reports whether benchmark b of c is significantly slower by
+// more than the threshold, as the evaluator judged it (c.SlowerOn); in a
+// report from before benchmarks had a level, by b's interval.
+func benchSlower(c evaluator.CandidateResult, b evaluator.BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.SlowerOn, b.Name)
+	}
+	return significantlySlower(b, minSpeedup)
+}
+
+// benchFaster is benchSlower's twin: significantly faster by at least the
+// threshold (c.FasterOn).
+func benchFaster(c evaluator.CandidateResult, b evaluator.BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.FasterOn, b.Name)
+	}
+	return !b.Exact && b.CI[0] >= 1+minSpeedup
+}
+
 // slowerBenchmarks names the benchmarks that make a candidate mixed.
 func slowerBenchmarks(c evaluator.CandidateResult, minSpeedup float64) string {
 	var out []string
 	for _, b := range c.Benchmarks {
-		if b.Verdict == evaluator.VerdictSlower || (!b.Exact && b.CI[1] > 0 && b.CI[1] < 1/(1+minSpeedup)) {
+		if benchSlower(c, b, minSpeedup) {
 			out = append(out, fmt.Sprintf("%s %s is significantly slower (%s %s)", b.Name, b.Unit, speedupText(b.Speedup), ciText(b.CI)))
 		}
 	}
@@ -115,15 +188,41 @@ func failureDetails(f *evaluator.Failure, maxLines int) (tests string, output []
 	if len(f.Tests) > 0 {
 		tests = listSome(f.Tests, 8)
 	}
-	out := strings.TrimRight(f.Output, "\n")
-	if out == "" {
-		return tests, nil
-	}
-	lines := strings.Split(out, "\n")
-	if len(lines) > maxLines {
-		lines = append(lines[:maxLines:maxLines], fmt.Sprintf("[… %d more lines]", len(lines)-maxLines))
+	lines, more := evaluator.KeyLines(f.Output, maxLines)
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("[… %d more lines]", more))
 	}
 	return tests, lines
+}
+
+// writeProfileFiles lists the raw profiles a job keeps, and how to compare
+// them with pprof.
+func writeProfileFiles(w io.Writer, profile any) {
+	s, ok := profile.(*profiler.Summary)
+	if !ok || s == nil || len(s.Files) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nprofiles kept:")
+	for _, f := range s.Files {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if s.SampleType == "cpu" && len(s.Files) >= 2 {
+		fmt.Fprintf(w, "compare them with: go tool pprof -diff_base %s %s\n", s.Files[0], s.Files[1])
+	}
+}
+
+// messageRest is what a failure's message says after its first line, such as
+// the last lines a failing command wrote: at most maxLines of them, the last.
+func messageRest(msg string, maxLines int) []string {
+	_, rest, ok := strings.Cut(strings.TrimSpace(msg), "\n")
+	if !ok {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(rest, "\n"), "\n")
+	if len(lines) > maxLines {
+		lines = lines[len(lines)-maxLines:]
+	}
+	return lines
 }
 
 func firstLine(s string) string {
@@ -155,6 +254,34 @@ func ciOf(c evaluator.CandidateResult) string {
 		return "-"
 	}
 	return ciText(*c.CI)
+}
+
+// ciFor is c's aggregate interval, its bounds printed with enough digits
+// that none reads as equal to the threshold, or to 1×, when it is not:
+// 1.0477 beside "does not clear 1.05×" is "1.048×", not "1.05×".
+func ciFor(rep *evaluator.Report, c evaluator.CandidateResult) string {
+	if c.CI == nil {
+		return "-"
+	}
+	marks := []float64{1, 1 + rep.MinSpeedup}
+	return fmt.Sprintf("[%s, %s]", boundText(c.CI[0], marks), boundText(c.CI[1], marks))
+}
+
+// boundText is speedupText(x), with more digits while it would print the
+// same as one of marks that x differs from.
+func boundText(x float64, marks []float64) string {
+	s := speedupText(x)
+	for digits := 3; digits <= 6; digits++ {
+		clash := false
+		for _, m := range marks {
+			clash = clash || (x != m && s == fmt.Sprintf("%.*f×", digits-1, m))
+		}
+		if !clash || s == "-" {
+			return s
+		}
+		s = fmt.Sprintf("%.*f×", digits, x)
+	}
+	return s
 }
 
 // percent is 5 for 0.05, 2.5 for 0.025.
@@ -234,6 +361,39 @@ func sig3(v float64) string {
 	default:
 		return fmt.Sprintf("%.2f", v)
 	}
+}
+
+// levelNote says under a benchmark table what its intervals and p-values
+// are, since they do not come from the same test at the same level: the
+// intervals are corrected for the looks and for the number of benchmarks,
+// the p-values are not. It is empty for reports that predate the level.
+func levelNote(bs []evaluator.BenchResult) string {
+	level, timed := 0.0, 0
+	for _, b := range bs {
+		if !b.Exact {
+			level = max(level, b.Level)
+			timed++
+		}
+	}
+	if level == 0 {
+		return ""
+	}
+	what := "the looks"
+	if timed > 1 {
+		what = fmt.Sprintf("the looks and the %d benchmarks", timed)
+	}
+	return fmt.Sprintf("intervals: %s%% confidence, adjusted for %s; P: unadjusted, this benchmark alone", levelText(level), what)
+}
+
+// levelText is 99.9 for 0.99902, with the digits a level near 1 needs.
+func levelText(level float64) string {
+	for digits := 1; digits < 6; digits++ {
+		s := fmt.Sprintf("%.*f", digits, 100*level)
+		if s != "100."+strings.Repeat("0", digits) {
+			return s
+		}
+	}
+	return fmt.Sprintf("%.6f", 100*level)
 }
 
 // benchNote is the last column of a benchmark row: its verdict, and for

@@ -17,8 +17,8 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 	if state == "" {
 		state = "finished"
 	}
-	fmt.Fprintf(ew, "Job %s %s in %.1fs: %s at base %s, %d slots, min speedup %s%%.\n\n",
-		code(rep.Job), state, rep.Seconds, code(rep.Repo), code(shortHash(rep.Base)), rep.Parallel, percent(rep.MinSpeedup))
+	fmt.Fprintf(ew, "Job %s %s in %.1fs: %s at base %s, %s, min speedup %s%%.\n\n",
+		code(rep.Job), state, rep.Seconds, code(rep.Repo), code(shortHash(rep.Base)), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 
 	fmt.Fprintln(ew, "| candidate | verdict | speedup | interval | pairs | time |")
 	fmt.Fprintln(ew, "|---|---|---:|---|---:|---:|")
@@ -27,11 +27,14 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 		if c.Failure != nil {
 			verdict += " (" + string(c.Failure.Kind) + ")"
 		}
+		if c.Qualifier != "" {
+			verdict += " (" + c.Qualifier + ")"
+		}
 		if c.Verdict == evaluator.VerdictWinner {
 			verdict = "**" + verdict + "**"
 		}
 		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", code(c.Name), verdict,
-			speedupText(c.Speedup), ciOf(c), pairsText(c.Pairs), secondsText(c.Seconds))
+			speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), secondsText(c.Seconds))
 	}
 
 	fmt.Fprintf(ew, "\n### Verdicts\n\n")
@@ -59,6 +62,9 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 			return err
 		}
 	}
+	if rep.ProfileNote != "" {
+		fmt.Fprintf(ew, "\nNot profiled: %s.\n", mdText(rep.ProfileNote))
+	}
 	if n := rep.Noise; n != nil {
 		fmt.Fprintf(ew, "\nNoise floor: ±%s%% (base against itself, %d pairs).\n", percent(n.Floor), n.Pairs)
 	}
@@ -77,8 +83,11 @@ func markdownWinner(rep *evaluator.Report) string {
 		return "no winner"
 	}
 	for _, c := range rep.Candidates {
+		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {
+			return fmt.Sprintf("winner %s, %s", code(c.Name), mdText(fasterOnSome(c)))
+		}
 		if c.Name == *rep.Winner {
-			return fmt.Sprintf("winner %s, %s faster %s", code(c.Name), speedupText(c.Speedup), ciOf(c))
+			return fmt.Sprintf("winner %s, %s faster %s", code(c.Name), speedupText(c.Speedup), ciFor(rep, c))
 		}
 	}
 	return "winner " + code(*rep.Winner)
@@ -88,6 +97,9 @@ func writeMarkdownFailure(w io.Writer, f *evaluator.Failure) {
 	tests, out := failureDetails(f, outputLines)
 	if tests != "" {
 		fmt.Fprintf(w, "  - tests: %s\n", mdText(tests))
+	}
+	if f != nil {
+		out = append(messageRest(f.Message, outputLines), out...)
 	}
 	if len(out) == 0 {
 		return
@@ -112,6 +124,9 @@ func writeMarkdownBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", code(b.Name), mdText(b.Unit),
 			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), speedup, ci, p, pairsText(b.Pairs), benchNote(b))
+	}
+	if note := levelNote(bs); note != "" {
+		fmt.Fprintf(w, "\n%s\n", mdText(note))
 	}
 }
 

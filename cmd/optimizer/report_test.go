@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -100,6 +101,9 @@ func TestWriteReport_Golden(t *testing.T) {
 		{"all-verdicts.json", formatJSON, sampleReport},
 		{"no-winner.txt", formatText, noWinnerReport},
 		{"no-winner.md", formatMarkdown, noWinnerReport},
+		{"across-benchmarks.txt", formatText, acrossReport},
+		{"across-benchmarks.md", formatMarkdown, acrossReport},
+		{"across-benchmarks.json", formatJSON, acrossReport},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -123,6 +127,43 @@ func noWinnerReport() *evaluator.Report {
 	rep.Candidates = []evaluator.CandidateResult{
 		rep.Candidates[6], // tweak: not-faster
 		{Name: "late", Verdict: evaluator.VerdictPending},
+	}
+	return rep
+}
+
+// acrossReport is issue 13's verdicts across benchmarks: a winner faster on
+// 2 of 4 benchmarks only, a candidate whose benchmarks disagree in direction
+// while its aggregate is flat, and one whose lower bound (1.0477) sits just
+// under the threshold.
+func acrossReport() *evaluator.Report {
+	rep := sampleReport()
+	winner := "hash"
+	rep.Winner = &winner
+	rep.Profile, rep.Noise, rep.Warnings = nil, nil, nil
+	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
+	row := func(name string, speedup, lo, hi, p float64, v evaluator.Verdict) evaluator.BenchResult {
+		return evaluator.BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / speedup, Speedup: speedup,
+			CI: [2]float64{lo, hi}, P: p, Level: 0.99805, Pairs: 30, Verdict: v}
+	}
+	rep.Candidates = []evaluator.CandidateResult{
+		{Name: "hash", ID: "h1", Verdict: evaluator.VerdictWinner, Qualifier: evaluator.QualifierFasterOnSome,
+			Speedup: 1.17, CI: ci(1.0477, 1.31), Pairs: 30, Seconds: 300,
+			FasterOn: []string{"BenchmarkSum/4", "BenchmarkSum/100"},
+			Benchmarks: []evaluator.BenchResult{
+				row("BenchmarkSum/4", 2.5, 2.2, 2.8, 0.0001, evaluator.VerdictFaster),
+				row("BenchmarkSum/100", 1.6, 1.4, 1.8, 0.0001, evaluator.VerdictFaster),
+				row("BenchmarkSum/4K", 1.01, 0.97, 1.04, 0.4, evaluator.VerdictNotFaster),
+				row("BenchmarkSum/1M", 0.99, 0.96, 1.03, 0.002, evaluator.VerdictNotFaster),
+			}},
+		{Name: "sizes", ID: "h2", Verdict: evaluator.VerdictMixed, Speedup: 0.98, CI: ci(0.94, 1.02), Pairs: 14, Seconds: 60,
+			FasterOn: []string{"BenchmarkSum/4"}, SlowerOn: []string{"BenchmarkSum/1M"},
+			Benchmarks: []evaluator.BenchResult{
+				row("BenchmarkSum/4", 1.89, 1.8, 1.98, 0.0001, evaluator.VerdictFaster),
+				row("BenchmarkSum/100", 1.01, 0.97, 1.04, 0.4, evaluator.VerdictNotFaster),
+				row("BenchmarkSum/4K", 1.0, 0.97, 1.04, 0.9, evaluator.VerdictNotFaster),
+				row("BenchmarkSum/1M", 0.49, 0.46, 0.52, 0.0001, evaluator.VerdictSlower),
+			}},
+		{Name: "near", ID: "h3", Verdict: evaluator.VerdictNotFaster, Speedup: 1.17, CI: ci(1.0477, 1.31), Pairs: 30, Seconds: 300},
 	}
 	return rep
 }
@@ -235,4 +276,50 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+func TestBoundText(t *testing.T) {
+	marks := []float64{1, 1.05}
+	for _, tt := range []struct {
+		x    float64
+		want string
+	}{
+		{1.0477, "1.048×"}, // would read 1.05× beside "does not clear 1.05×"
+		{1.05, "1.05×"},    // at the threshold: clears it
+		{1.0502, "1.0502×"},
+		{0.9996, "0.9996×"}, // would read 1.00×
+		{1.31, "1.31×"},
+		{2.5, "2.50×"},
+	} {
+		if got := boundText(tt.x, marks); got != tt.want {
+			t.Errorf("boundText(%v) = %q, want %q", tt.x, got, tt.want)
+		}
+	}
+}
+
+// TestRegressions checks the --fail-on-regression gate: any benchmark
+// significantly slower beyond the threshold fails it, whatever the verdict.
+func TestRegressions(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		c    evaluator.CandidateResult
+		fail bool
+	}{
+		{"Faster", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictFaster}, false},
+		{"Slower", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictSlower}, true},
+		{"Mixed", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictMixed}, true},
+		{"NotFasterSlowerOnOne", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictNotFaster,
+			SlowerOn: []string{"BenchmarkBig"}}, true},
+		{"NotFaster", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictNotFaster}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := regressions(&evaluator.Report{Candidates: []evaluator.CandidateResult{tt.c}})
+			if got := errors.Is(err, errRegression); got != tt.fail {
+				t.Errorf("regressions = %v, want failing %v", err, tt.fail)
+			}
+			if tt.fail && len(tt.c.SlowerOn) > 0 && !strings.Contains(err.Error(), "BenchmarkBig") {
+				t.Errorf("regressions = %v, want the slower benchmark named", err)
+			}
+		})
+	}
 }

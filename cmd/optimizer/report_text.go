@@ -32,6 +32,9 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}
+		for _, l := range messageRest(c.Failure.Message, outputLines) {
+			fmt.Fprintf(ew, "    %s\n", l)
+		}
 		tests, out := failureDetails(c.Failure, outputLines)
 		if tests != "" {
 			fmt.Fprintf(ew, "    tests: %s\n", tests)
@@ -51,6 +54,10 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if err := p.WriteText(ew); err != nil {
 			return err
 		}
+		writeProfileFiles(ew, rep.Profile)
+	}
+	if rep.ProfileNote != "" {
+		fmt.Fprintf(ew, "\nnot profiled: %s\n", rep.ProfileNote)
 	}
 	if n := rep.Noise; n != nil {
 		fmt.Fprintf(ew, "\nnoise floor: ±%s%% (base against itself, %d pairs)\n", percent(n.Floor), n.Pairs)
@@ -70,7 +77,7 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 		state = "finished"
 	}
 	fmt.Fprintf(w, "job %s: %s in %.1fs\n", rep.Job, state, rep.Seconds)
-	fmt.Fprintf(w, "repo %s at base %s, %d slots, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), rep.Parallel, percent(rep.MinSpeedup))
+	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 
@@ -80,8 +87,11 @@ func winnerLine(rep *evaluator.Report) string {
 		return fmt.Sprintf("none: no candidate is significantly more than %s%% faster", percent(rep.MinSpeedup))
 	}
 	for _, c := range rep.Candidates {
+		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {
+			return fmt.Sprintf("%s (%s; %s overall %s)", c.Name, fasterOnSome(c), speedupText(c.Speedup), ciFor(rep, c))
+		}
 		if c.Name == *rep.Winner {
-			return fmt.Sprintf("%s (%s faster %s)", c.Name, speedupText(c.Speedup), ciOf(c))
+			return fmt.Sprintf("%s (%s faster %s)", c.Name, speedupText(c.Speedup), ciFor(rep, c))
 		}
 	}
 	return *rep.Winner
@@ -94,7 +104,10 @@ func writeTextTable(w io.Writer, rep *evaluator.Report) {
 		if c.Failure != nil {
 			verdict += " (" + string(c.Failure.Kind) + ")"
 		}
-		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciOf(c), pairsText(c.Pairs), secondsText(c.Seconds)})
+		if c.Qualifier != "" {
+			verdict += " (" + c.Qualifier + ")"
+		}
+		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), secondsText(c.Seconds)})
 	}
 	writeColumns(w, "", rows)
 }
@@ -112,6 +125,9 @@ func writeTextBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
 			speedup, ci, p, pairsText(b.Pairs), benchNote(b)})
 	}
 	writeColumns(w, "  ", rows)
+	if note := levelNote(bs); note != "" {
+		fmt.Fprintf(w, "  %s\n", note)
+	}
 }
 
 // writeColumns writes rows as aligned columns, each line prefixed and

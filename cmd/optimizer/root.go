@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/spf13/cobra"
 )
@@ -82,7 +86,9 @@ Everything is recorded in SQLite. The repository itself is never touched,
 except by 'optimizer apply'.
 
 Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
-4 the head failed (optimizer ci).`
+4 the head failed (optimizer ci).
+
+` + benchContract
 	root.AddCommand(
 		newRunCmd("run", stdout, stderr),
 		newDemoCmd(stdout, stderr),
@@ -93,10 +99,46 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 		newGCCmd(stdout),
 		newWatchCmd(stdout, stderr),
 		newCICmd(stdout, stderr),
+		newOptimizeCmd(stdout, stderr),
+		newDemoGeneratorCmd(stdout),
 	)
+	root.Version = version()
+	root.SuggestionsMinimumDistance = 2
+	root.SetVersionTemplate("optimizer {{.Version}}\n")
 	setup(root, stdout, stderr)
 	addCompletions(root)
 	return root
+}
+
+// version is the module's version and the commit it was built from, as the
+// Go toolchain recorded them.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown version)"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " (" + rev + modified + ")"
+	}
+	return v + " " + info.GoVersion
 }
 
 // setup makes every command print help to stdout, leave error printing to
@@ -106,11 +148,18 @@ func setup(c *cobra.Command, stdout, stderr io.Writer) {
 	c.SetErr(stderr)
 	c.SilenceErrors = true
 	c.SilenceUsage = true
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	c.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{fmt.Errorf("%w%s", err, flagSuggestion(cmd, err))}
+	})
 	if c.Args != nil {
 		args := c.Args
 		c.Args = func(cmd *cobra.Command, a []string) error {
 			if err := args(cmd, a); err != nil {
+				if !cmd.HasParent() && len(a) > 0 {
+					if s := cmd.SuggestionsFor(a[0]); len(s) > 0 {
+						err = fmt.Errorf("%w: did you mean %q?", err, s[0])
+					}
+				}
 				return &usageError{err}
 			}
 			return nil
@@ -119,4 +168,63 @@ func setup(c *cobra.Command, stdout, stderr io.Writer) {
 	for _, sub := range c.Commands() {
 		setup(sub, stdout, stderr)
 	}
+}
+
+// flagSuggestion is ": did you mean --NAME?" for an unknown flag that is
+// close to one of cmd's flags, or "".
+func flagSuggestion(cmd *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	if best := closestFlag(cmd.Flags(), name); best != "" {
+		return fmt.Sprintf(": did you mean --%s?", best)
+	}
+	return ""
+}
+
+// closestFlag is the name of the flag in fs that name most likely mistypes:
+// at most two edits away from the whole name, or from its start as long as
+// name (--paralel for --parallel-candidates); "" when none is.
+func closestFlag(fs *pflag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(name, f.Name)
+		if len(name) >= 4 && len(f.Name) > len(name) {
+			d = min(d, editDistance(name, f.Name[:len(name)])+1)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of two neighbours.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

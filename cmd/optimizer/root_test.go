@@ -43,7 +43,7 @@ func TestRun_Usage(t *testing.T) {
 		{"BadParallel", []string{"-j", "lots"}},
 		{"BadDuration", []string{"--timeout", "soon", "--repo", dir}},
 		{"ShowTwoJobs", []string{"show", "a", "b"}},
-		{"ApplyNoJob", []string{"apply"}},
+		{"ApplyThreeArgs", []string{"apply", "a", "b", "c"}},
 		{"HistoryArg", []string{"history", "x"}},
 		{"ReportFormat", []string{"report", "--format", "xml", "--repo", dir}},
 		{"DemoFormat", []string{"demo", "--format", "xml"}},

@@ -30,6 +30,7 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use + " [flags]",
 		Short: "Evaluate candidates against a base commit (the default command)",
+		Long:  "Evaluate candidates against a base commit.\n\n" + benchContract,
 		Example: `  optimizer -j 4 --candidates ./candidates
   optimizer --candidate-ref feature --base main --format markdown`,
 		Args: cobra.NoArgs,
@@ -44,6 +45,23 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
+// benchContract is what a --bench command must do, for --help.
+const benchContract = `The bench command (--bench CMD) runs with sh -c in a slot, once per sample.
+Base and candidate alternate in pairs (a coin picks which side goes first),
+from --min-pairs up to --max-pairs pairs or --bench-budget per candidate,
+pinned to one CPU, with nothing else running. What is judged:
+  - the lines it prints in the Go benchmark format, when there are any:
+      BenchmarkName ITERATIONS VALUE UNIT [VALUE UNIT ...]
+      BenchmarkParse 1 183000 ns/op 512 B/op
+    each name and unit is a metric; print ns/op (lower is faster), and
+    B/op and allocs/op are reported, not judged;
+  - otherwise its wall time (with --metric cpu, its user+sys CPU time).
+So the command must do the same work on every run and exit 0. A timer that
+calibrates its own loop count (python -m timeit) runs for about the same time
+whatever the code does: print its time per loop as a Go benchmark line
+instead. optimizer warns when a command's output looks self-calibrated, or
+when its time stays the same while the numbers it prints change.`
+
 // configure merges optimizer.toml at the repo root under the flags given,
 // then validates the result.
 func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
@@ -51,10 +69,18 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	onCommandLine := cmd.Flags().Changed("parallel-candidates")
 	if err := mergeConfig(cmd.Flags(), filepath.Join(r.Root, configFile)); err != nil {
 		return err
 	}
-	return o.validate()
+	if !onCommandLine && cmd.Flags().Changed("parallel-candidates") {
+		o.ParallelFrom = configFile
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	o.copyFiles, err = ignoredFiles(ctx, r.Root, o.CopyIgnored)
+	return err
 }
 
 // runJob is optimizer run: resolve the job, open the store and the pool,
@@ -121,8 +147,11 @@ func planJob(ctx context.Context, o runOptions) (jobPlan, error) {
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
 	n, why := slots(o.Parallel, len(plan.cands), thisMachine())
-	fmt.Fprintf(stderr, "optimizer: %d candidates against %s at %s, %d slots (%s)\n",
-		len(plan.cands), plan.label, base[:12], n, why)
+	if o.ParallelFrom != "" {
+		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
+	}
+	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, %s (%s)\n",
+		plural(len(plan.cands), "candidate"), plan.label, base[:12], plural(n, "slot"), why)
 
 	db, err := openStore(ctx, r.storePath(o.DB))
 	if err != nil {
@@ -222,6 +251,8 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		Candidates:          cands,
 		Parallel:            n,
 		Test:                o.Test,
+		Setup:               o.Setup,
+		CopyFiles:           o.copyFiles,
 		Bench:               o.Bench,
 		Timeout:             o.Timeout,
 		MinSpeedup:          o.MinSpeedup / 100,
@@ -282,12 +313,17 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 }
 
 // regressions is the --fail-on-regression gate: an error wrapping
-// errRegression when some candidate is slower or mixed.
+// errRegression when some candidate is slower or mixed, or has any
+// benchmark significantly slower by more than the threshold, whatever its
+// verdict.
 func regressions(rep *evaluator.Report) error {
 	var names []string
 	for _, c := range rep.Candidates {
-		if c.Verdict == evaluator.VerdictSlower || c.Verdict == evaluator.VerdictMixed {
+		switch {
+		case c.Verdict == evaluator.VerdictSlower || c.Verdict == evaluator.VerdictMixed:
 			names = append(names, fmt.Sprintf("%s (%s)", c.Name, c.Verdict))
+		case len(c.SlowerOn) > 0:
+			names = append(names, fmt.Sprintf("%s (%s, but slower on %s)", c.Name, c.Verdict, strings.Join(c.SlowerOn, ", ")))
 		}
 	}
 	if len(names) == 0 {

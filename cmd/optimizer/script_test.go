@@ -45,6 +45,7 @@ func TestScript(t *testing.T) {
 			"exits":     cmdExits,
 			"fixture":   cmdFixture,
 			"democands": cmdDemoCands,
+			"gitinit":   cmdGitInit,
 		},
 	})
 }
@@ -114,4 +115,14 @@ func cmdDemoCands(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: democands DIR")
 	}
 	ts.Check(testdata.WriteDemoCandidates(ts.MkAbs(args[0])))
+}
+
+// gitinit DIR makes DIR, as the script wrote it, a git repository with one
+// commit of everything in it.
+func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gitinit DIR")
+	}
+	_, err := testdata.InitRepo(context.Background(), ts.MkAbs(args[0]))
+	ts.Check(err)
 }

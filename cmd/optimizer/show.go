@@ -58,5 +58,9 @@ func show(ctx context.Context, o showOptions, w io.Writer) error {
 	if !ok {
 		return fmt.Errorf("job %s has no profile", j.ID)
 	}
-	return p.WriteText(w)
+	if err := p.WriteText(w); err != nil {
+		return err
+	}
+	writeProfileFiles(w, rep.Profile)
+	return nil
 }

@@ -4,38 +4,52 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/proc"
 )
 
-// Calibrate finds the iteration count at which one run of benchmark name (a
-// top-level name) takes about target. It runs bin with
-// "-test.run=^$ -test.bench=^NAME$ -test.benchtime=TARGET -test.count=1" in
-// dir, pinned to cpu (-1: unpinned), and returns the iteration count the
-// testing package settled on: the smallest over the benchmark's
-// sub-benchmarks if it has several, and at least 1. A relative bin is
-// relative to the current directory.
-func Calibrate(ctx context.Context, bin, dir, name string, target time.Duration, cpu int) (int64, error) {
-	if target <= 0 {
-		return 0, fmt.Errorf("calibrate %s: target %s is not positive", name, target)
-	}
-	ms, err := runBench(ctx, bin, dir, cpu, benchArgs(name, target.String()))
-	if err != nil {
-		return 0, err
-	}
-	n := ms[0].Iterations
-	for _, m := range ms[1:] {
-		n = min(n, m.Iterations)
-	}
-	return max(n, 1), nil
+// Count is the iteration count calibrated for one benchmark.
+type Count struct {
+	Bench string // full name, as in Measurement: "BenchmarkX/n=10"
+	N     int64
 }
 
-// Sample runs benchmark name once for exactly n iterations: bin with
-// "-test.run=^$ -test.bench=^NAME$ -test.benchtime=Nx -test.count=1
+// Calibrate runs the benchmarks that pattern (a -test.bench value, such as
+// Filter.Pattern gives) selects for about target each, and returns the
+// iteration count the testing package settled on for each benchmark that
+// printed a result, sub-benchmarks each on their own, in the order they
+// ran. It runs bin with "-test.run=^$ -test.bench=PATTERN
+// -test.benchtime=TARGET -test.count=1 [extra...]" in dir, pinned to cpu
+// (-1: unpinned); extra are the user's --bench-arg arguments, which
+// calibration needs as much as sampling does. A relative bin is relative to
+// the current directory. With no result at all, the error is a
+// *NoResultError carrying what the benchmark said, such as its b.Skip
+// message.
+func Calibrate(ctx context.Context, bin, dir, pattern string, target time.Duration, cpu int, extra []string) ([]Count, error) {
+	if target <= 0 {
+		return nil, fmt.Errorf("calibrate %s: target %s is not positive", pattern, target)
+	}
+	ms, err := runBench(ctx, bin, dir, cpu, benchArgs(pattern, target.String()), extra)
+	if err != nil {
+		return nil, err
+	}
+	var out []Count
+	for _, m := range ms {
+		if len(out) == 0 || out[len(out)-1].Bench != m.Bench {
+			out = append(out, Count{Bench: m.Bench, N: max(m.Iterations, 1)})
+		}
+	}
+	return out, nil
+}
+
+// Sample runs benchmark name (a full name; a top-level one runs with all
+// its sub-benchmarks) once for exactly n iterations: bin with
+// "-test.run=^$ -test.bench=Pattern(name) -test.benchtime=Nx -test.count=1
 // -test.benchmem [extra...]" in dir, pinned to cpu (-1: unpinned), and
 // returns its measurements. A non-zero exit is an error carrying the tail of
 // the output, and so is an output without results ([ErrNoResult]). When ctx
@@ -44,41 +58,136 @@ func Sample(ctx context.Context, bin, dir, name string, n int64, cpu int, extra 
 	if n < 1 {
 		return nil, fmt.Errorf("sample %s: iteration count %d is not positive", name, n)
 	}
-	args := slices.Concat(benchArgs(name, strconv.FormatInt(n, 10)+"x"), []string{"-test.benchmem"}, extra)
-	return runBench(ctx, bin, dir, cpu, args)
+	args := append(benchArgs(Pattern(name), strconv.FormatInt(n, 10)+"x"), "-test.benchmem")
+	return runBench(ctx, bin, dir, cpu, args, extra)
 }
 
-// benchArgs returns the flags that run benchmark name alone, once, for
-// benchtime.
-func benchArgs(name, benchtime string) []string {
+// benchArgs returns the flags that run the benchmarks pattern selects,
+// once, for benchtime.
+func benchArgs(pattern, benchtime string) []string {
 	return []string{
 		"-test.run=^$",
-		"-test.bench=^" + regexp.QuoteMeta(name) + "$",
+		"-test.bench=" + pattern,
 		"-test.benchtime=" + benchtime,
 		"-test.count=1",
 	}
 }
 
-// runBench runs bin with args and returns the results it prints, at least
-// one. The results are read from the whole stdout stream, so that they
-// survive however much else the benchmark prints.
-func runBench(ctx context.Context, bin, dir string, cpu int, args []string) ([]Measurement, error) {
+// NoResultError is the error of a run that exited zero without printing a
+// benchmark result. It wraps ErrNoResult.
+type NoResultError struct {
+	// Said is what the benchmarks said about it: their --- SKIP lines and
+	// the log lines under them, or else the tail of the output.
+	Said string
+}
+
+func (e *NoResultError) Error() string { return fmt.Sprintf("%v:\n%s", ErrNoResult, e.Said) }
+
+func (e *NoResultError) Unwrap() error { return ErrNoResult }
+
+// runBench runs bin with args, then extra, and returns the results it
+// prints, at least one. The results are read from the whole stdout stream,
+// so that they survive however much else the benchmark prints. Unless extra
+// sets -test.cpu, runBench sets it to the GOMAXPROCS the process would have
+// (1 when pinned), so that a name's "-N" ending is known to be GOMAXPROCS's
+// and a sub-benchmark called "size-1" keeps its name. When there is no
+// result it runs once more with -test.v, to say why.
+func runBench(ctx context.Context, bin, dir string, cpu int, args, extra []string) ([]Measurement, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
 	}
+	procs := 0 // unknown
+	if !slices.ContainsFunc(extra, isCPUFlag) {
+		procs = runtime.GOMAXPROCS(0)
+		if proc.CanPin(cpu) {
+			procs = 1
+		}
+		args = append(args, "-test.cpu="+strconv.Itoa(procs))
+	}
 	var w resultWriter
-	c := proc.Cmd{Dir: dir, Args: slices.Concat([]string{bin}, args), CPU: cpu, Stdout: &w}
+	c := proc.Cmd{Dir: dir, Args: slices.Concat([]string{bin}, args, extra), CPU: cpu, Stdout: &w}
 	res, err := run(ctx, filepath.Base(bin), c)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := ParseOutput(w.bytes())
+	ms, err := parseOutput(w.bytes(), procs)
 	if err != nil {
 		return nil, err
 	}
 	if len(ms) == 0 {
-		return nil, fmt.Errorf("%w:\n%s", ErrNoResult, tail(res.Output))
+		return nil, &NoResultError{Said: said(ctx, c, res.Output)}
 	}
 	return ms, nil
+}
+
+// isCPUFlag reports whether arg sets -test.cpu.
+func isCPUFlag(arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	return name == "test.cpu"
+}
+
+// said returns the SKIP lines of a verbose run of c, with their log lines,
+// or else the tail of out.
+func said(ctx context.Context, c proc.Cmd, out []byte) string {
+	c.Args = append(slices.Clone(c.Args), "-test.v=true")
+	c.Stdout = nil
+	if res, err := run(ctx, "verbose run", c); err == nil {
+		if s := skips(res.Output); s != "" {
+			return s
+		}
+	}
+	return tail(out)
+}
+
+// skips returns the "--- SKIP: BenchmarkX" lines of out, each with the
+// indented log lines that belong to it: with -test.v the testing package
+// prints them before the SKIP line (under the benchmark's name), older
+// versions after it.
+func skips(out []byte) string {
+	var (
+		b       strings.Builder
+		pending []string // indented lines since the last other line
+		after   bool     // in the indented lines after a SKIP line
+	)
+	for _, line := range strings.Split(string(out), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "--- SKIP: Benchmark"):
+			b.WriteString(trimmed + "\n")
+			for _, p := range pending {
+				b.WriteString("    " + p + "\n")
+			}
+			pending, after = nil, true
+		case strings.HasPrefix(line, " ") && trimmed != "":
+			if after {
+				b.WriteString("    " + trimmed + "\n")
+			} else {
+				pending = append(pending, trimmed)
+			}
+		default:
+			pending, after = nil, false
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// List returns the top-level benchmarks that test binary bin has, in the
+// order it lists them ("-test.list=^Benchmark"), without running any.
+func List(ctx context.Context, bin, dir string) ([]string, error) {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	res, err := run(ctx, filepath.Base(bin), proc.Cmd{Dir: dir, Args: []string{bin, "-test.list=^Benchmark"}, CPU: -1})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(string(res.Output), "\n") {
+		if line = strings.TrimSpace(line); isBenchName(line) {
+			names = append(names, line)
+		}
+	}
+	return names, nil
 }

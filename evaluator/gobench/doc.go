@@ -12,9 +12,13 @@
 //
 // [Build] turns one [Package] into a test binary ("go test -c -trimpath").
 // [Calibrate] runs one benchmark of that binary for a target time and
-// returns the iteration count the testing package settled on; [Sample] runs
-// it once with that fixed count ("-test.benchtime=Nx") and returns its
-// [Measurement]s. Both read the results from the binary's whole stdout
+// returns the iteration count the testing package settled on for it and for
+// each of its sub-benchmarks, each its own ([Count]); [Sample] runs one
+// benchmark, a sub-benchmark alone if named so, with its own anchored
+// pattern ([Pattern]) once with a fixed count ("-test.benchtime=Nx") and
+// returns its [Measurement]s. Both pass the user's extra arguments
+// (--bench-arg). [Filter] selects benchmarks by full name, slash by slash,
+// as "go test -bench" does. Both read the results from the binary's whole stdout
 // stream, however much else the benchmark prints, and return [ErrNoResult]
 // when there is none (a benchmark that calls b.Skip). Every process runs
 // through package proc: in its own process group, killed with its group
@@ -28,8 +32,10 @@
 // # Names
 //
 // A [Measurement]'s Bench is the benchmark's full name without the
-// "-GOMAXPROCS" suffix: "BenchmarkX/n=10". A process pinned to one CPU runs
-// with GOMAXPROCS=1 and prints no suffix at all; stripping it anyway makes
-// names from pinned and unpinned runs agree. As in benchfmt, a sub-benchmark
-// name that itself ends in "-digits" loses that ending too.
+// "-GOMAXPROCS" suffix: "BenchmarkX/n=10". Calibrate and Sample set
+// -test.cpu to the GOMAXPROCS the process runs with (1 when pinned, where
+// the testing package prints no suffix), so that only that suffix is
+// removed and a sub-benchmark called "size-1" keeps its name. [ParseOutput],
+// for output of unknown origin, removes any "-digits" ending, as benchfmt
+// does.
 package gobench

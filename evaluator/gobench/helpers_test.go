@@ -65,6 +65,7 @@ var benchModule = map[string]string{
 	"bench/bench_test.go": `package bench
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -89,6 +90,37 @@ func BenchmarkSizes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSpan has a tiny and a huge sub-benchmark, whose names end in
+// digits as GOMAXPROCS suffixes do.
+func BenchmarkSpan(b *testing.B) {
+	for _, n := range []int{1, 1000000} {
+		b.Run(fmt.Sprintf("size-%d", n), func(b *testing.B) {
+			s := 0
+			for i := 0; i < b.N; i++ {
+				for j := 0; j < n; j++ {
+					s += j ^ i
+				}
+			}
+			sinkInt = s
+		})
+	}
+}
+
+var sinkInt int
+
+// BenchmarkData skips unless -datadir is given, as benchmarks that need
+// data files do.
+func BenchmarkData(b *testing.B) {
+	if *dataDir == "" {
+		b.Skip("no data files: run with -datadir DIR")
+	}
+	for i := 0; i < b.N; i++ {
+		sink = Make(1)
+	}
+}
+
+var dataDir = flag.String("datadir", "", "where the data files are")
 
 func BenchmarkSleep(b *testing.B) {
 	for i := 0; i < b.N; i++ {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"math"
+	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,6 +33,14 @@ type Measurement struct {
 // is not finite; lines longer than 32 KiB are not read. Output without
 // results gives an empty slice and no error.
 func ParseOutput(out []byte) ([]Measurement, error) {
+	return parseOutput(out, 0)
+}
+
+// parseOutput is ParseOutput for output printed with -test.cpu=procs: a
+// name loses a "-procs" ending only when procs is above 1, since the
+// testing package adds none at 1. With procs 0 (not known), any "-N"
+// ending goes.
+func parseOutput(out []byte, procs int) ([]Measurement, error) {
 	lines, n := resultLines(out)
 	if n == 0 {
 		return nil, nil
@@ -43,7 +53,7 @@ func ParseOutput(out []byte) ([]Measurement, error) {
 		if !ok || res.Iters < 1 {
 			continue
 		}
-		ms = appendResult(ms, res, names)
+		ms = appendResult(ms, res, names, procs)
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -56,10 +66,16 @@ func ParseOutput(out []byte) ([]Measurement, error) {
 
 // appendResult appends res's finite values to ms. names caches the Bench
 // string of each name seen, so that a name is allocated once.
-func appendResult(ms []Measurement, res *benchfmt.Result, names map[string]string) []Measurement {
+func appendResult(ms []Measurement, res *benchfmt.Result, names map[string]string, procs int) []Measurement {
 	name, ok := names[string(res.Name)]
 	if !ok {
-		name = "Benchmark" + string(trimProcs(res.Name))
+		name = "Benchmark" + string(res.Name)
+		switch {
+		case procs == 0:
+			name = "Benchmark" + string(trimProcs(res.Name))
+		case procs > 1:
+			name = strings.TrimSuffix(name, "-"+strconv.Itoa(procs))
+		}
 		names[string(res.Name)] = name
 	}
 	for _, v := range res.Values {

@@ -29,36 +29,119 @@ func TestBuild_Error(t *testing.T) {
 
 func TestCalibrate(t *testing.T) {
 	bin, dir := testBinary(t)
-	n, err := Calibrate(context.Background(), bin, dir, "BenchmarkAlloc", 20*time.Millisecond, cpu)
+	ctx := context.Background()
+	counts, err := Calibrate(ctx, bin, dir, "^BenchmarkAlloc$", 20*time.Millisecond, cpu, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 1 {
-		t.Errorf("n = %d, want at least 1", n)
+	if len(counts) != 1 || counts[0].Bench != "BenchmarkAlloc" || counts[0].N < 1 {
+		t.Errorf("counts = %+v, want BenchmarkAlloc with at least 1", counts)
 	}
-	t.Run("Sub", func(t *testing.T) {
-		n, err := Calibrate(context.Background(), bin, dir, "BenchmarkSizes", 20*time.Millisecond, cpu)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n < 1 {
-			t.Errorf("n = %d, want at least 1", n)
-		}
-	})
 	t.Run("BadTarget", func(t *testing.T) {
-		if _, err := Calibrate(context.Background(), bin, dir, "BenchmarkAlloc", 0, cpu); err == nil {
+		if _, err := Calibrate(ctx, bin, dir, "^BenchmarkAlloc$", 0, cpu, nil); err == nil {
 			t.Fatal("no error for a zero target")
 		}
 	})
 }
 
-func TestSample(t *testing.T) {
+// TestCalibrate_Sub checks issue 13.5: every sub-benchmark gets its own
+// count, a tiny one far more iterations than a huge one, and keeps its full
+// name, although "size-1" ends as a GOMAXPROCS suffix would.
+func TestCalibrate_Sub(t *testing.T) {
 	bin, dir := testBinary(t)
 	ctx := context.Background()
-	n, err := Calibrate(ctx, bin, dir, "BenchmarkAlloc", 20*time.Millisecond, cpu)
+	counts, err := Calibrate(ctx, bin, dir, "^BenchmarkSpan$", 50*time.Millisecond, cpu, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := map[string]int64{}
+	for _, c := range counts {
+		n[c.Bench] = c.N
+	}
+	tiny, huge := n["BenchmarkSpan/size-1"], n["BenchmarkSpan/size-1000000"]
+	if len(counts) != 2 || tiny == 0 || huge == 0 {
+		t.Fatalf("counts = %+v, want one for each of BenchmarkSpan/size-1 and BenchmarkSpan/size-1000000", counts)
+	}
+	if tiny <= huge {
+		t.Errorf("tiny sub-benchmark calibrated to %d iterations, huge one to %d: want each its own", tiny, huge)
+	}
+	// Each runs alone with its own anchored pattern and count.
+	for _, c := range counts {
+		ms, err := Sample(ctx, bin, dir, c.Bench, c.N, cpu, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.Bench != c.Bench || m.Iterations != c.N {
+				t.Errorf("Sample(%s, %d) gave %s with %d iterations", c.Bench, c.N, m.Bench, m.Iterations)
+			}
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	bin, dir := testBinary(t)
+	names, err := List(context.Background(), bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"BenchmarkAlloc", "BenchmarkSpan", "BenchmarkData"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("List = %q, want %s among them", names, want)
+		}
+	}
+	if slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "/") }) {
+		t.Errorf("List = %q, want top-level names only", names)
+	}
+}
+
+// TestCalibrate_Filter checks that a filter's sub-benchmark parts narrow
+// calibration to the sub-benchmarks they select.
+func TestCalibrate_Filter(t *testing.T) {
+	bin, dir := testBinary(t)
+	f, err := NewFilter("Span/size-1$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := Calibrate(context.Background(), bin, dir, f.Pattern("BenchmarkSpan"), 20*time.Millisecond, cpu, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) != 1 || counts[0].Bench != "BenchmarkSpan/size-1" {
+		t.Errorf("counts = %+v, want BenchmarkSpan/size-1 alone", counts)
+	}
+}
+
+// TestCalibrate_Args checks issue 13.7: calibration gets the --bench-arg
+// arguments, and without them a skipping benchmark's own message comes back.
+func TestCalibrate_Args(t *testing.T) {
+	bin, dir := testBinary(t)
+	ctx := context.Background()
+	_, err := Calibrate(ctx, bin, dir, "^BenchmarkData$", 20*time.Millisecond, cpu, nil)
+	var nr *NoResultError
+	if !errors.As(err, &nr) || !errors.Is(err, ErrNoResult) {
+		t.Fatalf("err = %v, want a *NoResultError", err)
+	}
+	if !strings.Contains(nr.Said, "--- SKIP: BenchmarkData") || !strings.Contains(nr.Said, "no data files: run with -datadir DIR") {
+		t.Errorf("Said = %q, want the SKIP line and the benchmark's message", nr.Said)
+	}
+	counts, err := Calibrate(ctx, bin, dir, "^BenchmarkData$", 20*time.Millisecond, cpu, []string{"-datadir=" + t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) != 1 || counts[0].Bench != "BenchmarkData" {
+		t.Errorf("counts = %+v, want BenchmarkData", counts)
+	}
+}
+
+func TestSample(t *testing.T) {
+	bin, dir := testBinary(t)
+	ctx := context.Background()
+	counts, err := Calibrate(ctx, bin, dir, "^BenchmarkAlloc$", 20*time.Millisecond, cpu, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := counts[0].N
 	ms, err := Sample(ctx, bin, dir, "BenchmarkAlloc", n, cpu, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -50,8 +50,22 @@ type Decision struct {
 	// Aggregate is the geometric mean over benchmarks, by round.
 	Aggregate Estimate
 	// PerBench holds one estimate per benchmark, in round order, each with
-	// its own verdict.
+	// its own verdict. With several benchmarks their intervals are at
+	// BenchAlpha, corrected for the number of benchmarks, since each is a
+	// claim of its own (see BenchTails).
 	PerBench []Estimate
+	// BenchAlpha is the two-sided level of PerBench's intervals: Alpha
+	// with one benchmark, less with several.
+	BenchAlpha float64
+	// FasterOn and SlowerOn index the benchmarks of PerBench that are
+	// significantly faster by at least the threshold, and significantly
+	// slower by more than it.
+	FasterOn, SlowerOn []int
+	// Subset is set on a not-faster verdict that is faster beyond the
+	// threshold on the benchmarks of FasterOn and significantly slower
+	// (upper bound below 1) on none: "faster on 2 of 13 benchmarks, none
+	// slower".
+	Subset bool
 	// Err is set when the rounds could not be used (see the Err variables):
 	// the verdict is then not-faster, not settled, and PerBench holds only
 	// names.
@@ -106,19 +120,28 @@ func (s Sequential) Look(names []string, rounds [][]Pair) Decision {
 	)
 	dec.Aggregate, errs, buf = estimate(g, below, above, buf)
 	// A bound whose error exceeds its budget (too few pairs yet) backs no
-	// claim; every estimate here has the same n, so the same holds for all.
+	// claim.
 	c := claims{low: errs[0] <= below*(1+1e-9), high: errs[1] <= above*(1+1e-9)}
+	bBelow, bAbove := s.BenchTails(n, len(d))
+	dec.BenchAlpha = bBelow + bAbove
 	dec.PerBench = make([]Estimate, len(d))
 	per := make([]Estimate, len(d)) // what the claims may use
 	for b := range d {
 		var e Estimate
-		e, _, buf = estimate(d[b], below, above, buf)
+		e, errs, buf = estimate(d[b], bBelow, bAbove, buf)
 		if names != nil {
 			e.Name = names[b]
 		}
-		per[b] = c.usable(e)
+		cb := claims{low: errs[0] <= bBelow*(1+1e-9), high: errs[1] <= bAbove*(1+1e-9)}
+		per[b] = cb.usable(e)
 		e.Verdict = judge(per[b], s.MinSpeedup)
 		dec.PerBench[b] = e
+		if fasterBeyond(per[b], s.MinSpeedup) {
+			dec.FasterOn = append(dec.FasterOn, b)
+		}
+		if regressed(per[b], s.MinSpeedup) {
+			dec.SlowerOn = append(dec.SlowerOn, b)
+		}
 	}
 	if !c.low && !c.high {
 		dec.Reason = fmt.Sprintf("%d pairs are too few for any claim yet", n)
@@ -126,7 +149,8 @@ func (s Sequential) Look(names []string, rounds [][]Pair) Decision {
 	}
 	agg := c.usable(dec.Aggregate)
 	dec.Verdict = Decide(agg, per, s.MinSpeedup)
-	dec.Settled, dec.Reason = s.settled(dec.Verdict, agg, per, n)
+	dec.Subset = subset(dec.Verdict, per, s.MinSpeedup)
+	dec.Settled, dec.Reason = s.settled(dec.Verdict, dec.Subset, agg, per, n)
 	if n < s.MinPairs && dec.Settled {
 		dec.Settled = false
 		dec.Reason += fmt.Sprintf(", but %d pairs are fewer than the %d a look needs", n, s.MinPairs)
@@ -151,32 +175,115 @@ func (c claims) usable(e Estimate) Estimate {
 
 // settled says whether a verdict crossed a stopping boundary, and why, from
 // the usable bounds of the look at n rounds.
-func (s Sequential) settled(v Verdict, agg Estimate, per []Estimate, n int) (bool, string) {
+func (s Sequential) settled(v Verdict, sub bool, agg Estimate, per []Estimate, n int) (bool, string) {
 	m := s.MinSpeedup
-	switch v {
-	case Faster, Mixed:
+	switch {
+	case v == Faster || sub:
 		why := fmt.Sprintf("%s: lower bound %.3f >= %.3f", v, agg.Low, 1+m)
+		if sub {
+			why = fmt.Sprintf("faster on %d of %d benchmarks, none slower", countFaster(per, m), len(per))
+		}
 		if n >= s.MaxPairs {
 			return true, why
+		}
+		// Faster on a subset, while faster overall is still in reach:
+		// more pairs may show the whole gain.
+		if sub && agg.High >= 1+m {
+			return false, fmt.Sprintf("faster on %d of %d benchmarks, and perhaps overall (upper bound %.3f)", countFaster(per, m), len(per), agg.High)
 		}
 		// A benchmark that looks like a regression beyond the threshold,
 		// but not yet significantly, could still turn faster into mixed.
 		for _, e := range per {
 			if e.Speedup < 1/(1+m) && !regressed(e, m) {
-				return false, fmt.Sprintf("faster overall, but %s may be a regression", nameOr(e.Name, "a benchmark"))
+				return false, fmt.Sprintf("faster, but %s may be a regression", nameOr(e.Name, "a benchmark"))
 			}
 		}
 		return true, why
-	case Slower:
-		return true, fmt.Sprintf("slower: upper bound %.3f < 1", agg.High)
+	case v == Mixed:
+		return true, fmt.Sprintf("mixed: %d benchmarks significantly slower beyond the threshold", countRegressed(per, m))
+	case v == Slower:
+		why := fmt.Sprintf("slower: upper bound %.3f < 1", agg.High)
+		if n >= s.MaxPairs {
+			return true, why
+		}
+		// Benchmarks that look as if they disagree in direction, but not
+		// yet significantly, could still turn slower into mixed.
+		if why, ok := mayBeMixed(per, m); ok {
+			return false, "slower overall, but " + why
+		}
+		return true, why
 	}
 	if agg.High < 1+m {
+		// A benchmark that looks faster beyond the threshold, but not yet
+		// significantly, could still be a gain on a subset.
+		if e, ok := mayBeFaster(per, m); ok {
+			return false, fmt.Sprintf("not faster overall, but %s may be faster", nameOr(e.Name, "a benchmark"))
+		}
+		if why, ok := mayBeMixed(per, m); ok {
+			return false, "not faster overall, but " + why
+		}
 		return true, fmt.Sprintf("not faster: upper bound %.3f < %.3f", agg.High, 1+m)
 	}
 	if agg.Low == 0 || math.IsInf(agg.High, 1) {
 		return false, fmt.Sprintf("%d pairs are too few for both bounds yet", n)
 	}
 	return false, fmt.Sprintf("interval %.3f–%.3f straddles the thresholds", agg.Low, agg.High)
+}
+
+// mayBeFaster returns a benchmark that looks faster beyond the threshold,
+// but not yet significantly.
+func mayBeFaster(per []Estimate, m float64) (Estimate, bool) {
+	for _, e := range per {
+		if e.Speedup >= 1+m && !fasterBeyond(e, m) {
+			return e, true
+		}
+	}
+	return Estimate{}, false
+}
+
+// mayBeMixed says whether some benchmark is, or looks, faster beyond the
+// threshold while another is, or looks, slower beyond it, and not both yet
+// significantly: more pairs could make the verdict mixed.
+func mayBeMixed(per []Estimate, m float64) (string, bool) {
+	var fast, slow *Estimate
+	sure := [2]bool{}
+	for i := range per {
+		e := &per[i]
+		switch {
+		case fasterBeyond(*e, m):
+			fast, sure[0] = e, true
+		case e.Speedup >= 1+m && fast == nil:
+			fast = e
+		case regressed(*e, m):
+			slow, sure[1] = e, true
+		case e.Speedup < 1/(1+m) && slow == nil:
+			slow = e
+		}
+	}
+	if fast == nil || slow == nil || sure[0] && sure[1] {
+		return "", false
+	}
+	return fmt.Sprintf("%s may be faster and %s slower", nameOr(fast.Name, "a benchmark"), nameOr(slow.Name, "another")), true
+}
+
+func countFaster(per []Estimate, m float64) int {
+	n := 0
+	for _, e := range per {
+		if fasterBeyond(e, m) {
+			n++
+		}
+	}
+	return n
+}
+
+func countRegressed(per []Estimate, m float64) int {
+	n := 0
+	for _, e := range per {
+		if regressed(e, m) {
+			n++
+		}
+	}
+	return n
 }
 
 func nameOr(name, alt string) string {

@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,13 @@ func TestDecide(t *testing.T) {
 		{"Mixed", est(1.2, 1.5), []Estimate{est(2, 2.5), est(0.8, 0.95)}, Mixed},
 		// Slower, but not by more than the threshold: still faster.
 		{"SlowerWithinThreshold", est(1.2, 1.5), []Estimate{est(2, 2.5), est(0.9, 0.96)}, Faster},
+		// The benchmarks disagree in direction: mixed whatever the
+		// aggregate, which is unchanged here.
+		{"MixedFlatAggregate", est(0.9, 1.1), []Estimate{est(1.8, 2.2), est(0.45, 0.55)}, Mixed},
+		{"MixedSlowerAggregate", est(0.7, 0.9), []Estimate{est(1.1, 1.2), est(0.3, 0.5)}, Mixed},
+		// Faster on one benchmark, unchanged on the other: the verdict
+		// stays not-faster (Look qualifies it as a subset).
+		{"FasterOnOne", est(0.99, 1.2), []Estimate{est(1.3, 1.5), est(0.95, 1.05)}, NotFaster},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Decide(tt.agg, tt.per, m); got != tt.want {
@@ -125,14 +133,29 @@ func TestSequential_Look(t *testing.T) {
 		{"Futile", [][]float64{jitter(8, 0, 0.001), jitter(8, 0, 0.002)}, NotFaster, true, "not faster"},
 		// Noisy and in between: keep going.
 		{"Undecided", [][]float64{jitter(8, -0.05, 0.3)}, NotFaster, false, "straddles"},
-		// Benchmark 2 is 22% slower, the aggregate 1.6× faster.
-		{"Mixed", [][]float64{jitter(8, -1.2, 0.02), jitter(8, 0.2, 0.02)}, Mixed, true, "mixed"},
+		// Benchmark 2 is 22% slower, the aggregate 1.6× faster. Each
+		// benchmark's claim is corrected for there being two, which 8
+		// pairs cannot reach yet; 11 can.
+		{"Mixed", [][]float64{jitter(11, -1.2, 0.02), jitter(11, 0.2, 0.02)}, Mixed, true, "mixed"},
+		{"MixedNotYet", [][]float64{jitter(8, -1.2, 0.02), jitter(8, 0.2, 0.02)}, Faster, false, "may be a regression"},
+		// The aggregate is unchanged (2× faster, 2× slower), but the
+		// benchmarks disagree in direction: mixed whatever the aggregate.
+		{"MixedFlatAggregate", [][]float64{jitter(11, -0.69, 0.02), jitter(11, 0.69, 0.02)}, Mixed, true, "mixed"},
+		// 1.3× faster on 2 of 13, unchanged on the rest: not faster
+		// overall (1.04×), but faster on a subset, and settled.
+		{"Subset", subsetOf13(13, 0.005), NotFaster, true, "faster on 2 of 13 benchmarks, none slower"},
+		// The same, noisier: faster overall is still in reach, so go on.
+		{"SubsetMaybeOverall", subsetOf13(13, 0.03), NotFaster, false, "and perhaps overall"},
 		// Benchmark 2 looks 7% slower, but not yet significantly: faster
 		// overall, but the verdict might still turn mixed.
 		{"MaybeMixed", [][]float64{jitter(8, -1.2, 0.02), jitter(8, 0.07, 0.3)}, Faster, false, "may be a regression"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dec := seq.Look([]string{"A", "B"}[:len(tt.d)], roundsOf(tt.d...))
+			names := make([]string, len(tt.d))
+			for b := range names {
+				names[b] = string(rune('A' + b))
+			}
+			dec := seq.Look(names, roundsOf(tt.d...))
 			if dec.Err != nil {
 				t.Fatal(dec.Err)
 			}
@@ -147,15 +170,59 @@ func TestSequential_Look(t *testing.T) {
 	}
 }
 
+// subsetOf13 is n rounds of 13 benchmarks: the first two 1.3× faster, the
+// rest unchanged, spread by spread.
+func subsetOf13(n int, spread float64) [][]float64 {
+	d := make([][]float64, 13)
+	for b := range d {
+		centre := 0.0
+		if b < 2 {
+			centre = -math.Log(1.3)
+		}
+		d[b] = jitter(n, centre, spread)
+	}
+	return d
+}
+
 func TestSequential_Look_PerBench(t *testing.T) {
-	dec := Sequential{MinSpeedup: 0.05}.Look(nil, roundsOf(jitter(8, -0.69, 0.05), jitter(8, 0.3, 0.05), jitter(8, 0, 0.05)))
+	dec := Sequential{MinSpeedup: 0.05}.Look(nil, roundsOf(jitter(11, -0.69, 0.05), jitter(11, 0.3, 0.05), jitter(11, 0, 0.05)))
 	want := []Verdict{Faster, Slower, NotFaster}
 	for b, e := range dec.PerBench {
 		if e.Verdict != want[b] {
 			t.Errorf("benchmark %d verdict %s, want %s (%+v)", b, e.Verdict, want[b], e)
 		}
-		if e.Name != "" || e.Pairs != 8 || math.Abs(e.Level-(1-dec.Alpha)) > 1e-12 {
-			t.Errorf("benchmark %d: %+v at look alpha %v", b, e, dec.Alpha)
+		if e.Name != "" || e.Pairs != 11 || math.Abs(e.Level-(1-dec.BenchAlpha)) > 1e-12 {
+			t.Errorf("benchmark %d: %+v at benchmark alpha %v", b, e, dec.BenchAlpha)
+		}
+	}
+	if !slices.Equal(dec.FasterOn, []int{0}) || !slices.Equal(dec.SlowerOn, []int{1}) || dec.Verdict != Mixed {
+		t.Errorf("faster on %v, slower on %v, verdict %s; want [0], [1], mixed", dec.FasterOn, dec.SlowerOn, dec.Verdict)
+	}
+}
+
+// TestSequential_BenchTails checks the correction for the number of
+// benchmarks: one benchmark is the look itself, k benchmarks split each
+// side's budget k ways, and what they spend over all looks stays within it.
+func TestSequential_BenchTails(t *testing.T) {
+	s := Sequential{}
+	for n := DefaultMinPairs; n <= DefaultMaxPairs; n++ {
+		b1, a1 := s.BenchTails(n, 1)
+		lb, la := s.LookTails(n)
+		if b1 != lb || a1 != la {
+			t.Fatalf("BenchTails(%d, 1) = %v, %v; want LookTails %v, %v", n, b1, a1, lb, la)
+		}
+	}
+	for _, k := range []int{2, 13} {
+		var total [2]float64
+		for n := DefaultMinPairs; n <= DefaultMaxPairs; n++ {
+			below, above := s.BenchTails(n, k)
+			total[0] += attainable(n, below)
+			total[1] += attainable(n, above)
+		}
+		for i, budget := range [2]float64{DefaultAlpha * 2 / 3 / float64(k), DefaultAlpha / 3 / float64(k)} {
+			if total[i] > budget || total[i] < 0.9*budget {
+				t.Errorf("%d benchmarks: side %d spends %v in all, want just under %v", k, i, total[i], budget)
+			}
 		}
 	}
 }

@@ -169,6 +169,7 @@ type rates struct {
 	settled                  int
 	pairs, maxPairs          int
 	within8                  int // settled within 8 pairs
+	subset                   int // not-faster, but faster on some benchmarks and slower on none
 	codeflash, codeflashABBA int
 }
 
@@ -176,11 +177,17 @@ func (r rates) frac(n int) float64 { return float64(n) / float64(r.trials) }
 
 func (r rates) pct(v Verdict) float64 { return 100 * r.frac(r.verdicts[v]) }
 
+// wrong counts the A/A trials that made a claim: faster, slower, mixed, or
+// faster on a subset of the benchmarks.
+func (r rates) wrong() int {
+	return r.verdicts[Faster] + r.verdicts[Slower] + r.verdicts[Mixed] + r.subset
+}
+
 func (r rates) meanPairs() float64 { return float64(r.pairs) / float64(r.trials) }
 
 func (r rates) String() string {
-	return fmt.Sprintf("faster %5.1f%%  slower %4.1f%%  mixed %4.1f%%  settled %5.1f%%  pairs mean %4.1f max %2d  ≤8: %5.1f%%  | codeflash %5.1f%% (interleaved %5.1f%%)",
-		r.pct(Faster), r.pct(Slower), r.pct(Mixed), 100*r.frac(r.settled),
+	return fmt.Sprintf("faster %5.1f%%  subset %4.1f%%  slower %4.1f%%  mixed %4.1f%%  settled %5.1f%%  pairs mean %4.1f max %2d  ≤8: %5.1f%%  | codeflash %5.1f%% (interleaved %5.1f%%)",
+		r.pct(Faster), 100*r.frac(r.subset), r.pct(Slower), r.pct(Mixed), 100*r.frac(r.settled),
 		r.meanPairs(), r.maxPairs, 100*r.frac(r.within8), 100*r.frac(r.codeflash), 100*r.frac(r.codeflashABBA))
 }
 
@@ -197,6 +204,9 @@ func simulate(sc scenario, seq Sequential, trials int, seed uint64) rates {
 		tr := s.run(rng, seq)
 		r.trials++
 		r.verdicts[tr.dec.Verdict]++
+		if tr.dec.Subset {
+			r.subset++
+		}
 		if tr.dec.Settled {
 			r.settled++
 			if tr.pairs <= 8 {
@@ -253,7 +263,7 @@ func TestSim_Targets(t *testing.T) {
 	t.Logf("1.08×  %v  (%d trials)", p08, p08.trials)
 	t.Logf("1.15×  %v  (%d trials)", p15, p15.trials)
 	t.Logf("2×     %v  (%d trials)", p2, p2.trials)
-	wrong := aa.verdicts[Faster] + aa.verdicts[Slower] + aa.verdicts[Mixed]
+	wrong := aa.wrong()
 	fp := aa.frac(wrong)
 	t.Logf("A/A false positives: ours %.2f%% (95%% upper bound %.2f%%); codeflash's rule %.2f%% with its baseline measured first, %.2f%% on our interleaved samples",
 		100*fp, 100*upper95(wrong, aa.trials), 100*aa.frac(aa.codeflash), 100*aa.frac(aa.codeflashABBA))
@@ -298,9 +308,8 @@ func TestSim_Grid(t *testing.T) {
 			for _, sp := range []float64{1, 1.08, 1.15, 1.25, 2, 0.5} {
 				r := simulate(scenario{m: m, benches: nb, speedup: sp}, seq, trials, 2)
 				fmt.Fprintf(&b, "pair σ %.3f  %d bench  %4.2f×  %v\n", sigma*math.Sqrt2, nb, sp, r)
-				if sp == 1 && r.frac(r.verdicts[Faster]+r.verdicts[Slower]) > 0.015 {
-					t.Errorf("pair σ %.3f, %d benchmarks: A/A false positives %.1f%%", sigma*math.Sqrt2, nb,
-						100*r.frac(r.verdicts[Faster]+r.verdicts[Slower]))
+				if sp == 1 && r.frac(r.wrong()) > 0.015 {
+					t.Errorf("pair σ %.3f, %d benchmarks: A/A false positives %.1f%%", sigma*math.Sqrt2, nb, 100*r.frac(r.wrong()))
 				}
 			}
 		}
@@ -344,7 +353,7 @@ func TestSim_Order(t *testing.T) {
 			r := simulate(scenario{m: bursty, benches: 1, speedup: sp, abba: abba}, seq, n, 4)
 			fmt.Fprintf(&b, "%-6s %4.2f×  %v\n", name, sp, r)
 			if sp == 1 {
-				fp[i] = r.frac(r.verdicts[Faster] + r.verdicts[Slower] + r.verdicts[Mixed])
+				fp[i] = r.frac(r.wrong())
 			}
 		}
 	}
@@ -352,5 +361,50 @@ func TestSim_Order(t *testing.T) {
 		bursty.Sigma*math.Sqrt2, bursty.Burst, trials, b.String())
 	if fp[1] > 0.01 {
 		t.Errorf("random order: A/A false positives %.2f%% on bursty noise, want at most 1%%", 100*fp[1])
+	}
+}
+
+// TestSim_Subset checks the verdicts across many benchmarks (issue 13): on
+// 13 benchmarks, identical code must almost never be called faster on a
+// subset, slower or mixed, although each benchmark is now a claim of its
+// own; a change that is faster on 2 of the 13 and unchanged on the rest must
+// be found; and a change 1.9× faster on one benchmark and 2× slower on
+// another, whose aggregate is unchanged, must be called mixed.
+func TestSim_Subset(t *testing.T) {
+	trialsAA, trials := 3000, 400
+	if testing.Short() || raceEnabled {
+		trialsAA, trials = 600, 100
+	}
+	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
+	of13 := func(fast float64) []float64 {
+		each := make([]float64, 13)
+		for b := range each {
+			each[b] = 1
+		}
+		each[0], each[1] = fast, fast
+		return each
+	}
+	aa := simulate(scenario{m: pinned, benches: 13, speedup: 1}, seq, trialsAA, 5)
+	aa4 := simulate(scenario{m: pinned, benches: 4, speedup: 1}, seq, trialsAA, 6)
+	sub25 := simulate(scenario{m: pinned, benches: 13, each: of13(2.5)}, seq, trials, 7)
+	sub13 := simulate(scenario{m: pinned, benches: 13, each: of13(1.3)}, seq, trials, 8)
+	mixed := simulate(scenario{m: pinned, benches: 4, each: []float64{1.89, 1, 1, 0.49}}, seq, trials, 9)
+	t.Logf("pinned machine:\nA/A 13 bench    %v  (%d trials)\nA/A 4 bench     %v  (%d trials)\n2.5× on 2 of 13 %v\n1.3× on 2 of 13 %v\n1.89×,1,1,0.49× %v",
+		aa, aa.trials, aa4, aa4.trials, sub25, sub13, mixed)
+	for _, r := range []rates{aa, aa4} {
+		if fp := r.frac(r.wrong()); fp > 0.01 {
+			t.Errorf("A/A false positives %.2f%% over many benchmarks, want at most 1%%: %v", 100*fp, r)
+		}
+	}
+	for name, r := range map[string]rates{"2.5×": sub25, "1.3×": sub13} {
+		if found := r.frac(r.subset + r.verdicts[Faster]); found < 0.95 {
+			t.Errorf("%s on 2 of 13: found faster (overall or on the subset) in %.1f%%, want at least 95%%: %v", name, 100*found, r)
+		}
+		if r.verdicts[Mixed]+r.verdicts[Slower] > 0 {
+			t.Errorf("%s on 2 of 13: called mixed or slower: %v", name, r)
+		}
+	}
+	if mixed.pct(Mixed) < 95 {
+		t.Errorf("1.89× and 0.49× with a flat aggregate: mixed in %.1f%%, want at least 95%%: %v", mixed.pct(Mixed), mixed)
 	}
 }

@@ -63,6 +63,24 @@ func (s Sequential) LookTails(n int) (below, above float64) {
 	return s.tail(n, fasterShare*s.Alpha), s.tail(n, (1-fasterShare)*s.Alpha)
 }
 
+// BenchTails returns the one-sided error levels of the per-benchmark
+// intervals at the look at n rounds, when there are k benchmarks. Each
+// benchmark's interval backs claims of its own (faster on a subset of the
+// benchmarks, mixed, the regression gate), so over k benchmarks the family
+// of them is corrected by Bonferroni: each side's budget is divided by k and
+// spent by the same plan as LookTails. With one benchmark they are
+// LookTails. The aggregate keeps its own budget, so a verdict can rest on
+// the aggregate or on a benchmark: in the worst case the two families add
+// up to twice Alpha, and the simulation test measures what they add (see
+// TestSim_Subset).
+func (s Sequential) BenchTails(n, k int) (below, above float64) {
+	s = s.withDefaults()
+	if k <= 1 {
+		return s.LookTails(n)
+	}
+	return s.tail(n, fasterShare*s.Alpha/float64(k)), s.tail(n, (1-fasterShare)*s.Alpha/float64(k))
+}
+
 // LookAlpha returns the two-sided level the look at n rounds spends: the sum
 // of LookTails.
 func (s Sequential) LookAlpha(n int) float64 {

@@ -6,34 +6,67 @@ type Verdict string
 
 // The verdicts.
 const (
-	// Faster: the aggregate interval's lower bound is at least 1+minSpeedup.
+	// Faster: the aggregate interval's lower bound is at least 1+minSpeedup,
+	// and no benchmark is significantly slower by more than the threshold.
 	Faster Verdict = "faster"
 	// Slower: the aggregate interval's upper bound is below 1.
 	Slower Verdict = "slower"
-	// Mixed: faster overall, but some benchmark is significantly slower by
-	// more than the threshold (its upper bound is below 1/(1+minSpeedup)).
+	// Mixed: the benchmarks significantly disagree in direction, whatever
+	// the aggregate: some benchmark is significantly slower by more than
+	// the threshold (its upper bound is below 1/(1+minSpeedup)) while the
+	// aggregate, or some benchmark, is faster beyond the threshold.
 	Mixed Verdict = "mixed"
-	// NotFaster: everything else.
+	// NotFaster: everything else. A not-faster candidate may still be
+	// faster on some of its benchmarks (Decision.Subset).
 	NotFaster Verdict = "not-faster"
 )
 
 // Decide applies the verdicts to an aggregate estimate and the estimates of
 // the benchmarks behind it. It looks at the intervals only; whether they
-// are at a level that may be trusted is the caller's business
-// (Sequential.Look sees to it).
+// are at a level that may be trusted, and corrected for the number of
+// benchmarks, is the caller's business (Sequential.Look sees to it).
 func Decide(agg Estimate, per []Estimate, minSpeedup float64) Verdict {
-	switch {
-	case agg.Low >= 1+minSpeedup:
-		for _, e := range per {
-			if regressed(e, minSpeedup) {
-				return Mixed
-			}
+	faster, slower := 0, 0
+	for _, e := range per {
+		if fasterBeyond(e, minSpeedup) {
+			faster++
 		}
+		if regressed(e, minSpeedup) {
+			slower++
+		}
+	}
+	switch {
+	case slower > 0 && (faster > 0 || fasterBeyond(agg, minSpeedup)):
+		return Mixed
+	case fasterBeyond(agg, minSpeedup):
 		return Faster
 	case agg.High < 1:
 		return Slower
 	}
 	return NotFaster
+}
+
+// subset reports whether a not-faster verdict is faster on some benchmarks
+// beyond the threshold and significantly slower on none: the candidate
+// sped up what it was meant to and left the rest alone.
+func subset(v Verdict, per []Estimate, minSpeedup float64) bool {
+	if v != NotFaster {
+		return false
+	}
+	some := false
+	for _, e := range per {
+		if e.High < 1 {
+			return false
+		}
+		some = some || fasterBeyond(e, minSpeedup)
+	}
+	return some
+}
+
+// fasterBeyond reports whether an estimate is significantly faster by at
+// least the threshold.
+func fasterBeyond(e Estimate, minSpeedup float64) bool {
+	return e.Low >= 1+minSpeedup
 }
 
 // regressed reports whether a benchmark is significantly slower by more

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/optimize"
+	"github.com/optimizer-dev/optimizer/testdata"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// optimizeOptions are the flags of optimizer optimize: run's, for testing
+// and measuring, plus the loop's own.
+type optimizeOptions struct {
+	runOptions
+	Generate     []string
+	GenerateEdit []string
+	Targets      []string
+	HotTargets   int
+	Rounds       int
+	PerRound     int
+	Repairs      int
+	Budget       time.Duration
+	GenTimeout   time.Duration
+}
+
+func defaultOptimizeOptions() optimizeOptions {
+	o := optimizeOptions{runOptions: defaultRunOptions(), HotTargets: 1, Rounds: optimize.DefaultRounds,
+		PerRound: optimize.DefaultPerRound, Repairs: optimize.DefaultRepairs, GenTimeout: optimize.DefaultGeneratorTimeout}
+	o.Kind = "optimize"
+	return o
+}
+
+func newOptimizeCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := defaultOptimizeOptions()
+	cmd := &cobra.Command{
+		Use:   "optimize [flags]",
+		Short: "Run the optimisation loop: generators propose, optimizer judges, failures go back for repair",
+		Long: `optimizer optimize asks generators (LLM agents, scripted rewriters) for faster
+versions of the target functions, judges every round's candidates as a job,
+sends failures back for repair and the best back for refinement, and
+re-measures the final winner in a longer series. See docs/generators.md for
+the request a generator reads and what it prints.
+
+Without --target, the targets are the hottest functions of the repository in
+a CPU profile of the base's benchmarks.`,
+		Example: `  optimizer optimize --target sumsq.SumSquares --generate './my-generator'
+  optimizer optimize --generate-edit 'claude -p "$(cat $OPTIMIZER_REQUEST)"' --rounds 4 --budget 30m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.configure(cmd.Context(), cmd); err != nil {
+				return err
+			}
+			if err := o.validateLoop(); err != nil {
+				return err
+			}
+			return runOptimize(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	fs := cmd.Flags()
+	o.register(fs)
+	fs.StringArrayVar(&o.Generate, "generate", nil, "a generator that reads a request on stdin and prints JSONL candidates, run with sh -c (repeatable)")
+	fs.StringArrayVar(&o.GenerateEdit, "generate-edit", nil, "a generator that edits files in a private worktree at base; the change it leaves is a candidate (repeatable)")
+	fs.StringArrayVar(&o.Targets, "target", nil, "a function to make faster: pkg.Func, pkg.T.Method or file.go:Func (repeatable; default: the hottest in a profile of the base)")
+	fs.IntVar(&o.HotTargets, "hot-targets", o.HotTargets, "without --target: how many of the hottest functions to target")
+	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "most rounds of generate, evaluate, repair and refine")
+	fs.IntVar(&o.PerRound, "per-round", o.PerRound, "candidates asked of each generator per target in a round")
+	fs.IntVar(&o.Repairs, "repairs", o.Repairs, "times a failed candidate's line goes back to its generator for repair")
+	fs.DurationVar(&o.Budget, "budget", o.Budget, "wall time for the whole loop (0: none)")
+	fs.DurationVar(&o.GenTimeout, "generator-timeout", o.GenTimeout, "limit on one call of a generator")
+	return cmd
+}
+
+func (o *optimizeOptions) validateLoop() error {
+	switch {
+	case len(o.Generate)+len(o.GenerateEdit) == 0:
+		return usageErrorf("no generator: pass --generate CMD or --generate-edit CMD")
+	case len(o.Candidates) > 0 || len(o.CandidateRefs) > 0:
+		return usageErrorf("optimize takes its candidates from generators: drop --candidates and --candidate-ref")
+	case o.Rounds < 1:
+		return usageErrorf("--rounds %d: need at least 1", o.Rounds)
+	case o.PerRound < 1:
+		return usageErrorf("--per-round %d: need at least 1", o.PerRound)
+	case o.Repairs < 0:
+		return usageErrorf("--repairs %d: must not be negative", o.Repairs)
+	case o.HotTargets < 1:
+		return usageErrorf("--hot-targets %d: need at least 1", o.HotTargets)
+	case o.Budget < 0 || o.GenTimeout <= 0:
+		return usageErrorf("--budget must not be negative, --generator-timeout must be positive")
+	case o.Format == formatMarkdown:
+		return usageErrorf("--format markdown: optimize prints text or json")
+	}
+	return nil
+}
+
+// runOptimize is optimizer optimize: open the store and the pool, find the
+// targets, run the loop, print its report.
+func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Writer) error {
+	r, err := findRepo(ctx, o.Repo)
+	if err != nil {
+		return err
+	}
+	base, err := r.resolve(ctx, o.Base)
+	if err != nil {
+		return err
+	}
+	var targets []optimize.Target
+	if len(o.Targets) > 0 { // before anything is opened: a wrong name is a usage error
+		if targets, err = optimize.ResolveTargets(ctx, r.Root, base, o.Targets); err != nil {
+			return usageErrorf("%w", err)
+		}
+	}
+	n, why := slots(o.Parallel, max(2, len(o.Generate)+len(o.GenerateEdit)), thisMachine())
+	fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], plural(n, "slot"), why)
+	db, err := openStore(ctx, r.storePath(o.DB))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	logger := newLogger(o.Verbose, stderr)
+	proc.KillOrphans()
+	evaluator.RemoveStaleScratch(pidAlive)
+	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Logger: logger})
+	if err != nil {
+		return fmt.Errorf("open slot pool: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		if err := pool.Close(cctx); err != nil {
+			fmt.Fprintf(stderr, "optimizer: close slot pool: %v\n", err)
+		}
+	}()
+
+	if targets == nil {
+		if targets, err = hotTargets(ctx, o, r, base, pool, stderr); err != nil {
+			return err
+		}
+	}
+	loop := &optimize.Loop{
+		Repo: r.Root, Base: base, Targets: targets, Rounds: o.Rounds, PerRound: o.PerRound, Repairs: o.Repairs,
+		Budget: o.Budget, Parallel: n, Eval: o.evaluatorOptions(r, base, n, nil, logger), Pool: pool, DB: db, Logger: logger,
+		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
+			return evaluate(ctx, pool, db, opts, stderr, o.Verbose)
+		},
+		Progress: func(round int, msg string) {
+			if round > 0 {
+				fmt.Fprintf(stderr, "optimize: round %d: %s\n", round, msg)
+			} else {
+				fmt.Fprintf(stderr, "optimize: %s\n", msg)
+			}
+		},
+	}
+	for _, c := range o.Generate {
+		loop.Generators = append(loop.Generators, optimize.Generator{Command: c, Timeout: o.GenTimeout})
+	}
+	for _, c := range o.GenerateEdit {
+		loop.Generators = append(loop.Generators, optimize.Generator{Command: c, Edit: true, Timeout: o.GenTimeout})
+	}
+	rep, err := loop.Run(ctx)
+	if rep != nil {
+		var werr error
+		if o.Format == formatJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			werr = enc.Encode(rep)
+		} else {
+			werr = rep.WriteText(stdout)
+		}
+		if err == nil {
+			err = werr
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("optimize: %w", err)
+	}
+	return nil
+}
+
+// hotTargets profiles the base, in a slot of the pool, for the hottest
+// functions of the repository.
+func hotTargets(ctx context.Context, o optimizeOptions, r repo, base string, pool *worktreepool.Pool, stderr io.Writer) ([]optimize.Target, error) {
+	fmt.Fprintln(stderr, "optimize: no --target: profiling the base's benchmarks for the hottest functions")
+	s, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquire a slot to profile the base: %w", err)
+	}
+	defer pool.Release(s)
+	ts, err := optimize.HotTargets(ctx, r.Root, base, s.Dir(), o.HotTargets, o.BenchFilter)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		fmt.Fprintf(stderr, "optimize: target %s (%s:%d), %.0f%% of the base's CPU samples\n", t.Name, t.File, t.Line, 100*t.Profile.Share)
+	}
+	return ts, nil
+}
+
+// newDemoGeneratorCmd is the example generator, built in so that
+// `optimizer demo --optimize` needs nothing else: it reads a request on
+// stdin and prints one candidate (testdata.ExampleGenerator).
+func newDemoGeneratorCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:    "demo-generator",
+		Short:  "The example generator of the optimisation loop, for the demo's fixture",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return testdata.ExampleGenerator(cmd.InOrStdin(), stdout)
+		},
+	}
+}
+
+// selfCommand is a shell word that runs this program again: the path it was
+// started by, made absolute.
+func selfCommand() string {
+	self := os.Args[0]
+	if !strings.Contains(self, "/") {
+		if p, err := exec.LookPath(self); err == nil {
+			self = p
+		}
+	}
+	if abs, err := filepath.Abs(self); err == nil {
+		self = abs
+	}
+	return "'" + strings.ReplaceAll(self, "'", `'\''`) + "'"
+}

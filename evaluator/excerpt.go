@@ -1,0 +1,72 @@
+package evaluator
+
+import (
+	"regexp"
+	"strings"
+)
+
+// escapes matches terminal escape sequences: CSI (colours, cursor moves),
+// OSC (titles, links) and the two-byte ones.
+var escapes = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
+
+// stripEscapes removes terminal escape sequences, and the carriage returns
+// of progress lines, from a command's output.
+func stripEscapes(s string) string {
+	s = escapes.ReplaceAllString(s, "")
+	return strings.ReplaceAll(s, "\r\n", "\n")
+}
+
+// failureLine matches the lines in which test runners name a failure:
+// Go's "--- FAIL" and panics, pytest's "FAILED" summary and "E " assertion
+// lines, node's TAP "not ok" and spec "✖", vitest's "FAIL" and "×", and the
+// error lines of tracebacks and stack traces.
+var failureLine = regexp.MustCompile(`^(?:\s*--- FAIL|FAIL\b|\s*FAIL\s|FAILED\s|ERROR\s|E\s|\s*not ok\b|\s*✖|\s*×|panic:|\s*[A-Za-z_.]*(?:Error|Exception)\b.*:|\s*AssertionError|\s+(?:error|expected|actual):)`)
+
+// blockStart matches a YAML block scalar's opening, as node's TAP reporter
+// writes a multi-line error: "error: |-". The lines after it say what failed.
+var blockStart = regexp.MustCompile(`:\s*[|>][-+]?$`)
+
+// KeyLines picks at most n lines of a command's output for a person to read
+// first: the lines that name failures, in order, when there are any, else
+// the last lines. more counts the lines left out. Terminal escapes are
+// stripped.
+func KeyLines(output string, n int) (lines []string, more int) {
+	output = strings.TrimRight(stripEscapes(output), "\n")
+	if output == "" || n <= 0 {
+		return nil, 0
+	}
+	all := strings.Split(output, "\n")
+	if len(all) <= n {
+		return all, 0
+	}
+	for i := 0; i < len(all) && len(lines) < n; i++ {
+		l := all[i]
+		if !failureLine.MatchString(l) {
+			continue
+		}
+		lines = append(lines, l)
+		if !blockStart.MatchString(l) {
+			continue
+		}
+		for k := 0; k < 2 && i+1 < len(all) && len(lines) < n; {
+			i++
+			if strings.TrimSpace(all[i]) != "" {
+				lines = append(lines, all[i])
+				k++
+			}
+		}
+	}
+	if len(lines) == 0 {
+		lines = all[len(all)-n:]
+	}
+	return lines, len(all) - len(lines)
+}
+
+// testRun matches the lines by which test runners that write to stderr
+// (jest, Python's unittest) show that tests ran: a summary, or a verdict.
+var testRun = regexp.MustCompile(`(?mi)^\s*(?:tests?:\s.*\d|ran \d+ tests?\b|(?:fail|pass|ok|not ok)\b|--- (?:fail|pass)\b|failed \(|.*\b\d+ (?:passed|failed|passing|failing)\b)`)
+
+// ranTests says whether a command's output shows that tests ran.
+func ranTests(output string) bool {
+	return testRun.MatchString(stripEscapes(output))
+}

@@ -1,0 +1,381 @@
+package optimize
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// A Target is a function the loop asks generators to make faster: where it
+// is at base, its text, and, when the base was profiled, what the profile
+// says of it.
+type Target struct {
+	Name    string         `json:"name"` // pkg.Func, or pkg.T.Method
+	File    string         `json:"file"` // slash path from the repository's root
+	Line    int            `json:"line"`
+	EndLine int            `json:"end_line"`
+	Source  string         `json:"source"`
+	Profile *TargetProfile `json:"profile,omitempty"`
+}
+
+// TargetProfile is what a CPU profile of the base's benchmarks says of a
+// target: its share, the hottest functions overall, and the cost of its
+// lines.
+type TargetProfile struct {
+	Share float64     `json:"share"` // cumulative fraction of the CPU samples
+	Top   []FuncShare `json:"top"`
+	Lines []LineShare `json:"lines,omitempty"`
+}
+
+// FuncShare is one function's fraction of a profile's samples.
+type FuncShare struct {
+	Name string  `json:"name"`
+	Flat float64 `json:"flat"`
+	Cum  float64 `json:"cum"`
+}
+
+// LineShare is one source line's flat fraction of a profile's samples.
+type LineShare struct {
+	Line int     `json:"line"`
+	Flat float64 `json:"flat"`
+}
+
+// ErrNoTarget is returned when a --target names no function at base.
+var ErrNoTarget = errors.New("no such function")
+
+// goFunc is a function declaration found in a file at base.
+type goFunc struct {
+	pkg, name, file string // name is Func or T.Method
+	line, end       int
+	source          string
+}
+
+func (f goFunc) target() Target {
+	return Target{Name: f.pkg + "." + f.name, File: f.file, Line: f.line, EndLine: f.end, Source: f.source}
+}
+
+// ResolveTargets finds each spec at base in repo: "pkg.Func", "pkg.T.Method",
+// "Func", or "path/file.go:Func" for Go; "path/file:name" for a file of
+// another language, whose whole text is the target. A spec that matches no
+// function, or more than one, is an error naming what it matched.
+func ResolveTargets(ctx context.Context, repo, base string, specs []string) ([]Target, error) {
+	funcs, err := baseFuncs(ctx, repo, base)
+	if err != nil {
+		return nil, err
+	}
+	var out []Target
+	for _, spec := range specs {
+		if t, ok := fileTarget(ctx, repo, base, spec); ok {
+			out = append(out, t)
+			continue
+		}
+		var match []goFunc
+		for _, f := range funcs {
+			if matches(f, spec) {
+				match = append(match, f)
+			}
+		}
+		switch len(match) {
+		case 0:
+			return nil, fmt.Errorf("--target %q: %w at base %.12s (use pkg.Func, pkg.T.Method or file.go:Func)", spec, ErrNoTarget, base)
+		case 1:
+			out = append(out, match[0].target())
+		default:
+			var names []string
+			for _, m := range match {
+				names = append(names, fmt.Sprintf("%s (%s:%d)", m.pkg+"."+m.name, m.file, m.line))
+			}
+			return nil, fmt.Errorf("--target %q matches %d functions: %s; name one", spec, len(match), strings.Join(names, ", "))
+		}
+	}
+	return out, nil
+}
+
+// fileTarget resolves "path:name" where path is a file at base that is not
+// Go source: the target is the whole file, and name is what the request
+// calls it (a function of another language, say).
+func fileTarget(ctx context.Context, repo, base, spec string) (Target, bool) {
+	file, name, ok := strings.Cut(spec, ":")
+	if !ok || strings.HasSuffix(file, ".go") || name == "" {
+		return Target{}, false
+	}
+	src, err := gitRead(ctx, repo, "show", base+":"+file)
+	if err != nil {
+		return Target{}, false
+	}
+	return Target{Name: name, File: file, Line: 1, EndLine: strings.Count(string(src), "\n") + 1, Source: string(src)}, true
+}
+
+func matches(f goFunc, spec string) bool {
+	if file, name, ok := strings.Cut(spec, ":"); ok {
+		return (f.file == file || strings.HasSuffix(f.file, "/"+file)) && f.name == name
+	}
+	return spec == f.name || spec == f.pkg+"."+f.name
+}
+
+// baseFuncs parses every non-test Go file at base, read from git.
+func baseFuncs(ctx context.Context, repo, base string) ([]goFunc, error) {
+	out, err := gitRead(ctx, repo, "ls-tree", "-r", "--name-only", "-z", base)
+	if err != nil {
+		return nil, err
+	}
+	var funcs []goFunc
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := gitRead(ctx, repo, "show", base+":"+name)
+		if err != nil {
+			return nil, err
+		}
+		funcs = append(funcs, fileFuncs(name, src)...)
+	}
+	return funcs, nil
+}
+
+// fileFuncs lists the function declarations of one Go file; a file that
+// does not parse has none.
+func fileFuncs(name string, src []byte) []goFunc {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	var out []goFunc
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		fn := fd.Name.Name
+		if fd.Recv != nil && len(fd.Recv.List) == 1 {
+			fn = recvName(fd.Recv.List[0].Type) + "." + fn
+		}
+		start, end := fset.Position(fd.Pos()), fset.Position(fd.End())
+		if fd.Doc != nil {
+			start = fset.Position(fd.Doc.Pos())
+		}
+		out = append(out, goFunc{pkg: f.Name.Name, name: fn, file: name, line: start.Line, end: end.Line,
+			source: string(src[start.Offset:end.Offset])})
+	}
+	return out
+}
+
+func recvName(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return recvName(t.X)
+	case *ast.IndexExpr:
+		return recvName(t.X)
+	case *ast.IndexListExpr:
+		return recvName(t.X)
+	case *ast.Ident:
+		return t.Name
+	}
+	return "?"
+}
+
+// HotTargets profiles the base's benchmarks in dir, a clean tree at base
+// (a slot), and returns the n functions of the repository with the largest
+// cumulative share of the CPU samples, test code aside. filter selects the
+// benchmarks ("" is all).
+func HotTargets(ctx context.Context, repo, base, dir string, n int, filter string) ([]Target, error) {
+	pkgs, err := benchmarkDirs(ctx, repo, base)
+	if err != nil {
+		return nil, err
+	}
+	if len(pkgs) == 0 {
+		return nil, errors.New("find hot functions: the base has no Go benchmark to profile: name a --target")
+	}
+	tmp, err := os.MkdirTemp("", "optimizer-targets-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var profs []*profile.Profile
+	for i, pkg := range pkgs {
+		out := filepath.Join(tmp, fmt.Sprintf("cpu%d.pprof", i))
+		bench := filter
+		if bench == "" {
+			bench = "."
+		}
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", bench, "-benchtime", "1s",
+			"-cpuprofile", out, "./"+pkg)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("profile the base's benchmarks in %s: %w\n%s", pkg, err, tail(b, 20))
+		}
+		p, err := readProfile(out)
+		if err != nil {
+			return nil, err
+		}
+		profs = append(profs, p)
+	}
+	return hottest(ctx, repo, base, dir, profs, n)
+}
+
+func readProfile(file string) (*profile.Profile, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("read profile: %w", err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("read profile %s: %w", file, err)
+	}
+	return p, nil
+}
+
+// hottest ranks the repository's non-test functions in profs by cumulative
+// share and resolves the top n at base.
+func hottest(ctx context.Context, repo, base, dir string, profs []*profile.Profile, n int) ([]Target, error) {
+	type fn struct {
+		name, file string
+		flat, cum  int64
+		lines      map[int64]int64
+	}
+	fns := map[string]*fn{}
+	var total int64
+	for _, p := range profs {
+		vi := len(p.SampleType) - 1 // cpu nanoseconds
+		for _, s := range p.Sample {
+			v := s.Value[vi]
+			total += v
+			seen := map[string]bool{}
+			for li, loc := range s.Location {
+				for _, l := range loc.Line {
+					if l.Function == nil {
+						continue
+					}
+					name := l.Function.Name
+					f := fns[name]
+					if f == nil {
+						f = &fn{name: name, file: l.Function.Filename, lines: map[int64]int64{}}
+						fns[name] = f
+					}
+					if li == 0 {
+						f.flat += v
+						f.lines[l.Line] += v
+					}
+					if !seen[name] {
+						f.cum += v
+						seen[name] = true
+					}
+				}
+			}
+		}
+	}
+	if total == 0 {
+		return nil, errors.New("find hot functions: the profile of the base has no samples")
+	}
+	all := make([]*fn, 0, len(fns))
+	for _, f := range fns {
+		all = append(all, f)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].cum > all[j].cum || (all[i].cum == all[j].cum && all[i].name < all[j].name)
+	})
+	var top []FuncShare
+	for _, f := range all[:min(10, len(all))] {
+		top = append(top, FuncShare{Name: f.name, Flat: share(f.flat, total), Cum: share(f.cum, total)})
+	}
+	funcs, err := baseFuncs(ctx, repo, base)
+	if err != nil {
+		return nil, err
+	}
+	var out []Target
+	for _, f := range all {
+		rel, err := filepath.Rel(dir, f.file)
+		if err != nil || strings.HasPrefix(rel, "..") || strings.HasSuffix(rel, "_test.go") {
+			continue // not the repository's, or test code
+		}
+		rel = filepath.ToSlash(rel)
+		short := f.name[strings.LastIndex(f.name, "/")+1:] // pkg.Func or pkg.(*T).Method
+		for _, g := range funcs {
+			if g.file != rel || g.pkg+"."+g.name != normalise(short) {
+				continue
+			}
+			t := g.target()
+			t.Profile = &TargetProfile{Share: share(f.cum, total), Top: top}
+			for line, v := range f.lines {
+				t.Profile.Lines = append(t.Profile.Lines, LineShare{Line: int(line), Flat: share(v, total)})
+			}
+			sort.Slice(t.Profile.Lines, func(i, j int) bool { return t.Profile.Lines[i].Line < t.Profile.Lines[j].Line })
+			out = append(out, t)
+			break
+		}
+		if len(out) == n {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("find hot functions: no function of the repository shows in the base's profile: name a --target")
+	}
+	return out, nil
+}
+
+// normalise turns a profile's pkg.(*T).Method into pkg.T.Method.
+func normalise(name string) string {
+	return strings.NewReplacer("(*", "", ")", "").Replace(name)
+}
+
+func share(v, total int64) float64 { return float64(v) / float64(total) }
+
+// benchmarkDirs are the directories at base whose test files declare a
+// benchmark.
+func benchmarkDirs(ctx context.Context, repo, base string) ([]string, error) {
+	out, err := gitRead(ctx, repo, "grep", "-l", "-z", "-e", "^func Benchmark", base, "--", "*_test.go")
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+			return nil, nil // no match
+		}
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var dirs []string
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		_, name, _ = strings.Cut(name, ":") // "base:path"
+		d := path.Dir(name)
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+// gitRead runs a read-only git command in repo.
+func gitRead(ctx context.Context, repo string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = repo
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
