@@ -29,6 +29,9 @@ import (
 // summarised per candidate (CandidateResult.Interference), and a job whose
 // samples were disturbed gets a warning that says how much and what helps.
 
+// busyWarning starts the job's warning about a busy machine.
+const busyWarning = "the machine was busy"
+
 // Thresholds for a disturbed sample.
 const (
 	disturbedOtherCPU = 0.10 // other work took more than this share of the benchmark CPU
@@ -58,6 +61,13 @@ type Interference struct {
 	MaxOtherCPU   float64 `json:"max_other_cpu"`  // the largest share in one sample
 	MaxSteal      float64 `json:"max_steal"`      // the largest steal share in one sample
 	InvolSwitches float64 `json:"invol_switches"` // median involuntary context switches per sample
+}
+
+// Significant reports whether at least half of the samples were disturbed:
+// enough to say so in the report. A lone disturbed sample is the normal
+// noise of a shared machine, which the statistics already carry.
+func (i *Interference) Significant() bool {
+	return i != nil && i.Disturbed > 0 && 2*i.Disturbed >= i.Samples
 }
 
 // Summary is one line for a report.
@@ -216,7 +226,7 @@ func (j *job) warnInterference(ctx context.Context) {
 	var hit []string
 	j.mu.Lock()
 	for _, c := range j.cands {
-		if i := c.res.Interference; i != nil && i.Disturbed > 0 {
+		if i := c.res.Interference; i.Significant() {
 			hit = append(hit, fmt.Sprintf("%s %d of %d samples, other work a median %.0f%% of the CPU",
 				c.c.Name, i.Disturbed, i.Samples, 100*i.OtherCPU))
 		}
@@ -230,7 +240,7 @@ func (j *job) warnInterference(ctx context.Context) {
 		where = fmt.Sprintf("CPU %d, where benchmarks are pinned", cpu)
 		isolate = fmt.Sprintf("keep other work off CPU %d (boot with isolcpus=%d, or cset shield -c %d)", cpu, cpu, cpu)
 	}
-	j.warn(ctx, "the machine was busy: other work shared %s while benchmarking (%s%s)%s. "+
+	j.warn(ctx, busyWarning+": other work shared %s while benchmarking (%s%s)%s. "+
 		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
 		"or raise --max-pairs and --bench-budget",
 		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), loadAverage(), isolate)

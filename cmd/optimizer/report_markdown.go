@@ -43,7 +43,7 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 		if c.TestEdits.Flagged() {
 			fmt.Fprintf(ew, "  - edits the judge: %s\n", mdText(c.TestEdits.Summary()))
 		}
-		if i := c.Interference; i != nil && i.Disturbed > 0 {
+		if i := c.Interference; i.Significant() {
 			fmt.Fprintf(ew, "  - measured on a busy machine: %s\n", mdText(i.Summary()))
 		}
 		if c.Verdict == evaluator.VerdictFailed {

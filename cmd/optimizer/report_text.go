@@ -26,7 +26,7 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 		if c.TestEdits.Flagged() {
 			fmt.Fprintf(ew, "    edits the judge: %s\n", c.TestEdits.Summary())
 		}
-		if i := c.Interference; i != nil && i.Disturbed > 0 {
+		if i := c.Interference; i.Significant() {
 			fmt.Fprintf(ew, "    measured on a busy machine: %s\n", i.Summary())
 		}
 		if c.Verdict != evaluator.VerdictFailed {
