@@ -246,9 +246,17 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	j.mu.Unlock()
 	if j.noBen && !j.goTest {
 		j.settle(ctx, c)
-	} else { // settled after the contributed tests (judge.go), or by phase 2
-		j.saveCandidate(ctx, c)
+		return
 	}
+	// Settled after the contributed tests (judge.go), or by phase 2.
+	j.saveCandidate(ctx, c)
+	if j.noBen || c.restore != nil {
+		return // no benchmark to come, or the tests it adds are still to run on it
+	}
+	j.mu.Lock()
+	res := c.res
+	j.mu.Unlock()
+	j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx, Result: &res})
 }
 
 // testIn stages c in slot and runs the tests there.

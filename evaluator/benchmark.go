@@ -93,13 +93,15 @@ func (j *job) unmeasured(ctx context.Context, c *cand) {
 }
 
 // measureOne benchmarks one candidate against base and settles its verdict.
+// Its time and its budget start once it holds the machine: the wait for
+// another job or process to let go of it is reported apart, as WaitSeconds.
 func (j *job) measureOne(ctx context.Context, c *cand) {
-	start := time.Now()
+	asked := time.Now()
 	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx})
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire slots to benchmark: %v", err)})
+			j.fail(ctx, c, asked, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire slots to benchmark: %v", err)})
 		}
 		return
 	}
@@ -108,6 +110,8 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 			j.pool.Release(s)
 		}
 	}()
+	start := time.Now()
+	j.waited(ctx, c, start.Sub(asked))
 	smp, note, fail := j.newSampler(ctx, c, slots)
 	if j.stop != nil && ctx.Err() == nil {
 		j.unmeasured(ctx, c)
@@ -144,6 +148,16 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	c.res.Seconds += time.Since(start).Seconds()
 	j.mu.Unlock()
 	j.settle(ctx, c)
+}
+
+// waited records how long c's benchmark waited for the machine.
+func (j *job) waited(ctx context.Context, c *cand, d time.Duration) {
+	j.mu.Lock()
+	c.res.WaitSeconds += d.Seconds()
+	j.mu.Unlock()
+	if d >= machinePoll {
+		j.event(ctx, "machine-wait", c.c.Name, fmt.Sprintf("waited %s for the machine before benchmarking", d.Round(time.Millisecond)))
+	}
 }
 
 // newSampler prepares the trees and binaries for measuring c. A nil sampler

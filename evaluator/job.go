@@ -101,9 +101,11 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	jctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	j.abort = abort
+	stopWatch := j.watchMachine(jctx)
 	base := j.startBaseline(jctx)
 	defer base.stop()
 	err = j.phases(jctx, base)
+	stopWatch()
 	var setupErr *SetupError
 	if cause := context.Cause(jctx); ctx.Err() == nil && errors.As(cause, &setupErr) {
 		err = setupErr // a slot could not be prepared: the job stopped

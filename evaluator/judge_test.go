@@ -419,3 +419,41 @@ func TestRun_ContributedTestTimeout(t *testing.T) {
 		t.Errorf("hang: verdict %s, failure %+v; want failed with kind timeout, naming right", c.Verdict, c.Failure)
 	}
 }
+
+// TestRun_OwnAddedTestsBeforeTested: a candidate judged with base's test
+// files passes phase 1 before the tests it adds have run on it, so it is not
+// announced as tested (watch prints that line at once); the tests it adds
+// then fail it.
+func TestRun_OwnAddedTestsBeforeTested(t *testing.T) {
+	h := newHarness(t, titleRepo)
+	c := filesCand("self-fail", map[string]string{
+		"title/title.go":      fastTitle(false),
+		"title/extra_test.go": "package title\n\nimport \"testing\"\n\nfunc TestExtra(t *testing.T) {\n\tif Title(\"x y\") != \"X y\" {\n\t\tt.Fatal(\"wants only the first word up\")\n\t}\n}\n",
+	})
+	events := make(chan Event)
+	var tested []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range events {
+			if e.Kind == EventTested {
+				tested = append(tested, e.Candidate)
+			}
+		}
+	}()
+	rep, err := h.run(t, context.Background(), 2, Options{
+		Candidates: []candidate.Candidate{c}, Timeout: 5 * time.Minute, Events: events,
+	})
+	close(events)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := find(rep, "self-fail")
+	if r.Verdict != VerdictFailed || r.Failure == nil || r.Failure.Kind != FailTest || !strings.Contains(r.Failure.Message, "fails the tests it adds: title.TestExtra") {
+		t.Errorf("self-fail: verdict %s, failure %+v; want failed by the test it adds", r.Verdict, r.Failure)
+	}
+	if len(tested) != 0 {
+		t.Errorf("tested events for %q before the tests it adds ran", tested)
+	}
+}

@@ -93,6 +93,10 @@ type CandidateResult struct {
 	Files       []string `json:"files,omitempty"` // paths the candidate changes
 	Note        string   `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
 	Seconds     float64  `json:"seconds,omitempty"`
+	// WaitSeconds is the time the candidate's benchmark waited for the
+	// machine, held by another job or process: not part of Seconds, nor
+	// of the benchmark budget.
+	WaitSeconds float64 `json:"wait_seconds,omitempty"`
 
 	// TestEdits is what it changes in the Go test files that judge it.
 	TestEdits *TestEdits `json:"test_edits,omitempty"`
@@ -137,9 +141,11 @@ const (
 	EventBaseline  EventKind = "baseline"   // baseline tests finished; Message summarises
 	EventPhase     EventKind = "phase"      // Phase changed: behavior, benchmark, profile
 	EventStart     EventKind = "start"      // Candidate started a phase
+	EventTested    EventKind = "tested"     // Candidate passed its tests; its benchmark is to come; Result is set
 	EventDone      EventKind = "done"       // Candidate has its final verdict; Result is set
 	EventSample    EventKind = "sample"     // one benchmark pair measured (progress only)
 	EventWarning   EventKind = "warning"    // Message
+	EventWaiting   EventKind = "waiting"    // Message says who holds the machine; "" when the wait is over
 	EventJobDone   EventKind = "job-done"   // Report is complete
 )
 

@@ -309,3 +309,39 @@ func TestResolveTargets_OtherLanguage(t *testing.T) {
 		t.Errorf("got %+v", g)
 	}
 }
+
+// TestHotTargets profiles the fixture's benchmarks: the hottest function
+// of the repository is SumSquares, with its share, the profile's top
+// functions and its lines; ProfileTargets gives a named target the same.
+func TestHotTargets(t *testing.T) {
+	testenv.Long(t)
+	ctx := context.Background()
+	repo, base := newTestRepo(t)
+	hot, err := HotTargets(ctx, repo, base, repo, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hot) != 1 || hot[0].Name != "sumsq.SumSquares" || hot[0].File != "sumsq/sumsq.go" {
+		t.Fatalf("hot targets %+v, want sumsq.SumSquares", hot)
+	}
+	p := hot[0].Profile
+	if p == nil || p.Share < 0.5 || len(p.Top) == 0 || len(p.Lines) == 0 {
+		t.Fatalf("profile %+v; want most of the samples, the top functions and per-line costs", p)
+	}
+	for _, l := range p.Lines {
+		if l.Line < hot[0].Line || l.Line > hot[0].EndLine {
+			t.Errorf("line %d is outside the function (%d-%d)", l.Line, hot[0].Line, hot[0].EndLine)
+		}
+	}
+	named, err := ResolveTargets(ctx, repo, base, []string{"sumsq.SumSquares"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ProfileTargets(ctx, repo, base, repo, "", named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Profile == nil || got[0].Profile.Share < 0.5 || named[0].Profile != nil {
+		t.Errorf("ProfileTargets: %+v (and the input's profile %+v, which must stay nil)", got[0].Profile, named[0].Profile)
+	}
+}

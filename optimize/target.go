@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -189,41 +190,134 @@ func recvName(e ast.Expr) string {
 
 // HotTargets profiles the base's benchmarks in dir, a clean tree at base
 // (a slot), and returns the n functions of the repository with the largest
-// cumulative share of the CPU samples, test code aside. filter selects the
-// benchmarks ("" is all).
+// cumulative share of the CPU samples, test code aside, each with its
+// profile. filter selects the benchmarks ("" is all).
 func HotTargets(ctx context.Context, repo, base, dir string, n int, filter string) ([]Target, error) {
-	pkgs, err := benchmarkDirs(ctx, repo, base)
+	ranked, top, total, err := profileBase(ctx, repo, base, dir, filter)
+	if err != nil {
+		return nil, fmt.Errorf("find hot functions: %w", err)
+	}
+	funcs, err := baseFuncs(ctx, repo, base)
 	if err != nil {
 		return nil, err
 	}
+	var out []Target
+	for _, f := range ranked {
+		if len(out) == n {
+			break
+		}
+		for _, g := range funcs {
+			if f.is(dir, g.file, g.pkg+"."+g.name) {
+				out = append(out, f.attach(g.target(), top, total))
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("find hot functions: no function of the repository shows in the base's profile: name a --target")
+	}
+	return out, nil
+}
+
+// ProfileTargets profiles the base's benchmarks in dir, as HotTargets
+// does, and gives each named target its profile: its share, the profile's
+// top functions, and its lines' costs. A target the profile does not see
+// gets the top functions only.
+func ProfileTargets(ctx context.Context, repo, base, dir, filter string, targets []Target) ([]Target, error) {
+	ranked, top, total, err := profileBase(ctx, repo, base, dir, filter)
+	if err != nil {
+		return targets, fmt.Errorf("profile the targets: %w", err)
+	}
+	out := slices.Clone(targets)
+	for i, t := range out {
+		out[i].Profile = &TargetProfile{Top: top}
+		for _, f := range ranked {
+			if f.is(dir, t.File, t.Name) {
+				out[i] = f.attach(t, top, total)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// funcStat is one function's samples in the base's profiles.
+type funcStat struct {
+	name, file string // as the profile names them: import path, absolute file
+	flat, cum  int64
+	lines      map[int64]int64 // flat samples by line
+}
+
+// is reports whether f is the function name (pkg.Func, pkg.T.Method) in
+// file, a slash path from the root of dir, the tree that was profiled.
+func (f *funcStat) is(dir, file, name string) bool {
+	rel, err := filepath.Rel(dir, f.file)
+	if err != nil || filepath.ToSlash(rel) != file {
+		return false
+	}
+	return normalise(f.name[strings.LastIndex(f.name, "/")+1:]) == name
+}
+
+// attach returns t with f's profile.
+func (f *funcStat) attach(t Target, top []FuncShare, total int64) Target {
+	t.Profile = &TargetProfile{Share: share(f.cum, total), Top: top}
+	for line, v := range f.lines {
+		t.Profile.Lines = append(t.Profile.Lines, LineShare{Line: int(line), Flat: share(v, total)})
+	}
+	sort.Slice(t.Profile.Lines, func(i, j int) bool { return t.Profile.Lines[i].Line < t.Profile.Lines[j].Line })
+	return t
+}
+
+// profileBase runs the benchmarks of every package at base that has some,
+// once, with a CPU profile, and ranks the repository's non-test functions
+// by cumulative samples. top is the profile's ten hottest functions, of any
+// code.
+func profileBase(ctx context.Context, repo, base, dir, filter string) (ranked []*funcStat, top []FuncShare, total int64, err error) {
+	pkgs, err := benchmarkDirs(ctx, repo, base)
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	if len(pkgs) == 0 {
-		return nil, errors.New("find hot functions: the base has no Go benchmark to profile: name a --target")
+		return nil, nil, 0, errors.New("the base has no Go benchmark to profile: name a --target")
 	}
 	tmp, err := os.MkdirTemp("", "optimizer-targets-")
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	defer os.RemoveAll(tmp)
+	bench := filter
+	if bench == "" {
+		bench = "."
+	}
 	var profs []*profile.Profile
 	for i, pkg := range pkgs {
 		out := filepath.Join(tmp, fmt.Sprintf("cpu%d.pprof", i))
-		bench := filter
-		if bench == "" {
-			bench = "."
-		}
 		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", bench, "-benchtime", "1s",
 			"-cpuprofile", out, "./"+pkg)
 		cmd.Dir = dir
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("profile the base's benchmarks in %s: %w\n%s", pkg, err, tail(b, 20))
+			return nil, nil, 0, fmt.Errorf("run the base's benchmarks in %s: %w\n%s", pkg, err, tail(b, 20))
 		}
 		p, err := readProfile(out)
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		profs = append(profs, p)
 	}
-	return hottest(ctx, repo, base, dir, profs, n)
+	all, total := rankFuncs(profs)
+	if total == 0 {
+		return nil, nil, 0, errors.New("the profile of the base has no samples")
+	}
+	for _, f := range all[:min(10, len(all))] {
+		top = append(top, FuncShare{Name: f.name, Flat: share(f.flat, total), Cum: share(f.cum, total)})
+	}
+	for _, f := range all {
+		rel, err := filepath.Rel(dir, f.file)
+		if err == nil && !strings.HasPrefix(rel, "..") && !strings.HasSuffix(rel, "_test.go") {
+			ranked = append(ranked, f)
+		}
+	}
+	return ranked, top, total, nil
 }
 
 func readProfile(file string) (*profile.Profile, error) {
@@ -239,15 +333,10 @@ func readProfile(file string) (*profile.Profile, error) {
 	return p, nil
 }
 
-// hottest ranks the repository's non-test functions in profs by cumulative
-// share and resolves the top n at base.
-func hottest(ctx context.Context, repo, base, dir string, profs []*profile.Profile, n int) ([]Target, error) {
-	type fn struct {
-		name, file string
-		flat, cum  int64
-		lines      map[int64]int64
-	}
-	fns := map[string]*fn{}
+// rankFuncs adds up every function's flat and cumulative CPU samples over
+// profs, and sorts them by cumulative samples, most first.
+func rankFuncs(profs []*profile.Profile) ([]*funcStat, int64) {
+	fns := map[string]*funcStat{}
 	var total int64
 	for _, p := range profs {
 		vi := len(p.SampleType) - 1 // cpu nanoseconds
@@ -263,7 +352,7 @@ func hottest(ctx context.Context, repo, base, dir string, profs []*profile.Profi
 					name := l.Function.Name
 					f := fns[name]
 					if f == nil {
-						f = &fn{name: name, file: l.Function.Filename, lines: map[int64]int64{}}
+						f = &funcStat{name: name, file: l.Function.Filename, lines: map[int64]int64{}}
 						fns[name] = f
 					}
 					if li == 0 {
@@ -278,53 +367,12 @@ func hottest(ctx context.Context, repo, base, dir string, profs []*profile.Profi
 			}
 		}
 	}
-	if total == 0 {
-		return nil, errors.New("find hot functions: the profile of the base has no samples")
-	}
-	all := make([]*fn, 0, len(fns))
+	all := make([]*funcStat, 0, len(fns))
 	for _, f := range fns {
 		all = append(all, f)
 	}
-	sort.Slice(all, func(i, j int) bool {
-		return all[i].cum > all[j].cum || (all[i].cum == all[j].cum && all[i].name < all[j].name)
-	})
-	var top []FuncShare
-	for _, f := range all[:min(10, len(all))] {
-		top = append(top, FuncShare{Name: f.name, Flat: share(f.flat, total), Cum: share(f.cum, total)})
-	}
-	funcs, err := baseFuncs(ctx, repo, base)
-	if err != nil {
-		return nil, err
-	}
-	var out []Target
-	for _, f := range all {
-		rel, err := filepath.Rel(dir, f.file)
-		if err != nil || strings.HasPrefix(rel, "..") || strings.HasSuffix(rel, "_test.go") {
-			continue // not the repository's, or test code
-		}
-		rel = filepath.ToSlash(rel)
-		short := f.name[strings.LastIndex(f.name, "/")+1:] // pkg.Func or pkg.(*T).Method
-		for _, g := range funcs {
-			if g.file != rel || g.pkg+"."+g.name != normalise(short) {
-				continue
-			}
-			t := g.target()
-			t.Profile = &TargetProfile{Share: share(f.cum, total), Top: top}
-			for line, v := range f.lines {
-				t.Profile.Lines = append(t.Profile.Lines, LineShare{Line: int(line), Flat: share(v, total)})
-			}
-			sort.Slice(t.Profile.Lines, func(i, j int) bool { return t.Profile.Lines[i].Line < t.Profile.Lines[j].Line })
-			out = append(out, t)
-			break
-		}
-		if len(out) == n {
-			break
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("find hot functions: no function of the repository shows in the base's profile: name a --target")
-	}
-	return out, nil
+	sort.Slice(all, func(i, j int) bool { return all[i].cum > all[j].cum || (all[i].cum == all[j].cum && all[i].name < all[j].name) })
+	return all, total
 }
 
 // normalise turns a profile's pkg.(*T).Method into pkg.T.Method.

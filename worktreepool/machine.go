@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -18,31 +19,57 @@ func DefaultMachineLock() string { return filepath.Join(os.TempDir(), "optimizer
 // machineWait is the longest pause between tries for the machine lock.
 const machineWait = 50 * time.Millisecond
 
+// machineHold is one hold of the machine lock, with the record that says so
+// (see Holders). Close releases both.
+type machineHold struct {
+	f      *os.File
+	record string
+}
+
+func (h *machineHold) Close() {
+	if h.record != "" {
+		os.Remove(h.record) // before the lock: a record never outlives its hold
+	}
+	h.f.Close()
+}
+
 // holdMachine takes the machine lock, shared for a slot holder or exclusive
-// for an exclusive holder, waiting until ctx is done. The returned file holds
-// the lock until it is closed. A benchmark in one optimizer then never runs
-// beside another optimizer's tests or benchmarks.
+// for an exclusive holder, waiting until ctx is done, and leaves a record of
+// the hold beside it. The hold keeps the lock until it is closed. A
+// benchmark in one optimizer then never runs beside another optimizer's
+// tests or benchmarks. While it waits, the pool's waits say so.
 //
 // flock makes no promise of fairness, so a gate file beside the lock gives
 // exclusive holders preference: an exclusive waiter holds the gate while it
 // waits, and shared holders pass the gate on their way in. Otherwise another
 // pool's steady stream of tests could keep a benchmark waiting forever.
-func holdMachine(ctx context.Context, path string, exclusive bool) (*os.File, error) {
-	how := syscall.LOCK_SH
+func (p *Pool) holdMachine(ctx context.Context, exclusive bool) (*machineHold, error) {
+	how, what := syscall.LOCK_SH, WhatTesting
 	if exclusive {
-		how = syscall.LOCK_EX
+		how, what = syscall.LOCK_EX, WhatBenchmarking
 	}
-	gate, err := flockFile(ctx, path+".gate", how)
+	blocked, done := p.waits.start(exclusive)
+	defer done()
+	gate, err := flockFile(ctx, p.machine+".gate", how, blocked)
 	if err != nil {
 		return nil, err
 	}
 	defer gate.Close()
-	return flockFile(ctx, path, how)
+	if exclusive {
+		if rec := writeRecord(p.machine, WhatWaiting, p.repo); rec != "" {
+			defer os.Remove(rec)
+		}
+	}
+	f, err := flockFile(ctx, p.machine, how, blocked)
+	if err != nil {
+		return nil, err
+	}
+	return &machineHold{f: f, record: writeRecord(p.machine, what, p.repo)}, nil
 }
 
 // flockFile opens path, creating it, and takes its flock, trying until ctx
-// is done.
-func flockFile(ctx context.Context, path string, how int) (*os.File, error) {
+// is done. It calls blocked each time a try finds the lock taken.
+func flockFile(ctx context.Context, path string, how int, blocked func()) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("open machine lock: %w", err)
@@ -56,6 +83,7 @@ func flockFile(ctx context.Context, path string, how int) (*os.File, error) {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
+		blocked()
 		select {
 		case <-ctx.Done():
 			f.Close()
@@ -63,4 +91,103 @@ func flockFile(ctx context.Context, path string, how int) (*os.File, error) {
 		case <-time.After(delay):
 		}
 	}
+}
+
+// waits keeps the pool's holders that are blocked on the machine lock now.
+type waits struct {
+	mu      sync.Mutex
+	next    int
+	on      map[int]waiting
+	changed chan struct{} // closed and replaced whenever on changes
+}
+
+// change returns a channel closed at the next change of the waits.
+func (w *waits) change() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.changed == nil {
+		w.changed = make(chan struct{})
+	}
+	return w.changed
+}
+
+// notify wakes those waiting on a change. w.mu must be held.
+func (w *waits) notify() {
+	if w.changed != nil {
+		close(w.changed)
+		w.changed = nil
+	}
+}
+
+type waiting struct {
+	since     time.Time
+	exclusive bool
+}
+
+// start registers a holder about to try for the lock. blocked marks it
+// waiting, from its first call on; done forgets it.
+func (w *waits) start(exclusive bool) (blocked, done func()) {
+	w.mu.Lock()
+	w.next++
+	id := w.next
+	w.mu.Unlock()
+	var once sync.Once
+	blocked = func() {
+		once.Do(func() {
+			w.mu.Lock()
+			if w.on == nil {
+				w.on = map[int]waiting{}
+			}
+			w.on[id] = waiting{since: time.Now(), exclusive: exclusive}
+			w.notify()
+			w.mu.Unlock()
+		})
+	}
+	done = func() {
+		w.mu.Lock()
+		if _, ok := w.on[id]; ok {
+			delete(w.on, id)
+			w.notify()
+		}
+		w.mu.Unlock()
+	}
+	return blocked, done
+}
+
+// longest is the earliest start among the current waits, and whether any
+// is exclusive; ok is false when nobody waits.
+func (w *waits) longest() (since time.Time, exclusive, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, x := range w.on {
+		if !ok || x.since.Before(since) {
+			since = x.since
+		}
+		exclusive = exclusive || x.exclusive
+		ok = true
+	}
+	return since, exclusive, ok
+}
+
+// MachineWait reports whether a holder of this pool is waiting now for the
+// machine lock, held by another pool or process, and who holds it. A
+// shared holder waits only for exclusive holders, so only those are named
+// to it. It is safe for concurrent use, and reads the holders' records and
+// the kernel's lock list only when someone waits.
+func (p *Pool) MachineWait() (MachineWait, bool) {
+	since, exclusive, ok := p.waits.longest()
+	if !ok {
+		return MachineWait{}, false
+	}
+	w := MachineWait{Lock: p.machine, Since: since, Exclusive: exclusive}
+	self := os.Getpid()
+	for _, h := range Holders(p.machine) {
+		if h.PID == self && h.What == WhatWaiting {
+			continue // this process's own waiter at the gate
+		}
+		if exclusive || h.Exclusive || h.Stale {
+			w.Holders = append(w.Holders, h)
+		}
+	}
+	return w, true
 }

@@ -78,6 +78,7 @@ type Pool struct {
 	keep    bool
 	noWatch bool
 	resets  resetCounts
+	waits   waits // holders blocked on the machine lock
 	tracked trackedCache
 	makers  int
 	log     *slog.Logger
@@ -197,7 +198,7 @@ func (p *Pool) Acquire(ctx context.Context) (*Slot, error) {
 	if err := p.sem.Acquire(ctx, 1); err != nil {
 		return nil, err
 	}
-	machine, err := holdMachine(ctx, p.machine, false)
+	machine, err := p.holdMachine(ctx, false)
 	if err != nil {
 		p.sem.Release(1)
 		return nil, err
@@ -224,7 +225,7 @@ func (p *Pool) AcquireExclusive(ctx context.Context) ([]*Slot, error) {
 	if err := p.sem.Acquire(ctx, p.size); err != nil {
 		return nil, err
 	}
-	machine, err := holdMachine(ctx, p.machine, true)
+	machine, err := p.holdMachine(ctx, true)
 	if err != nil {
 		p.sem.Release(p.size)
 		return nil, err

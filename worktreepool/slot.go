@@ -46,7 +46,7 @@ type Slot struct {
 	resets  *resetCounts  // the pool's; nil for none
 	tracked *trackedCache // the pool's: the paths of base's tree
 
-	machine *os.File // the machine lock this holder has, if any
+	machine *machineHold // the machine lock this holder has, if any
 
 	// Guarded by the pool's mutex.
 	held   bool

@@ -110,7 +110,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Tags, "tags", o.Tags, "build tags for benchmark binaries, comma-separated")
 	fs.IntVar(&o.MinPairs, "min-pairs", o.MinPairs, "benchmark pairs measured before the first look")
 	fs.IntVar(&o.MaxPairs, "max-pairs", o.MaxPairs, "most benchmark pairs per candidate")
-	fs.DurationVar(&o.BenchBudget, "bench-budget", o.BenchBudget, "most time spent benchmarking one candidate")
+	fs.DurationVar(&o.BenchBudget, "bench-budget", o.BenchBudget, "most time spent benchmarking one candidate, counted from when it has the machine to itself")
 	fs.StringVar(&o.Metric, "metric", o.Metric, "what a --bench command's samples measure when it prints no benchmark lines: wall or cpu")
 	fs.BoolVar(&o.NoiseCheck, "noise-check", o.NoiseCheck, "measure base against itself first and report the noise floor")
 	fs.BoolVar(&o.NoPin, "no-pin", o.NoPin, "do not pin benchmark processes to one CPU")

@@ -143,10 +143,8 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 		}
 	}()
 
-	if targets == nil {
-		if targets, err = hotTargets(ctx, o, r, base, pool, stderr); err != nil {
-			return err
-		}
+	if targets, err = profiledTargets(ctx, o, r, base, pool, targets, stderr); err != nil {
+		return err
 	}
 	loop := &optimize.Loop{
 		Repo: r.Root, Base: base, Targets: targets, Rounds: o.Rounds, PerRound: o.PerRound, Repairs: o.Repairs,
@@ -191,15 +189,26 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	return nil
 }
 
-// hotTargets profiles the base, in a slot of the pool, for the hottest
-// functions of the repository.
-func hotTargets(ctx context.Context, o optimizeOptions, r repo, base string, pool *worktreepool.Pool, stderr io.Writer) ([]optimize.Target, error) {
-	fmt.Fprintln(stderr, "optimize: no --target: profiling the base's benchmarks for the hottest functions")
+// profiledTargets profiles the base's benchmarks in a slot of the pool:
+// without named targets, for the hottest functions of the repository; with
+// them, for what generators should know of them. A named target whose
+// profile cannot be taken goes on without one.
+func profiledTargets(ctx context.Context, o optimizeOptions, r repo, base string, pool *worktreepool.Pool, named []optimize.Target, stderr io.Writer) ([]optimize.Target, error) {
+	if named == nil {
+		fmt.Fprintln(stderr, "optimize: no --target: profiling the base's benchmarks for the hottest functions")
+	}
 	s, err := pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("acquire a slot to profile the base: %w", err)
 	}
 	defer pool.Release(s)
+	if named != nil {
+		ts, err := optimize.ProfileTargets(ctx, r.Root, base, s.Dir(), o.BenchFilter, named)
+		if err != nil {
+			fmt.Fprintf(stderr, "optimize: the targets go to generators without a profile: %v\n", err)
+		}
+		return ts, nil
+	}
 	ts, err := optimize.HotTargets(ctx, r.Root, base, s.Dir(), o.HotTargets, o.BenchFilter)
 	if err != nil {
 		return nil, err

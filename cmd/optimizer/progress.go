@@ -20,12 +20,13 @@ import (
 // to w: bars on a terminal, plain lines elsewhere (and with -v, where log
 // lines would tear bars). It is the only writer to the terminal while a job
 // runs.
-func showProgress(events <-chan evaluator.Event, w io.Writer, verbose bool) {
+func showProgress(events <-chan evaluator.Event, w io.Writer, verbose bool, plan etaPlan) {
 	if f, ok := w.(*os.File); ok && !verbose && term.IsTerminal(int(f.Fd())) {
-		showBars(events, w)
+		showBars(events, w, plan)
 		return
 	}
 	t := newTracker(time.Now)
+	t.est.plan = plan
 	for e := range events {
 		if line := t.line(e); line != "" {
 			fmt.Fprintln(w, line)
@@ -35,8 +36,9 @@ func showProgress(events <-chan evaluator.Event, w io.Writer, verbose bool) {
 
 // showBars draws one overall bar with the current activity, and prints each
 // candidate's line above it as the candidate finishes.
-func showBars(events <-chan evaluator.Event, w io.Writer) {
+func showBars(events <-chan evaluator.Event, w io.Writer, plan etaPlan) {
 	t := newTracker(time.Now)
+	t.est.plan = plan
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
 	var bar *mpb.Bar
 	var st atomic.Pointer[string] // the renderer reads it on its own goroutine
@@ -74,6 +76,8 @@ type tracker struct {
 	total   int
 	current string // candidate being benchmarked, or the latest started
 	samples int
+	waiting string // who holds the machine this job waits for; "" when it does not wait
+	est     etaState
 }
 
 func newTracker(now func() time.Time) *tracker {
@@ -85,6 +89,7 @@ func (t *tracker) line(e evaluator.Event) string {
 	if e.Total > 0 {
 		t.total = e.Total
 	}
+	t.est.observe(e, t.now())
 	switch e.Kind {
 	case evaluator.EventJobStart:
 		t.start = t.now()
@@ -103,6 +108,12 @@ func (t *tracker) line(e evaluator.Event) string {
 		t.samples++
 	case evaluator.EventWarning:
 		return "warning: " + e.Message
+	case evaluator.EventWaiting:
+		t.waiting = e.Message
+		if e.Message == "" {
+			return "the machine is free"
+		}
+		return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)
 	case evaluator.EventDone:
 		t.done = max(t.done, e.Done)
 		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, resultLine(e.Result), t.eta())
@@ -110,9 +121,24 @@ func (t *tracker) line(e evaluator.Event) string {
 	return ""
 }
 
-// eta is ", ETA 8s" from the average time per finished candidate, or "".
+// eta is ", ETA 8s" from what is left (see etaState), or, with no plan,
+// from the average time per finished candidate; ", tests ETA 8s" while only
+// the tests' time left is known; or "".
 func (t *tracker) eta() string {
-	if t.done == 0 || t.done >= t.total {
+	if t.done >= t.total {
+		return ""
+	}
+	if t.est.plan.slots > 0 {
+		d, tests, ok := t.est.left(t.now(), t.total, t.done)
+		switch {
+		case !ok:
+			return ""
+		case tests:
+			return ", tests ETA " + shortDuration(d)
+		}
+		return ", ETA " + shortDuration(d)
+	}
+	if t.done == 0 {
 		return ""
 	}
 	per := t.now().Sub(t.start) / time.Duration(t.done)
@@ -122,6 +148,8 @@ func (t *tracker) eta() string {
 // status is the overall bar's activity text.
 func (t *tracker) status() string {
 	switch {
+	case t.waiting != "":
+		return t.waiting
 	case t.phase == "benchmark" && t.current != "":
 		return fmt.Sprintf("benchmark %s (%d samples)", t.current, t.samples)
 	case t.phase != "":
@@ -163,6 +191,9 @@ func resultLine(r *evaluator.CandidateResult) string {
 	}
 	if r.Seconds > 0 {
 		b.WriteString(" " + shortDuration(time.Duration(r.Seconds*float64(time.Second))))
+	}
+	if r.WaitSeconds >= 1 {
+		b.WriteString(" (after waiting " + shortDuration(time.Duration(r.WaitSeconds*float64(time.Second))) + " for the machine)")
 	}
 	return b.String()
 }

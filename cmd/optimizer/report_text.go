@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
@@ -107,9 +108,18 @@ func writeTextTable(w io.Writer, rep *evaluator.Report) {
 		if c.Qualifier != "" {
 			verdict += " (" + c.Qualifier + ")"
 		}
-		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), secondsText(c.Seconds)})
+		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), timeText(c)})
 	}
 	writeColumns(w, "", rows)
+}
+
+// timeText is a candidate's time, and beside it any wait for the machine
+// that its benchmark had, which the time leaves out: "4.1s (+1m05s wait)".
+func timeText(c evaluator.CandidateResult) string {
+	if c.WaitSeconds < 1 {
+		return secondsText(c.Seconds)
+	}
+	return fmt.Sprintf("%s (+%s wait)", secondsText(c.Seconds), shortDuration(time.Duration(c.WaitSeconds*float64(time.Second))))
 }
 
 // writeTextBenchmarks writes a benchstat-like table of one candidate's

@@ -86,7 +86,7 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 // runJob is optimizer run: resolve the job, open the store and the pool,
 // evaluate, print the report. o must be validated.
 func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
-	plan, err := planJob(ctx, o)
+	plan, err := planJob(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -123,8 +123,9 @@ type jobPlan struct {
 }
 
 // planJob finds the repository, resolves the base and loads the candidates
-// that o names.
-func planJob(ctx context.Context, o runOptions) (jobPlan, error) {
+// that o names. It warns on stderr when the working tree has edits that the
+// base does not hold.
+func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, error) {
 	r, err := findRepo(ctx, o.Repo)
 	if err != nil {
 		return jobPlan{}, err
@@ -133,6 +134,7 @@ func planJob(ctx context.Context, o runOptions) (jobPlan, error) {
 	if err != nil {
 		return jobPlan{}, err
 	}
+	warnDirty(ctx, r, o, base, stderr)
 	cands, err := loadCandidates(ctx, r, base, o)
 	if err != nil {
 		return jobPlan{}, err
@@ -304,7 +306,7 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		showProgress(events, stderr, verbose)
+		showProgress(events, stderr, verbose, planOf(opts))
 	}()
 	rep, err := evaluator.Run(ctx, pool, db, opts)
 	close(events)

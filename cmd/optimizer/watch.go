@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -42,7 +43,16 @@ type watchOptions struct {
 	// keptArtifacts is how many evaluations without a winner keep their
 	// artifacts; 0 is defaultKeptArtifacts. Tests set fewer.
 	keptArtifacts int
+	// quickBudget is the benchmark budget of a save's first speed verdict;
+	// 0 is defaultQuickBudget. Tests set less.
+	quickBudget time.Duration
 }
+
+// defaultQuickBudget is the benchmark budget of a save's first speed
+// verdict, when --bench-budget is longer: a quick answer first. When that
+// verdict is not settled and no newer save comes, the same snapshot is
+// evaluated again with the whole --bench-budget (see refinement).
+const defaultQuickBudget = 15 * time.Second
 
 // defaultKeptArtifacts is how many of a watch session's evaluations without
 // a winner keep their artifacts (their changes, for optimizer apply): the
@@ -70,6 +80,13 @@ does not ignore) as a candidate: tests, then benchmarks, as optimizer run does.
 A new save cancels the evaluation in flight. In a Go module, only the packages
 the change affects are tested and benchmarked (--all for every package).
 Candidates saved in a --candidates DIR are evaluated on their own, against HEAD.
+optimizer.toml, .optimizer*, the --candidates folder and editors' temporary
+files (sed -i's sedXXXXXX, swap and backup files) are ignored.
+
+The test verdict is printed as soon as the tests pass ("measuring speed…"),
+then a quick speed verdict (a 15 s budget); when that does not settle and
+no newer save comes, the same save is measured again with the whole
+--bench-budget, and said as "refined:".
 
 One line per evaluation on stdout; -v adds progress and the full report;
 --format json prints one JSON object per line. Every evaluation is a job in
@@ -283,15 +300,9 @@ func (s *session) ownPaths() []string {
 	return out
 }
 
-// isOwn reports whether a slash path relative to the tree is optimizer's.
-func (s *session) isOwn(p string) bool {
-	for _, o := range s.own {
-		if p == o || strings.HasPrefix(p, o+"/") {
-			return true
-		}
-	}
-	return false
-}
+// isOwn reports whether a slash path relative to the tree is optimizer's
+// (see isOwnPath).
+func (s *session) isOwn(p string) bool { return isOwnPath(p, s.own) }
 
 // close removes the slots (or keeps them, with --keep-slots) and closes the
 // store. It runs even when ctx is done.
@@ -320,8 +331,10 @@ type work struct {
 	head      string   // the commit to evaluate against
 	headMoved bool     // HEAD moved since the last work
 	cands     []candidate.Candidate
-	files     []string // the paths the candidates change, for scoping
-	skip      string   // when set, nothing runs: the line says this
+	files     []string      // the paths the candidates change, for scoping
+	skip      string        // when set, nothing runs: the line says this
+	budget    time.Duration // the benchmark budget; 0 is --bench-budget
+	refine    bool          // a full measure of a quick verdict that did not settle
 }
 
 // flight is the evaluation in flight. Its goroutine sends one outcome on
@@ -387,9 +400,29 @@ func (s *session) loop(ctx context.Context, first *work, changes <-chan watch.Ch
 			s.progress(cur, e)
 		case res := <-done:
 			s.finish(cur, res)
+			if r := s.refinement(cur, res); r != nil && len(queue) == 0 {
+				queue = append(queue, r)
+			}
 			cur = nil
 		}
 	}
+}
+
+// refinement is the work that measures a finished quick verdict again,
+// with the whole --bench-budget, when the quick one did not settle; or nil.
+// The loop queues it only while nothing newer waits, and a newer save
+// supersedes it as any work of its key.
+func (s *session) refinement(f *flight, res outcome) *work {
+	if f.w.budget == 0 || f.superseded || res.rep == nil || res.rep.State != "finished" || len(res.rep.Candidates) != 1 {
+		return nil
+	}
+	c := res.rep.Candidates[0]
+	if c.Pairs == 0 || !strings.HasPrefix(c.Note, "not settled") {
+		return nil
+	}
+	r := *f.w
+	r.budget, r.refine, r.headMoved = 0, true, false
+	return &r
 }
 
 // enqueue queues w, replacing queued work of the same key, and cancels the
@@ -427,6 +460,7 @@ func (s *session) start(ctx context.Context, w *work) *flight {
 	}
 	fctx, cancel := context.WithCancel(ctx)
 	f := &flight{w: w, cancel: cancel, done: make(chan outcome, 1), tracker: newTracker(time.Now)}
+	f.tracker.est.plan = etaPlan{slots: s.n, budget: cmp.Or(w.budget, s.o.BenchBudget), maxPairs: s.o.MaxPairs, timeout: s.o.Timeout, noBench: s.o.Bench == "none"}
 	// Nothing else holds a slot now: the pool follows HEAD from here on.
 	s.pool.SetBase(w.head)
 	s.screen.setStatus(s.subject(w) + ": starting…")
@@ -451,6 +485,9 @@ func (s *session) evaluate(ctx context.Context, w *work) outcome {
 		return outcome{skip: skip}
 	}
 	o.Test = test
+	if w.budget > 0 {
+		o.BenchBudget = w.budget
+	}
 	opts := o.evaluatorOptions(s.r, w.head, s.n, w.cands, s.log)
 	opts.Events = s.events
 	rep, err := evaluator.Run(ctx, s.pool, s.db, opts)
@@ -555,6 +592,9 @@ func (s *session) planTree(ctx context.Context, ch watch.Change, initial bool) *
 	}
 	w.cands = []candidate.Candidate{snap.Candidate}
 	w.files = snap.Candidate.Paths()
+	if quick := cmp.Or(s.o.quickBudget, defaultQuickBudget); s.o.BenchBudget > quick {
+		w.budget = quick
+	}
 	if initial {
 		w.trigger = w.files
 	}

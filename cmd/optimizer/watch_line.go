@@ -71,6 +71,9 @@ func (s *session) emitReport(f *flight, res outcome) {
 		if len(rep.Candidates) > 1 || f.w.key != "tree" {
 			msg = c.Name + ": " + msg
 		}
+		if f.w.refine {
+			msg = "refined: " + msg
+		}
 		s.emitCandidate(f.w, rep, c, state, msg)
 	}
 	if s.o.Verbose && state != "interrupted" {
@@ -97,6 +100,9 @@ func (s *session) progress(f *flight, e evaluator.Event) {
 	if f == nil || f.tracker == nil {
 		return
 	}
+	if e.Kind == evaluator.EventTested && e.Result != nil {
+		s.tested(f, e.Result)
+	}
 	line := f.tracker.line(e)
 	if s.o.Verbose {
 		if line != "" {
@@ -109,6 +115,21 @@ func (s *session) progress(f *flight, e evaluator.Event) {
 		status = "testing"
 	}
 	s.screen.setStatus(s.subject(f.w) + ": " + status + "…")
+}
+
+// tested prints the test verdict of a candidate whose benchmark is to
+// come, at once: a save's tests take seconds, its benchmark longer. The
+// final line follows when the benchmark is done; in JSON, this record's
+// state is "tested".
+func (s *session) tested(f *flight, c *evaluator.CandidateResult) {
+	if f.w.refine {
+		return // said by the quick verdict already
+	}
+	msg := candidateLine(c) + " · measuring speed…"
+	if f.w.key != "tree" {
+		msg = c.Name + ": " + msg
+	}
+	s.emitCandidate(f.w, nil, c, "tested", msg)
 }
 
 // emit prints the line of work that produced no candidate result.

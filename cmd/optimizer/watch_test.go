@@ -618,3 +618,112 @@ func TestWatch_PrunesArtifacts(t *testing.T) {
 		t.Errorf("a.txt after apply is %q, want the last save's", b)
 	}
 }
+
+// TestWatch_OwnAndEditorFiles: the README's layout (optimizer.toml and a
+// candidates folder at the root), optimizer's own .optimizer* files and
+// editors' temporary files (sed -i's sedXXXXXX, vim's swap files and 4913,
+// emacs' lock and backup files) are neither triggers nor part of the
+// working tree evaluated.
+func TestWatch_OwnAndEditorFiles(t *testing.T) {
+	repo := newWatchRepo(t)
+	cands := filepath.Join(repo, "candidates")
+	noise := map[string]string{
+		"optimizer.toml": "parallel-candidates = 1\n", ".optimizer-notes": "mine\n",
+		"sedKsiRms": "a\n", "sed4Xq0za": "a\n", ".a.txt.swp": "x", "4913": "", "a.txt~": "old\n", ".#a.txt": "lock",
+		"b.txt___jb_tmp___": "x",
+	}
+	writeWatchFiles(t, repo, noise)
+	writeWatchFiles(t, repo, map[string]string{"b.txt": "edited\n", "candidates/keep.patch": "not a patch of the tree\n"})
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Candidates = []string{cands}
+	w := startWatch(t, o)
+
+	r := w.record() // the tree at start
+	if r.CandidateResult == nil || r.Name != treeCandidate || !slices.Equal(r.Files, []string{"b.txt"}) || !slices.Equal(r.Trigger, []string{"b.txt"}) {
+		t.Fatalf("at start: record %+v, want the working tree, changing b.txt alone", r)
+	}
+	// Saves of the same noise again, then a real save: the next record is the
+	// real save's alone.
+	for name := range noise {
+		noise[name] += "saved again\n"
+	}
+	writeWatchFiles(t, repo, noise)
+	writeWatchFiles(t, repo, map[string]string{"sedAB12cd": "temp\n"})
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	r = w.record()
+	if r.CandidateResult == nil || !slices.Equal(r.Trigger, []string{"a.txt"}) || !slices.Equal(r.Files, []string{"a.txt", "b.txt"}) {
+		t.Fatalf("record %+v, want one triggered by a.txt alone, changing a.txt and b.txt", r)
+	}
+}
+
+// TestWatch_TestsFirst: a save whose tests pass gets its test verdict at
+// once, as its own line, before its benchmark; the full line follows.
+func TestWatch_TestsFirst(t *testing.T) {
+	repo := newWatchRepo(t)
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Bench = "sleep 0.05"
+	o.MinPairs, o.MaxPairs, o.NoProfile = 2, 3, true
+	w := startWatch(t, o)
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	r := w.record()
+	if r.State != "tested" || r.CandidateResult == nil || r.Verdict != evaluator.VerdictPassed || !slices.Equal(r.Trigger, []string{"a.txt"}) ||
+		!strings.HasSuffix(r.Summary, "measuring speed…") {
+		t.Fatalf("first record %+v, want the test verdict, tested, with the speed to come", r)
+	}
+	r = w.record()
+	if r.State != "finished" || r.CandidateResult == nil || r.Pairs == 0 || !slices.Equal(r.Trigger, []string{"a.txt"}) {
+		t.Fatalf("second record %+v, want the finished evaluation with its benchmark pairs", r)
+	}
+}
+
+// TestWatch_Refines: a save's first speed verdict has a quick budget; when
+// it does not settle and no newer save comes, the same snapshot is
+// measured again with the whole --bench-budget, and said as refined.
+func TestWatch_Refines(t *testing.T) {
+	repo := newWatchRepo(t)
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Bench = noisyBench // never settles in a few pairs
+	o.MinPairs, o.MaxPairs, o.NoProfile = 2, 4, true
+	o.BenchBudget, o.quickBudget = 10*time.Minute, time.Millisecond // the quick one stops at its first look
+	w := startWatch(t, o)
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	if r := w.record(); r.State != "tested" {
+		t.Fatalf("first record %+v, want the test verdict", r)
+	}
+	r := w.record()
+	if r.State != "finished" || r.CandidateResult == nil || r.Pairs != 2 || strings.HasPrefix(r.Summary, "refined") {
+		t.Fatalf("second record %+v, want the quick verdict, 2 pairs", r)
+	}
+	r = w.record()
+	if r.State != "finished" || r.CandidateResult == nil || r.Pairs != 4 || !strings.HasPrefix(r.Summary, "refined: ") ||
+		!slices.Equal(r.Trigger, []string{"a.txt"}) {
+		t.Fatalf("third record %+v, want the refined verdict, all 4 pairs, for the same save", r)
+	}
+}
+
+// TestWatch_RefineCancelled: a save while a quick verdict is being refined
+// cancels the refinement; the new save is evaluated.
+func TestWatch_RefineCancelled(t *testing.T) {
+	repo := newWatchRepo(t)
+	o := shellWatch(t, repo, "sh test.sh")
+	o.DB = filepath.Join(t.TempDir(), "store.db")
+	o.Bench = "sleep 0.2; " + noisyBench // a refinement of 30 pairs takes 12 s at least
+	o.MinPairs, o.MaxPairs, o.NoProfile = 2, 30, true
+	o.BenchBudget, o.quickBudget = 10*time.Minute, time.Millisecond
+	w := startWatch(t, o)
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
+	w.record() // tested
+	if r := w.record(); r.State != "finished" || r.Pairs != 2 {
+		t.Fatalf("record %+v, want the quick verdict", r)
+	}
+	writeWatchFiles(t, repo, map[string]string{"b.txt": "edited\n"})
+	if r := w.record(); r.State != "interrupted" || !strings.Contains(r.Summary, "interrupted by a newer save") {
+		t.Fatalf("record %+v, want the refinement interrupted by the save", r)
+	}
+	if r := w.record(); r.State != "tested" || !slices.Equal(r.Trigger, []string{"b.txt"}) {
+		t.Fatalf("record %+v, want the new save's test verdict", r)
+	}
+}

@@ -29,7 +29,8 @@ func (s Snapshot) Empty() bool {
 
 // Take snapshots the working tree at root: tracked edits, deletions, and
 // untracked files that git does not ignore, read now, so that later edits
-// don't leak into an evaluation. It never writes to the repository.
+// don't leak into an evaluation. An untracked editor's temporary file (see
+// Ignored) is left out. It never writes to the repository.
 func Take(ctx context.Context, root, name string) (Snapshot, error) {
 	head, err := gitOut(ctx, root, "rev-parse", "--verify", "HEAD")
 	if err != nil {
@@ -45,6 +46,9 @@ func Take(ctx context.Context, root, name string) (Snapshot, error) {
 			continue
 		}
 		xy, path := rec[:2], rec[3:]
+		if xy == "??" && Ignored(path) {
+			continue
+		}
 		full := filepath.Join(root, filepath.FromSlash(path))
 		fi, err := os.Lstat(full)
 		switch {
@@ -67,7 +71,6 @@ func Take(ctx context.Context, root, name string) (Snapshot, error) {
 			}
 			c.Files[path] = b
 		}
-		_ = xy
 	}
 	slices.Sort(c.Deleted)
 	return Snapshot{Head: head, Candidate: c, Sum: sum(head, c)}, nil

@@ -261,3 +261,22 @@ func TestWatcher_ExtraIgnored(t *testing.T) {
 		t.Fatalf("edit in the new directory: change %+v, want [%s]", c, want)
 	}
 }
+
+// TestIgnored: editors' and tools' temporary files are ignored, and names
+// that only look like them are not.
+func TestIgnored(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{"sedKsiRms", true}, {"dir/sed0aZ9bc", true}, {"4913", true}, {".a.go.swp", true}, {"a.go~", true},
+		{".#a.go", true}, {"#a.go#", true}, {"a.go___jb_tmp___", true}, {".a.go.kate-swp", true},
+		{"sediment", false}, {"sedations", false}, {"sedKsiRmsX", false}, {"sed.go", false}, {"a.go", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Ignored(tt.name); got != tt.want {
+				t.Errorf("Ignored(%q) = %v, want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+}

@@ -111,7 +111,7 @@ func (w *Watcher) addTree(dir string) error {
 
 func (w *Watcher) skipDir(p string) bool {
 	base := filepath.Base(p)
-	if base == ".git" || base == "node_modules" || base == ".optimizer" {
+	if base == ".git" || base == "node_modules" || strings.HasPrefix(base, ".optimizer") {
 		return true
 	}
 	for _, s := range w.opts.Skip {
@@ -128,8 +128,8 @@ func (w *Watcher) skipDir(p string) bool {
 	return w.walked && ignoredByGit(w.opts.Root, p)
 }
 
-// Ignored reports whether a file name is an editor's temporary, swap or
-// backup file.
+// Ignored reports whether a file name is an editor's or tool's temporary,
+// swap or backup file: never a trigger, never part of a snapshot.
 func Ignored(name string) bool {
 	base := filepath.Base(name)
 	switch {
@@ -140,10 +140,35 @@ func Ignored(name string) bool {
 		strings.HasPrefix(base, "#") && strings.HasSuffix(base, "#"),
 		strings.HasSuffix(base, ".tmp"),
 		strings.HasPrefix(base, ".goutputstream-"),
+		strings.HasSuffix(base, ".kate-swp"),
+		strings.HasSuffix(base, "___jb_tmp___"), strings.HasSuffix(base, "___jb_old___"), // JetBrains' safe write
+		sedTemp(base),
 		strings.Contains(base, ".sw") && strings.HasPrefix(base, "."): // .file.swp variants
 		return true
 	}
 	return false
+}
+
+// sedTemp reports whether base is the temporary file that sed -i (GNU and
+// busybox) writes beside the file it edits: "sed" and six characters from
+// mkstemp, such as sedKsiRms. The six must hold a capital or a digit, so
+// that a word such as "sediment" is not taken for one.
+func sedTemp(base string) bool {
+	rest, ok := strings.CutPrefix(base, "sed")
+	if !ok || len(rest) != 6 {
+		return false
+	}
+	mixed := false
+	for _, r := range rest {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			mixed = true
+		case r >= 'a' && r <= 'z':
+		default:
+			return false
+		}
+	}
+	return mixed
 }
 
 // gitEvent reports whether an event in the git dir means HEAD, the index or

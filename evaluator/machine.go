@@ -1,0 +1,74 @@
+package evaluator
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// machineWaiter is a pool that can say when one of its holders waits for
+// the machine lock, and who holds it. *worktreepool.Pool is one.
+type machineWaiter interface {
+	MachineWait() (worktreepool.MachineWait, bool)
+}
+
+var _ machineWaiter = (*worktreepool.Pool)(nil)
+
+// machinePoll is how often a job asks its pool whether it waits for the
+// machine. A wait shorter than this may go unsaid.
+const machinePoll = time.Second
+
+// watchMachine reports, for as long as the job runs, each wait of its pool
+// for the machine lock held by another optimizer or process: who holds it,
+// as an event, a log line and a row of the store's events, again whenever
+// the holders change, and once more when the wait ends. The returned stop,
+// called once the phases are over, ends it and waits for it; after stop,
+// nothing more is emitted.
+func (j *job) watchMachine(ctx context.Context) (stop func()) {
+	mw, ok := j.pool.(machineWaiter)
+	if !ok {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(machinePoll)
+		defer tick.Stop()
+		said := ""
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-quit:
+				if said != "" {
+					j.log.Info("the machine is free")
+					j.emit(Event{Kind: EventWaiting})
+				}
+				return
+			case <-tick.C:
+			}
+			w, waiting := mw.MachineWait()
+			msg := ""
+			if waiting {
+				msg = "waiting for the machine: " + w.String()
+			}
+			if msg == said {
+				continue
+			}
+			said = msg
+			if msg == "" {
+				j.log.Info("the machine is free")
+			} else {
+				j.log.Info(msg, "lock", w.Lock, "since", w.Since)
+				j.event(ctx, "machine-wait", "", msg)
+			}
+			j.emit(Event{Kind: EventWaiting, Message: msg})
+		}
+	})
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
+}
