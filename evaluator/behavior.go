@@ -90,6 +90,7 @@ type baseline struct {
 func (j *job) startBaseline(ctx context.Context) *baseline {
 	b := &baseline{done: make(chan struct{})}
 	if out, ok := j.cachedBaseline(ctx); ok {
+		j.log.Debug("baseline cached", "result", out.summary())
 		b.set(out, nil)
 		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
 		return b
@@ -149,14 +150,17 @@ func (j *job) behavior(ctx context.Context, base *baseline) error {
 		}
 	}()
 	defer close(ended)
+	j.begin(PhaseResolve)
 	ran := j.resolve(ctx, func(c *cand) {
-		begin.Do(func() { j.phase(ctx, "behavior") })
+		begin.Do(func() { j.phase(ctx, PhaseBehavior) })
 		wg.Go(func() { j.behaveOne(ctx, c, base) })
 	})
+	j.end(PhaseResolve)
 	if ran == 0 {
 		base.stop()
 	}
 	wg.Wait()
+	j.end(PhaseBehavior)
 	select {
 	case <-base.done:
 		var bte *BaseTestError
@@ -177,9 +181,11 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
 		return
 	}
+	j.log.Debug("baseline tests start", "slot", slot.Name())
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
 	if err == nil && ctx.Err() == nil {
+		j.log.Debug("baseline tests end", "took", dur(out.Seconds), "result", out.summary())
 		if bte := cannotRun(out); bte != nil {
 			base.set(nil, bte)
 			return
@@ -198,6 +204,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	} else if out.Exit != 0 {
 		j.warn(ctx, "the test command fails at base (exit %d): candidates are judged only on tests that pass at base", out.Exit)
 	}
+	// Judging reads only the statuses of base's tests: keep no more of its
+	// raw output, in memory or in the cache, than a message shows.
+	out.Output = tail(out.Output, 40)
 	base.set(out, nil)
 	j.storeTests(ctx, "", out)
 	j.putBaseline(ctx, out)
@@ -215,8 +224,12 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		return
 	}
 	j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
+	inSlot := time.Now()
 	out, fail := j.testIn(ctx, slot, c)
 	j.pool.Release(slot)
+	j.mu.Lock()
+	c.res.TestSeconds = time.Since(inSlot).Seconds()
+	j.mu.Unlock()
 	if ctx.Err() != nil {
 		return
 	}
@@ -261,13 +274,18 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 
 // testIn stages c in slot and runs the tests there.
 func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, *Failure) {
+	start := time.Now()
 	if err := j.stageJudged(ctx, slot, c); err != nil {
+		j.log.Debug("stage failed", "candidate", c.c.Name, "slot", slot.Name(), "err", err)
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
+	j.log.Debug("candidate staged", "candidate", c.c.Name, "slot", slot.Name(), "took", since(start))
+	j.log.Debug("tests start", "candidate", c.c.Name, "slot", slot.Name())
 	out, err := j.runTests(ctx, slot)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
+	j.log.Debug("tests end", "candidate", c.c.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
 	if out.TimedOut {
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
@@ -439,13 +457,17 @@ func (o *testOutcome) summary() string {
 	return fmt.Sprintf("exit %d in %.1fs", o.Exit, o.Seconds)
 }
 
-// excerpts joins the recorded output of the named tests or packages,
-// falling back to the tail of the whole output.
+// excerpts joins the recorded output of the first five named tests or
+// packages that have some (a run keeps the output of its first
+// gotest.MaxFailureExcerpts failures only), falling back to the tail of the
+// whole output.
 func excerpts(run *gotest.Run, names []string, whole string) string {
 	var b strings.Builder
-	for _, n := range first(names, 5) {
-		if s := run.Output[n]; s != "" {
+	shown := 0
+	for _, n := range names {
+		if s := run.Output[n]; s != "" && shown < 5 {
 			fmt.Fprintf(&b, "--- %s\n%s\n", n, strings.TrimRight(s, "\n"))
+			shown++
 		}
 	}
 	if b.Len() == 0 {

@@ -66,7 +66,9 @@ func (j *job) benchmark(ctx context.Context) error {
 	if j.noBen || len(todo) == 0 {
 		return nil
 	}
-	j.phase(ctx, "benchmark")
+	j.phase(ctx, PhaseBenchmark)
+	j.begin(PhaseBenchmark)
+	defer j.end(PhaseBenchmark)
 	if j.opts.NoiseCheck {
 		j.noiseCheck(ctx, todo[0])
 	}
@@ -98,9 +100,11 @@ func (j *job) unmeasured(ctx context.Context, c *cand) {
 func (j *job) measureOne(ctx context.Context, c *cand) {
 	asked := time.Now()
 	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx})
+	j.log.Debug("benchmark start", "candidate", c.c.Name)
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
+			j.benched(c, asked)
 			j.fail(ctx, c, asked, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire slots to benchmark: %v", err)})
 		}
 		return
@@ -113,12 +117,14 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	start := time.Now()
 	j.waited(ctx, c, start.Sub(asked))
 	smp, note, fail := j.newSampler(ctx, c, slots)
+	j.log.Debug("benchmark ready", "candidate", c.c.Name, "took", since(start))
 	if j.stop != nil && ctx.Err() == nil {
 		j.unmeasured(ctx, c)
 		return
 	}
 	if fail != nil {
 		if ctx.Err() == nil {
+			j.benched(c, start)
 			j.fail(ctx, c, start, fail)
 		}
 		return
@@ -127,6 +133,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		j.mu.Lock()
 		c.res.Note = note
 		j.mu.Unlock()
+		j.benched(c, start)
 		j.settle(ctx, c)
 		return
 	}
@@ -136,6 +143,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	if ctx.Err() != nil {
 		return
 	}
+	j.benched(c, start)
 	if j.stop != nil {
 		j.unmeasured(ctx, c)
 		return
@@ -148,6 +156,14 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	c.res.Seconds += time.Since(start).Seconds()
 	j.mu.Unlock()
 	j.settle(ctx, c)
+}
+
+// benched records c's time in phase 2, from its turn to now, and logs it.
+func (j *job) benched(c *cand, start time.Time) {
+	j.mu.Lock()
+	c.res.BenchSeconds = time.Since(start).Seconds()
+	j.mu.Unlock()
+	j.log.Debug("benchmark end", "candidate", c.c.Name, "took", since(start))
 }
 
 // waited records how long c's benchmark waited for the machine.
@@ -213,6 +229,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			sides = [2]side{sideCand, sideBase}
 		}
 		var got [2][]metric
+		pairStart := time.Now()
 		for _, s := range sides {
 			ms, err := smp.sample(ctx, s)
 			if errors.Is(err, errTooSlow) {
@@ -230,6 +247,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			order++
 		}
 		series.add(got[sideBase], got[sideCand])
+		j.log.Debug("benchmark pair", "candidate", c.c.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
 		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx,
 			Message: fmt.Sprintf("pair %d", r+1)})
 		if r+1 < j.opts.MinPairs {

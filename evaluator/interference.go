@@ -148,8 +148,8 @@ func parseProcStat(b []byte, cpu int) (cpuTimes, bool) {
 	return cpuTimes{}, false
 }
 
-// since is the disturbance between snapshot a and the later b.
-func since(a, b snapshot) Disturbance {
+// disturbanceBetween is the disturbance between snapshot a and the later b.
+func disturbanceBetween(a, b snapshot) Disturbance {
 	if !a.ok || !b.ok || b.cpu.total <= a.cpu.total {
 		return Disturbance{}
 	}
@@ -186,7 +186,7 @@ func (w *watched) sample(ctx context.Context, s side) ([]metric, error) {
 	if err != nil {
 		return ms, err
 	}
-	d := since(before, probe(w.cpu))
+	d := disturbanceBetween(before, probe(w.cpu))
 	for i := range ms {
 		ms[i].dist = d
 	}

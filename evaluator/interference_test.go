@@ -33,9 +33,9 @@ func TestParseProcStat(t *testing.T) {
 	}
 }
 
-// TestSince: the busy time that is neither the benchmark's nor optimizer's
+// TestDisturbanceBetween: the busy time that is neither the benchmark's nor optimizer's
 // is other work.
-func TestSince(t *testing.T) {
+func TestDisturbanceBetween(t *testing.T) {
 	a := snapshot{ok: true, cpu: cpuTimes{busy: 1000, steal: 0, total: 5000}, ours: 3 * time.Second, children: 10}
 	for _, tt := range []struct {
 		name      string
@@ -51,13 +51,13 @@ func TestSince(t *testing.T) {
 		{"OursElsewhere", snapshot{ok: true, cpu: cpuTimes{busy: 1050, total: 5100}, ours: 4 * time.Second}, 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := since(a, tt.b)
+			d := disturbanceBetween(a, tt.b)
 			if !d.Probed || d.OtherCPU < tt.other-1e-9 || d.OtherCPU > tt.other+1e-9 || d.Disturbed() != tt.disturbed {
 				t.Errorf("since = %+v (disturbed %v), want other %.2f, disturbed %v", d, d.Disturbed(), tt.other, tt.disturbed)
 			}
 		})
 	}
-	if d := since(snapshot{}, a); d.Probed || d.Disturbed() {
+	if d := disturbanceBetween(snapshot{}, a); d.Probed || d.Disturbed() {
 		t.Errorf("an unreadable probe gave %+v", d)
 	}
 }

@@ -60,6 +60,7 @@ type job struct {
 	profileSummary any
 	profileNote    string // why the winner has no profile, when it has none by design
 	warned         map[string]bool
+	spans          map[string]*span // each phase's wall time, by name
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string          // import path -> base test binary
@@ -102,6 +103,8 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	defer abort(nil)
 	j.abort = abort
 	stopWatch := j.watchMachine(jctx)
+	j.log.Debug("job start", "candidates", len(j.cands), "base", j.opts.Base, "slots", j.opts.Parallel, "test", j.test)
+	j.begin(PhaseBehavior) // the baseline's tests start now
 	base := j.startBaseline(jctx)
 	defer base.stop()
 	err = j.phases(jctx, base)
@@ -120,6 +123,7 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		state = "failed"
 	}
 	rep.State = state
+	j.log.Debug("job end", "state", state, "took", since(j.start))
 	j.finish(rep, err)
 	j.emit(Event{Kind: EventJobDone, Total: len(j.cands), Done: j.done, Message: state})
 	return rep, err
@@ -137,6 +141,7 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		db:    db,
 		start: time.Now(),
 
+		spans:    map[string]*span{},
 		baseBins: map[string]string{},
 		calib:    map[string][]gobench.Count{},
 		skipped:  map[string]bool{},
@@ -243,9 +248,14 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 		return ctx.Err()
 	}
 	winner := j.selectWinner()
+	if winner != nil {
+		j.log.Debug("winner", "candidate", winner.c.Name, "speedup", winner.res.Speedup)
+	}
 	if winner != nil && (j.opts.Profile || j.opts.ProfileCmd != "") {
-		j.phase(ctx, "profile")
+		j.phase(ctx, PhaseProfile)
+		j.begin(PhaseProfile)
 		j.profile(ctx, winner)
+		j.end(PhaseProfile)
 	}
 	return nil
 }
@@ -300,6 +310,7 @@ func (j *job) settle(ctx context.Context, c *cand) {
 	done := j.done
 	res := c.res
 	j.mu.Unlock()
+	j.log.Debug("verdict", "candidate", c.c.Name, "verdict", res.Verdict, "took", dur(res.Seconds))
 	j.saveCandidate(ctx, c)
 	j.emit(Event{Kind: EventDone, Candidate: c.c.Name, Index: c.idx, Done: done, Result: &res})
 }
@@ -329,6 +340,7 @@ func (j *job) report() *Report {
 		rep.Profile = j.profileSummary
 	}
 	rep.ProfileNote = j.profileNote
+	rep.Phases = j.phaseTimes()
 	rep.Noise = j.noise
 	return rep
 }

@@ -63,6 +63,7 @@ func (j *job) profile(ctx context.Context, w *cand) {
 	if sum == nil {
 		return
 	}
+	j.log.Debug("profile captured", "candidate", w.c.Name, "files", len(sum.Files))
 	for _, msg := range sum.Warnings {
 		j.warn(ctx, "profile %s: %s", w.c.Name, msg)
 	}

@@ -93,6 +93,11 @@ type CandidateResult struct {
 	Files       []string `json:"files,omitempty"` // paths the candidate changes
 	Note        string   `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
 	Seconds     float64  `json:"seconds,omitempty"`
+	// TestSeconds is the candidate's time in its phase-1 slot: staging and
+	// the test command. BenchSeconds is its time in phase 2: building,
+	// calibrating and measuring pairs. Both are 0 for a phase it did not reach.
+	TestSeconds  float64 `json:"test_seconds,omitempty"`
+	BenchSeconds float64 `json:"bench_seconds,omitempty"`
 	// WaitSeconds is the time the candidate's benchmark waited for the
 	// machine, held by another job or process: not part of Seconds, nor
 	// of the benchmark budget.
@@ -123,6 +128,27 @@ type Report struct {
 	State       string    `json:"state,omitempty"` // finished, interrupted, failed
 	Started     time.Time `json:"started"`
 	Seconds     float64   `json:"seconds"`
+	Phases      *Phases   `json:"phases,omitempty"`
+}
+
+// The phases of a job, as Phases, events and -v name them.
+const (
+	PhaseResolve   = "resolve"
+	PhaseBehavior  = "behavior"
+	PhaseBenchmark = "benchmark"
+	PhaseProfile   = "profile"
+)
+
+// Phases is the wall time of each phase of a job, in seconds; a phase that
+// did not run is 0. Resolve is computing the candidates' content ids;
+// behavior runs from the baseline's tests' start to the last candidate's
+// tests, so it overlaps resolve, and the phases may add up to more than the
+// job's Seconds.
+type Phases struct {
+	Resolve   float64 `json:"resolve"`
+	Behavior  float64 `json:"behavior"`
+	Benchmark float64 `json:"benchmark"`
+	Profile   float64 `json:"profile"`
 }
 
 // Noise is the result of an A/A check of base against itself.

@@ -90,6 +90,9 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 		}
 		verdict := c.res.Verdict
 		j.mu.Unlock()
+		if ctx.Err() == nil {
+			j.log.Debug("candidate resolved", "candidate", c.c.Name, "id", r.id, "verdict", verdict)
+		}
 		switch {
 		case verdict != VerdictPending:
 			j.settle(ctx, c)

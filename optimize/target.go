@@ -371,7 +371,9 @@ func rankFuncs(profs []*profile.Profile) ([]*funcStat, int64) {
 	for _, f := range fns {
 		all = append(all, f)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].cum > all[j].cum || (all[i].cum == all[j].cum && all[i].name < all[j].name) })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].cum > all[j].cum || (all[i].cum == all[j].cum && all[i].name < all[j].name)
+	})
 	return all, total
 }
 

@@ -10,12 +10,13 @@ import (
 
 // Defaults for SummaryOptions.
 const (
-	DefaultTopN      = 10  // rows of module code in a top table
-	DefaultLineFuncs = 5   // functions with a line table
-	MinLineShare     = 0.5 // % of samples a changed function needs for a line table
-	MaxFuncRows      = 40  // longer line tables keep only changed and sampled lines
-	minTopShare      = 0.1 // % flat a function needs for a top row, unless changed
-	fewSamples       = 100 // fewer samples than this on a side earn a warning
+	DefaultTopN       = 10  // rows of module code in a top table
+	DefaultTopOutside = 5   // rows naming code outside the module in a top table
+	DefaultLineFuncs  = 5   // functions with a line table
+	MinLineShare      = 0.5 // % of samples a changed function needs for a line table
+	MaxFuncRows       = 40  // longer line tables keep only changed and sampled lines
+	minTopShare       = 0.1 // % flat a function needs for a top row, unless changed
+	fewSamples        = 100 // fewer samples than this on a side earn a warning
 )
 
 // SummaryOptions say what Summarize should look at and how to name it.
@@ -37,6 +38,10 @@ type SummaryOptions struct {
 	// TopN is the number of module functions in a top table;
 	// 0 means DefaultTopN. Functions of changed files are added to it.
 	TopN int
+	// TopOutside is the number of functions outside the module (the
+	// standard library, dependencies, the runtime) named in a top table
+	// before the rest is folded; 0 means DefaultTopOutside, -1 none.
+	TopOutside int
 	// LineFuncs is the number of functions with a line table;
 	// 0 means DefaultLineFuncs.
 	LineFuncs int
@@ -97,6 +102,10 @@ type FuncRow struct {
 	Cum *Share `json:"cum,omitempty"`
 	// Changed marks a function defined in a file the winner changed.
 	Changed bool `json:"changed,omitempty"`
+	// Class is "runtime" or "library" for a named function outside the
+	// module (the standard library, testing, dependencies), "" for the
+	// module's own and for folded rows.
+	Class string `json:"class,omitempty"`
 }
 
 // LineRow is one source line of a changed function. The rows of one
@@ -135,6 +144,9 @@ func Summarize(base, cand string, opts SummaryOptions) (*Summary, error) {
 	}
 	if opts.LineFuncs <= 0 {
 		opts.LineFuncs = DefaultLineFuncs
+	}
+	if opts.TopOutside == 0 {
+		opts.TopOutside = DefaultTopOutside
 	}
 	s := &Summary{Candidate: opts.Candidate, Files: []string{base, cand}, SampleType: "cpu",
 		Top: []FuncRow{}, Lines: []LineRow{}}
@@ -187,7 +199,7 @@ func Summarize(base, cand string, opts SummaryOptions) (*Summary, error) {
 		}
 	}
 	s.Samples = Counts{Base: bs.samples, Cand: cs.samples}
-	s.Top = topRows(bs, cs, opts.TopN, opts.AllCode)
+	s.Top = topRows(bs, cs, opts.TopN, max(opts.TopOutside, 0), opts.AllCode)
 	s.Lines = lineRows(srcs, bs, cs, opts.LineFuncs)
 	if bs.absFiles || cs.absFiles {
 		s.warnf("file names are absolute (binary built without -trimpath?): showing base names")
@@ -225,7 +237,7 @@ func summarizeAlloc(base, cand string, n *namer, changed map[string]bool, opts S
 		return nil, fmt.Errorf("summarize winner memory profile: %w", err)
 	}
 	return &AllocSummary{SampleType: "alloc_space", Bytes: Counts{Base: bs.total, Cand: cs.total},
-		Top: topRows(bs, cs, opts.TopN, opts.AllCode)}, nil
+		Top: topRows(bs, cs, opts.TopN, max(opts.TopOutside, 0), opts.AllCode)}, nil
 }
 
 // warnf adds a warning once.
@@ -253,15 +265,11 @@ func changedSet(files []string) map[string]bool {
 
 // topRows builds a top table: the module's functions ranked by the larger
 // of their two flat shares, then those of changed files that have time on
-// the stack, then the folded rows.
-func topRows(b, c *stats, topN int, all bool) []FuncRow {
-	type cand struct {
-		name       string
-		flat, cum  Share
-		rank, rcum float64
-	}
-	var cands []cand
-	folded := map[class]*Share{classRuntime: {}, classOther: {}}
+// the stack, then the hottest functions outside the module by
+// name (bytes.IndexByte, runtime.mallocgc), then the rest of the time
+// outside the module, folded.
+func topRows(b, c *stats, topN, outside int, all bool) []FuncRow {
+	var cands, others []topCand
 	seen := map[string]bool{}
 	for _, st := range []*stats{b, c} {
 		for name := range st.funcs {
@@ -270,27 +278,17 @@ func topRows(b, c *stats, topN int, all bool) []FuncRow {
 			}
 			seen[name] = true
 			flat := Share{b.pct(b.flat[name]), c.pct(c.flat[name])}
-			cls := b.classOf(name, c)
-			if cls != classModule && !all {
-				f := folded[cls]
-				f.Base += flat.Base
-				f.Cand += flat.Cand
+			cum := Share{b.pct(b.cum[name]), c.pct(c.cum[name])}
+			k := topCand{name, b.classOf(name, c), flat, cum, max(flat.Base, flat.Cand), max(cum.Base, cum.Cand)}
+			if k.cls != classModule && !all {
+				others = append(others, k)
 				continue
 			}
-			cum := Share{b.pct(b.cum[name]), c.pct(c.cum[name])}
-			cands = append(cands, cand{name, flat, cum, max(flat.Base, flat.Cand), max(cum.Base, cum.Cand)})
+			cands = append(cands, k)
 		}
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		x, y := cands[i], cands[j]
-		if x.rank != y.rank {
-			return x.rank > y.rank
-		}
-		if x.rcum != y.rcum {
-			return x.rcum > y.rcum
-		}
-		return x.name < y.name
-	})
+	sortCands(cands)
+	sortCands(others)
 	rows := []FuncRow{}
 	var extra []FuncRow
 	for _, k := range cands {
@@ -306,6 +304,22 @@ func topRows(b, c *stats, topN int, all bool) []FuncRow {
 		}
 	}
 	rows = append(rows, extra...)
+	folded := map[class]*Share{classRuntime: {}, classOther: {}}
+	for _, k := range others {
+		if outside > 0 && k.rank >= minTopShare {
+			outside--
+			cum := roundShare(k.cum)
+			row := FuncRow{Func: shortName(k.name), Flat: roundShare(k.flat), Cum: &cum, Class: "library"}
+			if k.cls == classRuntime {
+				row.Class = "runtime"
+			}
+			rows = append(rows, row)
+			continue
+		}
+		f := folded[k.cls]
+		f.Base += k.flat.Base
+		f.Cand += k.flat.Cand
+	}
 	for _, cls := range []class{classRuntime, classOther} {
 		if f := folded[cls]; f.Base > 0 || f.Cand > 0 {
 			name := RuntimeRow
@@ -316,6 +330,28 @@ func topRows(b, c *stats, topN int, all bool) []FuncRow {
 		}
 	}
 	return rows
+}
+
+// topCand is a function that may get a row in a top table.
+type topCand struct {
+	name       string
+	cls        class
+	flat, cum  Share
+	rank, rcum float64 // the larger side of flat and of cum
+}
+
+// sortCands sorts by rank, then cumulative rank, then name.
+func sortCands(cands []topCand) {
+	sort.Slice(cands, func(i, j int) bool {
+		x, y := cands[i], cands[j]
+		if x.rank != y.rank {
+			return x.rank > y.rank
+		}
+		if x.rcum != y.rcum {
+			return x.rcum > y.rcum
+		}
+		return x.name < y.name
+	})
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }

@@ -162,6 +162,9 @@ func topText(rows []FuncRow) []string {
 		if r.Changed {
 			s += " *"
 		}
+		if r.Class != "" {
+			s += " [" + r.Class + "]"
+		}
 		out = append(out, s)
 	}
 	return out
@@ -190,16 +193,35 @@ func TestSummarize_Top(t *testing.T) {
 		edit func(*SummaryOptions)
 		want []string
 	}{
+		// Library and runtime hot spots are named, not lumped together.
 		{"Default", func(*SummaryOptions) {}, []string{
 			"m.Slow 25/83.33 cum 85/83.33 *",
 			"m.expensive 50/0 cum 50/0 *",
 			"sub.(*T).Get 5/0 cum 5/8.33",
-			"(runtime) 20/8.33",
-			"(other) 0/8.33",
+			"runtime.gcBgMarkWorker 10/8.33 cum 10/8.33 [runtime]",
+			"runtime.mallocgc 10/0 cum 10/0 [runtime]",
+			"sort.insertionSort 0/8.33 cum 0/8.33 [library]",
 		}},
 		{"TopN", func(o *SummaryOptions) { o.TopN = 1 }, []string{
 			"m.Slow 25/83.33 cum 85/83.33 *",
 			"m.expensive 50/0 cum 50/0 *", // changed functions stay
+			"runtime.gcBgMarkWorker 10/8.33 cum 10/8.33 [runtime]",
+			"runtime.mallocgc 10/0 cum 10/0 [runtime]",
+			"sort.insertionSort 0/8.33 cum 0/8.33 [library]",
+		}},
+		// Past TopOutside, the rest of the time outside the module is folded.
+		{"TopOutside", func(o *SummaryOptions) { o.TopOutside = 1 }, []string{
+			"m.Slow 25/83.33 cum 85/83.33 *",
+			"m.expensive 50/0 cum 50/0 *",
+			"sub.(*T).Get 5/0 cum 5/8.33",
+			"runtime.gcBgMarkWorker 10/8.33 cum 10/8.33 [runtime]",
+			"(runtime) 10/0",
+			"(other) 0/8.33",
+		}},
+		{"NoOutside", func(o *SummaryOptions) { o.TopOutside = -1 }, []string{
+			"m.Slow 25/83.33 cum 85/83.33 *",
+			"m.expensive 50/0 cum 50/0 *",
+			"sub.(*T).Get 5/0 cum 5/8.33",
 			"(runtime) 20/8.33",
 			"(other) 0/8.33",
 		}},

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // gitLockReason is what git worktree list shows for a slot.
@@ -85,6 +86,7 @@ func (p *Pool) currentBase() string {
 // makeSlot makes one new slot at base: its lock file first, then the
 // worktree, locked in git too.
 func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
+	start := time.Now()
 	name := newName()
 	dir := filepath.Join(p.dir, name)
 	lock, err := newLock(dir + ".lock")
@@ -108,6 +110,7 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 	s := p.newSlot(name, dir, gitDir, lock)
 	s.base = base
 	s.rewatch() // a new worktree is clean
+	p.log.Debug("slot made", "slot", name, "took", since(start))
 	return s, nil
 }
 
@@ -153,6 +156,7 @@ func (p *Pool) scan() (adopted []*Slot, stale []string) {
 // restores it to the pool's base. A slot that cannot be restored is removed
 // and a new one made in its place.
 func (p *Pool) adopt(ctx context.Context, s *Slot) (*Slot, error) {
+	start := time.Now()
 	killStray(s.dir)                                 // what its dead owner's children left
 	os.Remove(filepath.Join(s.gitDir, "index.lock")) // its owner is gone
 	s.base = p.currentBase()
@@ -164,6 +168,7 @@ func (p *Pool) adopt(ctx context.Context, s *Slot) (*Slot, error) {
 		p.mu.Lock()
 		p.stats.Adopted++
 		p.mu.Unlock()
+		p.log.Debug("slot adopted", "slot", s.name, "took", since(start))
 		return s, nil
 	}
 	p.log.Warn("adopt slot: make a new one instead", "slot", s.name, "err", err)

@@ -372,8 +372,12 @@ func (p *Pool) Release(s *Slot) {
 	p.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	start := time.Now()
 	back := p.recover(ctx, s)
 	cancel()
+	if back == s {
+		p.log.Debug("slot reset", "slot", s.name, "took", since(start))
+	}
 
 	if s.machine != nil {
 		s.machine.Close()
@@ -532,4 +536,9 @@ func newName() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return "slot-" + hex.EncodeToString(b[:])
+}
+
+// since is the time from start, rounded for a log line.
+func since(start time.Time) time.Duration {
+	return time.Since(start).Round(time.Millisecond)
 }

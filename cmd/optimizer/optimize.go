@@ -121,7 +121,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 			return usageErrorf("%w", err)
 		}
 	}
-	n, why := slots(o.Parallel, max(2, len(o.Generate)+len(o.GenerateEdit)), thisMachine())
+	n, why := slots(o.Parallel, max(2, len(o.Generate)+len(o.GenerateEdit)), o.Test, thisMachine())
 	fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], plural(n, "slot"), why)
 	db, err := openStore(ctx, r.storePath(o.DB))
 	if err != nil {

@@ -14,8 +14,9 @@ import (
 // a go test of a mid-sized module, its compiler and linker included.
 const memPerSlot = 1536 << 20
 
-// parallelAuto is the value of -j when it was not given: CPUs-1, at least 1,
-// lowered when free memory is short.
+// parallelAuto is the value of -j when it was not given: CPUs-1, at least 1
+// (at least 2 on two or more CPUs for a test command other than go test),
+// lowered when free memory is short. See slots.
 const parallelAuto parallelFlag = -1
 
 // parallelFlag is the value of -j: auto, or a number of slots (0 means one
@@ -84,10 +85,18 @@ func memAvailable(meminfo []byte) uint64 {
 	return 0
 }
 
-// slots decides the effective number of slots for a job of n candidates,
-// and says why. The baseline's tests run beside the candidates', so more
-// than n+1 slots can never all be busy: the rest would be made for nothing.
-func slots(p parallelFlag, candidates int, m machine) (int, string) {
+// slots decides the effective number of slots for a job of n candidates
+// whose test command is test ("" is the detected default), and says why.
+// The baseline's tests run beside the candidates', so more than n+1 slots
+// can never all be busy: the rest would be made for nothing.
+//
+// Auto is CPUs-1. go test runs packages in parallel itself, and each slot
+// compiles the module anew: on 2 CPUs a second slot showed no gain for Go
+// jobs (paired ratios around 1.00x, docs/speed.md) and doubles their
+// memory, so they keep one. A test command that is not go test, often
+// single-threaded, ran 1.75x faster with two slots there, so it gets at
+// least 2 on two or more CPUs.
+func slots(p parallelFlag, candidates int, test string, m machine) (int, string) {
 	most := candidates + 1
 	switch {
 	case p == 0:
@@ -99,6 +108,10 @@ func slots(p parallelFlag, candidates int, m machine) (int, string) {
 	}
 	n := max(1, m.CPUs-1)
 	why := fmt.Sprintf("auto: %d CPUs", m.CPUs)
+	if m.CPUs >= 2 && n < 2 && !goTest(test) {
+		n = 2
+		why += ", 2 for a test command other than go test"
+	}
 	if m.MemAvail > 0 {
 		if byMem := max(1, int(m.MemAvail/memPerSlot)); byMem < n {
 			n = byMem
@@ -110,6 +123,13 @@ func slots(p parallelFlag, candidates int, m machine) (int, string) {
 		why += fmt.Sprintf(", capped at %d candidates and the baseline", candidates)
 	}
 	return n, why
+}
+
+// goTest reports whether a test command line ("" is the detected default)
+// runs go test, which runs packages in parallel itself.
+func goTest(test string) bool {
+	f := strings.Fields(test)
+	return len(f) == 0 || len(f) >= 2 && f[0] == "go" && f[1] == "test"
 }
 
 func gib(b uint64) string {

@@ -10,25 +10,32 @@ func TestSlots(t *testing.T) {
 		name  string
 		flag  parallelFlag
 		cands int
+		test  string
 		m     machine
 		want  int
 	}{
-		{"AutoCPUsMinusOne", parallelAuto, 20, machine{CPUs: 8, MemAvail: 64 * gib}, 7},
-		{"AutoAtLeastOne", parallelAuto, 20, machine{CPUs: 1, MemAvail: 64 * gib}, 1},
-		{"AutoTwoCores", parallelAuto, 20, machine{CPUs: 2, MemAvail: 64 * gib}, 1},
-		{"AutoMemoryShort", parallelAuto, 20, machine{CPUs: 16, MemAvail: 4 * gib}, 2},
-		{"AutoMemoryVeryShort", parallelAuto, 20, machine{CPUs: 16, MemAvail: gib / 2}, 1},
-		{"AutoMemoryUnknown", parallelAuto, 20, machine{CPUs: 4}, 3},
-		{"AutoCappedByCandidates", parallelAuto, 2, machine{CPUs: 16, MemAvail: 64 * gib}, 3},
-		{"ZeroOnePerCandidate", 0, 6, machine{CPUs: 2}, 6},
-		{"ZeroNoCandidates", 0, 0, machine{CPUs: 2}, 1},
-		{"Explicit", 4, 10, machine{CPUs: 2}, 4},
-		{"ExplicitCapped", 8, 2, machine{CPUs: 2}, 3},
+		{"AutoCPUsMinusOne", parallelAuto, 20, "", machine{CPUs: 8, MemAvail: 64 * gib}, 7},
+		{"AutoAtLeastOne", parallelAuto, 20, "", machine{CPUs: 1, MemAvail: 64 * gib}, 1},
+		{"AutoTwoCores", parallelAuto, 20, "", machine{CPUs: 2, MemAvail: 64 * gib}, 1},
+		{"AutoTwoCoresGoTest", parallelAuto, 20, "go test -json -count=1 ./...", machine{CPUs: 2, MemAvail: 64 * gib}, 1},
+		{"AutoTwoCoresOtherTest", parallelAuto, 20, "python3 -m pytest -q", machine{CPUs: 2, MemAvail: 64 * gib}, 2},
+		{"AutoOneCoreOtherTest", parallelAuto, 20, "python3 -m pytest -q", machine{CPUs: 1, MemAvail: 64 * gib}, 1},
+		{"AutoEightCoresOtherTest", parallelAuto, 20, "npm test", machine{CPUs: 8, MemAvail: 64 * gib}, 7},
+		{"AutoTwoCoresOtherTestMemoryShort", parallelAuto, 20, "npm test", machine{CPUs: 2, MemAvail: gib}, 1},
+		{"AutoTwoCoresOtherTestOneCandidate", parallelAuto, 1, "npm test", machine{CPUs: 2, MemAvail: 64 * gib}, 2},
+		{"AutoMemoryShort", parallelAuto, 20, "", machine{CPUs: 16, MemAvail: 4 * gib}, 2},
+		{"AutoMemoryVeryShort", parallelAuto, 20, "", machine{CPUs: 16, MemAvail: gib / 2}, 1},
+		{"AutoMemoryUnknown", parallelAuto, 20, "", machine{CPUs: 4}, 3},
+		{"AutoCappedByCandidates", parallelAuto, 2, "", machine{CPUs: 16, MemAvail: 64 * gib}, 3},
+		{"ZeroOnePerCandidate", 0, 6, "", machine{CPUs: 2}, 6},
+		{"ZeroNoCandidates", 0, 0, "", machine{CPUs: 2}, 1},
+		{"Explicit", 4, 10, "", machine{CPUs: 2}, 4},
+		{"ExplicitCapped", 8, 2, "", machine{CPUs: 2}, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, why := slots(tt.flag, tt.cands, tt.m)
+			got, why := slots(tt.flag, tt.cands, tt.test, tt.m)
 			if got != tt.want {
-				t.Errorf("slots(%v, %d, %+v) = %d (%s), want %d", tt.flag, tt.cands, tt.m, got, why, tt.want)
+				t.Errorf("slots(%v, %d, %q, %+v) = %d (%s), want %d", tt.flag, tt.cands, tt.test, tt.m, got, why, tt.want)
 			}
 			if why == "" {
 				t.Error("no reason given")

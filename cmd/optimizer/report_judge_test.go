@@ -44,7 +44,7 @@ func TestWriteReport_Interference(t *testing.T) {
 	rep := sampleReport()
 	rep.Candidates[1].Interference = &evaluator.Interference{Samples: 12, Disturbed: 9, OtherCPU: 0.48,
 		MaxOtherCPU: 0.52, InvolSwitches: 31}
-	rep.Candidates[2].Interference = &evaluator.Interference{Samples: 12, OtherCPU: 0.01, MaxOtherCPU: 0.03} // quiet
+	rep.Candidates[2].Interference = &evaluator.Interference{Samples: 12, OtherCPU: 0.01, MaxOtherCPU: 0.03}             // quiet
 	rep.Candidates[3].Interference = &evaluator.Interference{Samples: 4, Disturbed: 1, OtherCPU: 0.02, MaxOtherCPU: 0.2} // one burst
 	for _, tt := range []struct{ format, want string }{
 		{formatText, "    measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU (at most 52%)"},

@@ -17,8 +17,8 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 	if state == "" {
 		state = "finished"
 	}
-	fmt.Fprintf(ew, "Job %s %s in %.1fs: %s at base %s, %s, min speedup %s%%.\n\n",
-		code(rep.Job), state, rep.Seconds, code(rep.Repo), code(shortHash(rep.Base)), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
+	fmt.Fprintf(ew, "Job %s %s in %.1fs%s: %s at base %s, %s, min speedup %s%%.\n\n",
+		code(rep.Job), state, rep.Seconds, phasesText(rep.Phases), code(rep.Repo), code(shortHash(rep.Base)), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 
 	fmt.Fprintln(ew, "| candidate | verdict | speedup | interval | pairs | time |")
 	fmt.Fprintln(ew, "|---|---|---:|---|---:|---:|")

@@ -48,6 +48,7 @@ func sampleReport() *evaluator.Report {
 		State:      "finished",
 		Started:    time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC),
 		Seconds:    41.25,
+		Phases:     &evaluator.Phases{Resolve: 0.4, Behavior: 16.5, Benchmark: 22.1, Profile: 2.6},
 		Noise:      &evaluator.Noise{Floor: 0.021, Pairs: 8},
 		Profile:    &fakeProfile{Candidate: "fast"},
 		Warnings:   []string{"--min-speedup 5% is close to the noise floor ±2.1%"},
@@ -57,7 +58,7 @@ func sampleReport() *evaluator.Report {
 				Message: "2 tests fail that pass at base",
 				Output:  "--- FAIL: TestSumSquares/one (0.00s)\n    sumsq_test.go:20: SumSquares([3]) = 0, want 9\n",
 			}},
-			{Name: "fast", ID: "t2", Verdict: evaluator.VerdictWinner, Speedup: 401.5, CI: ci(380.2, 420.9), Pairs: 6, Seconds: 6.4,
+			{Name: "fast", ID: "t2", Verdict: evaluator.VerdictWinner, Speedup: 401.5, CI: ci(380.2, 420.9), Pairs: 6, Seconds: 6.4, TestSeconds: 1.1, BenchSeconds: 5.3,
 				Benchmarks: []evaluator.BenchResult{
 					{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 3.1e-4, Candidate: 7.72e-7, Speedup: 401.5, CI: [2]float64{380.2, 420.9}, P: 0.0002, Pairs: 6, Verdict: evaluator.VerdictFaster},
 					{Name: "BenchmarkSumSquares", Unit: "B/op", Base: 51077, Candidate: 0, Pairs: 6, Exact: true},

@@ -77,9 +77,35 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 	if state == "" {
 		state = "finished"
 	}
-	fmt.Fprintf(w, "job %s: %s in %.1fs\n", rep.Job, state, rep.Seconds)
+	fmt.Fprintf(w, "job %s: %s in %.1fs%s\n", rep.Job, state, rep.Seconds, phasesText(rep.Phases))
 	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
+}
+
+// phasesText is " (resolve 0.3s, behavior 14s, benchmark 8.1s)": the phases
+// that ran, or "" for a report without phase times.
+func phasesText(p *evaluator.Phases) string {
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	for _, ph := range []struct {
+		name string
+		secs float64
+	}{
+		{evaluator.PhaseResolve, p.Resolve},
+		{evaluator.PhaseBehavior, p.Behavior},
+		{evaluator.PhaseBenchmark, p.Benchmark},
+		{evaluator.PhaseProfile, p.Profile},
+	} {
+		if ph.secs > 0 {
+			parts = append(parts, ph.name+" "+shortDuration(time.Duration(ph.secs*float64(time.Second))))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // winnerLine is "fast (11.80× faster [11.10×, 12.60×])" or why there is none.

@@ -148,7 +148,7 @@ func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, erro
 // executeJob's.
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
-	n, why := slots(o.Parallel, len(plan.cands), thisMachine())
+	n, why := slots(o.Parallel, len(plan.cands), o.Test, thisMachine())
 	if o.ParallelFrom != "" {
 		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
 	}

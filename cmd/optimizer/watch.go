@@ -239,7 +239,7 @@ func newSession(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (
 	if real, err := filepath.EvalSymlinks(r.Root); err == nil {
 		s.root = real
 	}
-	s.n, s.why = slots(o.Parallel, 1, thisMachine())
+	s.n, s.why = slots(o.Parallel, 1, o.Test, thisMachine())
 	if o.Parallel > 0 {
 		s.n, s.why = int(o.Parallel), "-j"
 	}

@@ -28,8 +28,9 @@ import (
 // text patch cannot hold it; its executable bit is not kept. A change to a submodule makes the
 // candidate Invalid. The name is ref with every run of characters other
 // than letters, digits, '.', '_', '-' and '/' turned into one '-'
-// ("HEAD~1" gives "HEAD-1"); Source is "ref " + ref; Explanation is the
-// commit message of ref.
+// ("HEAD~1" gives "HEAD-1"), except that a commit hash longer than
+// ShortHash characters is named by its first ShortHash, as tables can show
+// it; Source is "ref " + ref, in full; Explanation is the commit message of ref.
 //
 // An unknown ref or base gives an error wrapping ErrUnknownRef that names it.
 func FromRef(ctx context.Context, repoDir, base, ref string) (Candidate, error) {
@@ -45,7 +46,7 @@ func FromRef(ctx context.Context, repoDir, base, ref string) (Candidate, error) 
 	if err != nil {
 		return Candidate{}, fmt.Errorf("read candidate ref: %w", err)
 	}
-	c := Candidate{Name: refName(ref), Source: "ref " + ref, Explanation: strings.TrimSpace(to.Message)}
+	c := Candidate{Name: refName(ref, to.Hash.String()), Source: "ref " + ref, Explanation: strings.TrimSpace(to.Message)}
 	problem, err := diffCommits(ctx, repo, from, to, &c)
 	if ctx.Err() != nil {
 		return Candidate{}, ctx.Err()
@@ -160,7 +161,15 @@ func (p textPatch) FilePatches() []fdiff.FilePatch { return p }
 func (p textPatch) Message() string                { return "" }
 
 // refName makes a candidate name of a revision.
-func refName(ref string) string {
+// ShortHash is the length of the name of a candidate given by its commit
+// hash, as the CLI shows a base commit.
+const ShortHash = 12
+
+// refName is the candidate name of ref, which resolved to the commit hash.
+func refName(ref, hash string) string {
+	if len(ref) > ShortHash && strings.HasPrefix(hash, strings.ToLower(ref)) {
+		return strings.ToLower(ref[:ShortHash])
+	}
 	var b strings.Builder
 	dash := false
 	for _, r := range ref {

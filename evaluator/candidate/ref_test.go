@@ -136,7 +136,8 @@ func TestFromRef_Revisions(t *testing.T) {
 		{"main^", "main", tree(second)},
 		{"v1", "v1", tree(second)},
 		{"light", "light", tree(third)},
-		{second, second, tree(second)},
+		{second, second[:ShortHash], tree(second)},
+		{strings.ToUpper(third), third[:ShortHash], tree(third)},
 		{third[:10], third[:10], tree(third)},
 		{"refs/heads/main", "refs/heads/main", tree(third)},
 	} {
@@ -225,8 +226,13 @@ func TestRefName(t *testing.T) {
 		"~~~":          "ref",
 		"v1.2_rc-3":    "v1.2_rc-3",
 		"héllo":        "h-llo",
+		"0123456789abcdef0123456789abcdef01234567": "0123456789ab",
+		"0123456789abc":    "0123456789ab",
+		"0123456789ab":     "0123456789ab",
+		"0123456789a":      "0123456789a",
+		"fedcba9876543210": "fedcba9876543210", // not the commit's hash: a branch of that name
 	} {
-		if got := refName(in); got != want {
+		if got := refName(in, "0123456789abcdef0123456789abcdef01234567"); got != want {
 			t.Errorf("refName(%q) = %q, want %q", in, got, want)
 		}
 	}

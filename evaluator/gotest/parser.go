@@ -16,6 +16,13 @@ import (
 // dropped.
 const MaxLine = 64 << 10
 
+// MaxFailureExcerpts is how many failing tests, and separately how many
+// failing packages, keep an output excerpt in a Run: the first to fail in
+// the stream. The others are counted in Run.OutputDropped. With excerpts
+// of at most MaxExcerpt bytes, a Run holds well under a megabyte of output
+// however many tests fail.
+const MaxFailureExcerpts = 64
+
 var (
 	// ErrClosed is returned by Parser.Write after Result.
 	ErrClosed = errors.New("write to a parser whose result was taken")
@@ -65,6 +72,7 @@ type Parser struct {
 	build   map[string]*excerpt // build output by import path
 	block   string              // the "# pkg" text block being read, if any
 	text    excerpt             // other text lines
+	kept    [2]int              // excerpts kept of failing tests [0] and packages [1]
 }
 
 // NewParser returns a Parser ready for Write.
@@ -269,7 +277,7 @@ func (p *Parser) endTest(key, pkgPath string, s Status) {
 	if t == nil {
 		t = &test{pkg: pkgPath}
 	}
-	p.failed[key] = &t.out
+	p.keepFailure(0, key, &t.out)
 	p.pkg(pkgPath).failed++
 	if parent := p.parent(key); parent != nil {
 		parent.out.append(&t.out)
@@ -321,7 +329,20 @@ func (p *Parser) packageFailure(path string, out *excerpt) {
 		return
 	}
 	p.run.Tests[path] = StatusFail
-	p.failed[path] = out
+	p.keepFailure(1, path, out)
+}
+
+// keepFailure keeps the excerpt of a failing test (kind 0) or package
+// (kind 1), unless MaxFailureExcerpts of that kind are kept already: then
+// only the count of dropped excerpts grows, and late output of key is
+// dropped too.
+func (p *Parser) keepFailure(kind int, key string, out *excerpt) {
+	if p.kept[kind] >= MaxFailureExcerpts {
+		p.run.OutputDropped++
+		return
+	}
+	p.kept[kind]++
+	p.failed[key] = out
 }
 
 // buildExcerpt finds the build output that explains why path failed to

@@ -31,8 +31,13 @@ type Run struct {
 	// BuildFailed lists, sorted, the packages whose build or setup failed.
 	BuildFailed []string `json:"build_failed,omitempty"`
 
-	// Output holds a capped excerpt per failing key of Tests.
+	// Output holds a capped excerpt per failing key of Tests, for the
+	// first MaxFailureExcerpts failing tests and packages in the stream.
 	Output map[string]string `json:"output,omitempty"`
+
+	// OutputDropped counts the failing keys of Tests whose output was not
+	// kept, past MaxFailureExcerpts.
+	OutputDropped int `json:"output_dropped,omitempty"`
 
 	// Text is a capped excerpt of the stream's lines that were neither
 	// events nor build output: what else shared the stream, such as go
