@@ -176,7 +176,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	if j.opts.MemLimit > 0 && !proc.CanLimitMemory() {
 		j.warn(ctx, "no memory cap: prlimit (util-linux) is not installed, so tests run without one")
 	}
-	slot, err := j.pool.Acquire(ctx)
+	slot, err := j.acquireForBase(ctx)
 	if err != nil {
 		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
 		return
@@ -184,6 +184,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	j.log.Debug("baseline tests start", "slot", slot.Name())
 	out, err := j.runTests(ctx, slot)
 	j.pool.Release(slot)
+	if err == nil && out.TimedOut && j.oversubscribed() && ctx.Err() == nil {
+		out, err = j.baseAlone(ctx)
+	}
 	if err == nil && ctx.Err() == nil {
 		j.log.Debug("baseline tests end", "took", dur(out.Seconds), "result", out.summary())
 		if bte := cannotRun(out); bte != nil {
@@ -216,20 +219,16 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 // behaveOne runs one candidate's tests and judges them against the baseline.
 func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	start := time.Now()
-	slot, err := j.pool.Acquire(ctx)
+	out, fail, err := j.testInSlot(ctx, c)
 	if err != nil {
 		if ctx.Err() == nil {
-			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire a slot: %v", err)})
+			j.jobFault(err)
 		}
 		return
 	}
-	j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
-	inSlot := time.Now()
-	out, fail := j.testIn(ctx, slot, c)
-	j.pool.Release(slot)
-	j.mu.Lock()
-	c.res.TestSeconds = time.Since(inSlot).Seconds()
-	j.mu.Unlock()
+	if fail != nil && fail.Kind == FailTimeout && j.oversubscribed() && ctx.Err() == nil {
+		out, fail = j.testAlone(ctx, c)
+	}
 	if ctx.Err() != nil {
 		return
 	}
@@ -241,7 +240,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	b, err := base.wait(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			j.fail(ctx, c, start, &Failure{Kind: FailError, Message: err.Error()})
+			j.jobFault(err) // base could not be tested: no candidate's doing
 		}
 		return
 	}
@@ -339,7 +338,7 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 // runTests runs the test command in a slot. The error is only for a command
 // that could not start.
 func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutcome, error) {
-	cmd := proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
+	cmd := proc.Cmd{Dir: slot.Dir(), Env: testEnv(slot.Env()), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
 		MemLimit: j.opts.MemLimit}
 	var parser *gotest.Parser
 	stdout := &counter{}
@@ -551,7 +550,7 @@ func (j *job) putBaseline(ctx context.Context, out *testOutcome) {
 		err = j.db.PutBaseline(context.WithoutCancel(ctx), j.baselineKey(), b)
 	}
 	if err != nil {
-		j.log.Warn("cache baseline", "err", err)
+		j.notRecorded("the baseline cache", err)
 	}
 }
 
@@ -567,6 +566,6 @@ func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
 			Status: string(st), Output: out.Tests.Output[key]})
 	}
 	if err := j.db.AddTestResults(context.WithoutCancel(ctx), rows); err != nil {
-		j.log.Warn("record test results", "err", err)
+		j.notRecorded("test results", err)
 	}
 }

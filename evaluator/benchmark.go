@@ -323,7 +323,7 @@ func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision)
 		}
 	}
 	if err := j.db.AddBenchResults(context.WithoutCancel(ctx), rows); err != nil {
-		j.log.Warn("record bench results", "err", err)
+		j.notRecorded("benchmark results", err)
 	}
 }
 
@@ -349,6 +349,6 @@ func (j *job) storeSamples(ctx context.Context, name string, s side, round, orde
 			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches}
 	}
 	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
-		j.log.Warn("record bench samples", "err", err)
+		j.notRecorded("benchmark samples", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -31,6 +32,13 @@ var _ Pool = (*worktreepool.Pool)(nil)
 var (
 	ErrNoCandidates = errors.New("no candidates")
 	ErrNoTest       = errors.New("no test command: pass --test, or run in a Go module")
+	// ErrNotRecorded: the job ran, and its report is whole, but the store
+	// could not record all of it (a full disk, say).
+	ErrNotRecorded = errors.New("the job's results could not all be recorded in the store")
+	// ErrEnvironment: something that is no candidate's doing (no slot
+	// could be made, base's tests could not run) stopped candidates from
+	// being judged. They are left unjudged, not failed.
+	ErrEnvironment = errors.New("the environment failed the job, not its candidates")
 	// ErrBenchFilter stops a job whose --bench-filter selects no benchmark.
 	ErrBenchFilter = errors.New("bad benchmark filter")
 )
@@ -56,6 +64,9 @@ type job struct {
 	cands          []*cand
 	done           int
 	warnings       []string
+	fault          error // the first fault of the environment: see jobFault
+	storeFails     int   // store writes that failed
+	storeErr       error // the first of them
 	noise          *Noise
 	profileSummary any
 	profileNote    string // why the winner has no profile, when it has none by design
@@ -113,6 +124,12 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	if cause := context.Cause(jctx); ctx.Err() == nil && errors.As(cause, &setupErr) {
 		err = setupErr // a slot could not be prepared: the job stopped
 	}
+	if ferr := j.faulted(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if n := j.slots(); n < j.opts.Parallel && n > 0 {
+		j.warn(ctx, "only %d of the %d slots asked for could be made (-v says why): the job ran on %d", n, j.opts.Parallel, n)
+	}
 	rep := j.report()
 	state := "finished"
 	switch {
@@ -125,6 +142,14 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	rep.State = state
 	j.log.Debug("job end", "state", state, "took", since(j.start))
 	j.finish(rep, err)
+	if uerr := j.unrecorded(); uerr != nil {
+		j.mu.Lock()
+		rep.Warnings = append([]string(nil), j.warnings...)
+		j.mu.Unlock()
+		if err == nil {
+			err = uerr
+		}
+	}
 	j.emit(Event{Kind: EventJobDone, Total: len(j.cands), Done: j.done, Message: state})
 	return rep, err
 }
@@ -190,6 +215,9 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 func withDefaults(o Options) Options {
 	if o.Kind == "" {
 		o.Kind = "run"
+	}
+	if o.CPUs < 1 {
+		o.CPUs = runtime.NumCPU()
 	}
 	if o.Parallel < 1 {
 		o.Parallel = 1
@@ -323,7 +351,7 @@ func (j *job) report() *Report {
 		Job:        j.id,
 		Repo:       j.opts.Repo,
 		Base:       j.opts.Base,
-		Parallel:   j.opts.Parallel,
+		Parallel:   j.slots(),
 		MinSpeedup: j.opts.MinSpeedup,
 		Started:    j.start,
 		Seconds:    time.Since(j.start).Seconds(),

@@ -276,7 +276,7 @@ func (j *job) storeProfile(ctx context.Context, name, kind, basePath, path strin
 		JobID: j.id, Candidate: name, Kind: kind, BasePath: basePath, Path: path, Summary: b, Created: time.Now(),
 	})
 	if err != nil {
-		j.log.Warn("record profile", "err", err)
+		j.notRecorded("a profile", err)
 	}
 }
 

@@ -3,16 +3,21 @@ package evaluator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
 // The store writes of a job. Every step writes as it finishes, so a job cut
 // off at any point leaves a store that says exactly what finished. A failed
-// write is logged and warned about; it does not change any verdict.
+// write does not change any verdict, but it is a warning on the terminal and
+// in the report, and Run returns ErrNotRecorded: a full disk must not pass
+// for a finished job.
 
 // record writes the job and its candidates, in one transaction, before
 // anything runs (content ids follow as candidates settle), and keeps each
@@ -23,15 +28,16 @@ func (j *job) record(ctx context.Context) error {
 		rows[i] = j.candidateRow(c)
 	}
 	err := j.db.StartJob(ctx, store.Job{
-		ID:       j.id,
-		Kind:     j.opts.Kind,
-		Repo:     j.opts.Repo,
-		Base:     j.opts.Base,
-		Parallel: j.opts.Parallel,
-		PID:      os.Getpid(),
-		Config:   j.opts.Config,
-		State:    "running",
-		Started:  j.start,
+		ID:         j.id,
+		Kind:       j.opts.Kind,
+		Repo:       j.opts.Repo,
+		Base:       j.opts.Base,
+		Parallel:   j.opts.Parallel,
+		PID:        os.Getpid(),
+		OwnerStart: proc.StartTime(os.Getpid()),
+		Config:     j.opts.Config,
+		State:      "running",
+		Started:    j.start,
 	}, rows)
 	if err != nil {
 		return err
@@ -81,18 +87,23 @@ func (j *job) saveChanges(dir string) {
 	}
 }
 
-// fileName makes a candidate name safe as a file name.
+// fileName makes a candidate name safe as a file name, one to one: '%',
+// path separators, ':', NUL and a leading '.' are written as %XX, so that
+// no two names (x/y and x_y, say) share a file.
 func fileName(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if c == '/' || c == '\\' || c == 0 || c == ':' {
-			b[i] = '_'
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '%' || c == '/' || c == '\\' || c == ':' || c == 0 || (i == 0 && c == '.') {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
 		}
+		b.WriteByte(c)
 	}
-	if len(b) == 0 || b[0] == '.' {
-		return "_" + string(b)
+	if b.Len() == 0 {
+		return "%"
 	}
-	return string(b)
+	return b.String()
 }
 
 func (j *job) candidateRow(c *cand) store.Candidate {
@@ -127,7 +138,7 @@ func (j *job) candidateRow(c *cand) store.Candidate {
 
 func (j *job) saveCandidate(ctx context.Context, c *cand) {
 	if err := j.db.UpdateCandidate(context.WithoutCancel(ctx), j.candidateRow(c)); err != nil {
-		j.log.Warn("record candidate", "candidate", c.c.Name, "err", err)
+		j.notRecorded("candidate "+c.c.Name, err)
 	}
 }
 
@@ -136,8 +147,37 @@ func (j *job) event(ctx context.Context, kind, candidate, msg string) {
 		JobID: j.id, Time: time.Now(), Kind: kind, Candidate: candidate, Message: msg,
 	})
 	if err != nil {
-		j.log.Warn("record event", "err", err)
+		j.notRecorded("an event", err)
 	}
+}
+
+// notRecorded counts a store write that failed. The first is a warning, in
+// the report and on the terminal (not in the store's events: the store is
+// what failed).
+func (j *job) notRecorded(what string, err error) {
+	j.log.Warn("record "+what, "err", err)
+	j.mu.Lock()
+	j.storeFails++
+	first := j.storeFails == 1
+	if first {
+		j.storeErr = fmt.Errorf("record %s: %w", what, err)
+		j.warnings = append(j.warnings, "the store could not record this job's results: "+j.storeErr.Error())
+	}
+	j.mu.Unlock()
+	if first {
+		j.emit(Event{Kind: EventWarning, Message: "the store could not record this job's results: " + j.storeErr.Error()})
+	}
+}
+
+// unrecorded returns ErrNotRecorded, wrapped with the count and the first
+// failure, when some store write failed; else nil.
+func (j *job) unrecorded() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.storeFails == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d writes failed, the first: %w", ErrNotRecorded, j.storeFails, j.storeErr)
 }
 
 // finish marks the job finished, interrupted or failed, with its report.
@@ -152,6 +192,6 @@ func (j *job) finish(rep *Report, runErr error) {
 		msg = runErr.Error()
 	}
 	if err := j.db.FinishJob(context.Background(), j.id, rep.State, winner, b, msg); err != nil {
-		j.log.Warn("record job end", "err", err)
+		j.notRecorded("the job's end", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -236,5 +237,100 @@ func TestRun_HugeOutput(t *testing.T) {
 	}
 	if info.Size() > 8<<20 {
 		t.Errorf("store file is %d bytes", info.Size())
+	}
+}
+
+// attackRepo is a Go module whose test runs a script (which go test cannot
+// track, so a cached result would forge a pass) and reads a file, and whose
+// second test attacks its slot as the candidate's "attack" file says: it
+// writes a tracked file through a hard link it then removes, or checks out
+// the user's branch "other".
+var attackRepo = map[string]string{
+	"go.mod":   "module example.com/attack\n\ngo 1.22\n",
+	"check.sh": "exit 0\n",
+	"ok":       "yes\n",
+	"attack_test.go": `package attack
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	if out, err := exec.Command("sh", "check.sh").CombinedOutput(); err != nil {
+		t.Fatalf("check.sh: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile("ok"); string(b) != "yes\n" {
+		t.Fatalf("ok says %q: the slot was poisoned", b)
+	}
+}
+
+func TestAttack(t *testing.T) {
+	b, _ := os.ReadFile("attack")
+	switch strings.TrimSpace(string(b)) {
+	case "hardlink":
+		os.Link("ok", ".l")
+		os.WriteFile(".l", []byte("no\n"), 0o644)
+		os.Remove(".l")
+	case "checkout":
+		exec.Command("git", "checkout", "-q", "other").Run()
+	}
+}
+`,
+}
+
+// TestRun_SlotAttacks runs candidates whose tests attack the slots, among
+// candidates that fail only in a script go test cannot see, at -j 1, 2, 4
+// and 8: every verdict is the expected one at every level, and no ref of the
+// user's moved.
+func TestRun_SlotAttacks(t *testing.T) {
+	testenv.Long(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	r := rand.New(rand.NewPCG(20, 20))
+	kinds := []string{"pass", "fail", "hardlink", "checkout"}
+	var cands []candidate.Candidate
+	want := map[string]Verdict{}
+	for i := range 16 {
+		kind := kinds[r.IntN(len(kinds))]
+		name := fmt.Sprintf("c%02d-%s", i, kind)
+		files := map[string]string{"n": fmt.Sprint(i)}
+		want[name] = VerdictPassed
+		switch kind {
+		case "fail":
+			files["check.sh"] = "exit 1\n"
+			want[name] = VerdictFailed
+		case "hardlink", "checkout":
+			files["attack"] = kind + "\n"
+		}
+		cands = append(cands, filesCand(name, files))
+	}
+	for _, n := range []int{1, 2, 4, 8} {
+		t.Run(fmt.Sprintf("j%d", n), func(t *testing.T) {
+			h := newHarness(t, attackRepo)
+			git(t, h.repo, "branch", "other")
+			git(t, h.repo, "checkout", "-q", "other")
+			os.WriteFile(filepath.Join(h.repo, "check.sh"), []byte("exit 3\n"), 0o644)
+			git(t, h.repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "other")
+			git(t, h.repo, "checkout", "-q", "main")
+			refs := git(t, h.repo, "for-each-ref", "--format=%(refname) %(objectname)")
+			rep, err := h.run(t, context.Background(), n, Options{
+				Candidates: cands, Test: "go test ./...", Bench: "none", Timeout: 5 * time.Minute,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range rep.Candidates {
+				if c.Verdict != want[c.Name] {
+					t.Errorf("%s: %s, want %s (failure %+v)", c.Name, c.Verdict, want[c.Name], c.Failure)
+				}
+			}
+			if got := git(t, h.repo, "for-each-ref", "--format=%(refname) %(objectname)"); got != refs {
+				t.Errorf("the user's refs moved:\n got %s\nwant %s", got, refs)
+			}
+		})
 	}
 }

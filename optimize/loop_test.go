@@ -328,10 +328,15 @@ func TestHotTargets(t *testing.T) {
 	if p == nil || p.Share < 0.5 || len(p.Top) == 0 || len(p.Lines) == 0 {
 		t.Fatalf("profile %+v; want most of the samples, the top functions and per-line costs", p)
 	}
+	var cum float64
 	for _, l := range p.Lines {
 		if l.Line < hot[0].Line || l.Line > hot[0].EndLine {
 			t.Errorf("line %d is outside the function (%d-%d)", l.Line, hot[0].Line, hot[0].EndLine)
 		}
+		cum = max(cum, l.Cum)
+	}
+	if cum < 0.1 {
+		t.Errorf("no line of SumSquares holds 10%% of the samples with what it calls: %+v", p.Lines)
 	}
 	named, err := ResolveTargets(ctx, repo, base, []string{"sumsq.SumSquares"})
 	if err != nil {

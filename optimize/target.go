@@ -47,10 +47,12 @@ type FuncShare struct {
 	Cum  float64 `json:"cum"`
 }
 
-// LineShare is one source line's flat fraction of a profile's samples.
+// LineShare is one source line's fraction of a profile's samples: spent on
+// the line itself (flat), and in what it calls too (cum).
 type LineShare struct {
 	Line int     `json:"line"`
 	Flat float64 `json:"flat"`
+	Cum  float64 `json:"cum"`
 }
 
 // ErrNoTarget is returned when a --target names no function at base.
@@ -245,7 +247,7 @@ func ProfileTargets(ctx context.Context, repo, base, dir, filter string, targets
 type funcStat struct {
 	name, file string // as the profile names them: import path, absolute file
 	flat, cum  int64
-	lines      map[int64]int64 // flat samples by line
+	lines      map[int64]*[2]int64 // flat and cumulative samples by line
 }
 
 // is reports whether f is the function name (pkg.Func, pkg.T.Method) in
@@ -262,7 +264,7 @@ func (f *funcStat) is(dir, file, name string) bool {
 func (f *funcStat) attach(t Target, top []FuncShare, total int64) Target {
 	t.Profile = &TargetProfile{Share: share(f.cum, total), Top: top}
 	for line, v := range f.lines {
-		t.Profile.Lines = append(t.Profile.Lines, LineShare{Line: int(line), Flat: share(v, total)})
+		t.Profile.Lines = append(t.Profile.Lines, LineShare{Line: int(line), Flat: share(v[0], total), Cum: share(v[1], total)})
 	}
 	sort.Slice(t.Profile.Lines, func(i, j int) bool { return t.Profile.Lines[i].Line < t.Profile.Lines[j].Line })
 	return t
@@ -344,20 +346,31 @@ func rankFuncs(profs []*profile.Profile) ([]*funcStat, int64) {
 			v := s.Value[vi]
 			total += v
 			seen := map[string]bool{}
+			seenLine := map[*profile.Line]bool{}
 			for li, loc := range s.Location {
-				for _, l := range loc.Line {
+				for i := range loc.Line {
+					l := &loc.Line[i]
 					if l.Function == nil {
 						continue
 					}
 					name := l.Function.Name
 					f := fns[name]
 					if f == nil {
-						f = &funcStat{name: name, file: l.Function.Filename, lines: map[int64]int64{}}
+						f = &funcStat{name: name, file: l.Function.Filename, lines: map[int64]*[2]int64{}}
 						fns[name] = f
 					}
-					if li == 0 {
+					line := f.lines[l.Line]
+					if line == nil {
+						line = new([2]int64)
+						f.lines[l.Line] = line
+					}
+					if li == 0 && i == 0 {
 						f.flat += v
-						f.lines[l.Line] += v
+						line[0] += v
+					}
+					if !seenLine[l] {
+						line[1] += v
+						seenLine[l] = true
 					}
 					if !seen[name] {
 						f.cum += v

@@ -70,6 +70,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s: %w", path, ErrIsDirectory)
+	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("create directory: %w", err)
 	}
@@ -85,7 +88,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		}
 		db.Close()
 		if !isBusy(err) || time.Now().Add(wait).After(deadline) {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, explain(abs, err))
 		}
 		select {
 		case <-ctx.Done():
@@ -153,8 +156,8 @@ func (db *DB) Path() string { return db.path }
 // Close closes the DB's connections. Nothing may use the DB after.
 func (db *DB) Close() error {
 	var errs []error
-	for _, c := range []*sql.DB{db.r, db.w} {
-		if c != nil {
+	for i, c := range []*sql.DB{db.r, db.w} {
+		if c != nil && (i == 0 || c != db.r) { // a read-only DB has one pool for both
 			errs = append(errs, c.Close())
 		}
 	}

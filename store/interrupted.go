@@ -7,19 +7,20 @@ import (
 	"time"
 )
 
-// MarkInterrupted marks every job in state "running" whose PID alive
-// reports dead as "interrupted", sets its Finished to now and its Error to
+// MarkInterrupted marks every job in state "running" whose owner alive
+// reports dead, given its PID and start time ("" when not recorded), as
+// "interrupted", sets its Finished to now and its Error to
 // say that the process (PID n) died, and returns how many jobs it marked.
 // alive is called outside any transaction. A job that finishes meanwhile
 // keeps its own state.
-func (db *DB) MarkInterrupted(ctx context.Context, alive func(pid int) bool) (int, error) {
-	running, err := queryAll(ctx, db, `SELECT id, pid FROM jobs WHERE state = ?`, scanRunning, stateRunning)
+func (db *DB) MarkInterrupted(ctx context.Context, alive func(pid int, start string) bool) (int, error) {
+	running, err := queryAll(ctx, db, `SELECT id, pid, owner_start FROM jobs WHERE state = ?`, scanRunning, stateRunning)
 	if err != nil {
 		return 0, fmt.Errorf("list running jobs: %w", err)
 	}
 	var dead []runningJob
 	for _, j := range running {
-		if !alive(j.pid) {
+		if !alive(j.pid, j.start) {
 			dead = append(dead, j)
 		}
 	}
@@ -31,13 +32,14 @@ func (db *DB) MarkInterrupted(ctx context.Context, alive func(pid int) bool) (in
 }
 
 type runningJob struct {
-	id  string
-	pid int
+	id    string
+	pid   int
+	start string
 }
 
 func scanRunning(s scanner) (runningJob, error) {
 	var j runningJob
-	err := s.Scan(&j.id, &j.pid)
+	err := s.Scan(&j.id, &j.pid, &j.start)
 	return j, err
 }
 

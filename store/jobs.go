@@ -16,14 +16,17 @@ type Job struct {
 	Repo     string
 	Base     string // 40-hex commit
 	Parallel int
-	PID      int    // the optimizer process that runs it
-	Config   []byte // JSON
-	State    string // running, finished, interrupted, failed
-	Winner   string // "" when none
-	Report   []byte // the final report JSON, set by FinishJob
-	Error    string
-	Started  time.Time
-	Finished time.Time // zero while running
+	PID      int // the optimizer process that runs it
+	// OwnerStart is that process's start time as the process package reads
+	// it ("" when unknown), so that a reused PID is not taken for the owner.
+	OwnerStart string
+	Config     []byte // JSON
+	State      string // running, finished, interrupted, failed
+	Winner     string // "" when none
+	Report     []byte // the final report JSON, set by FinishJob
+	Error      string
+	Started    time.Time
+	Finished   time.Time // zero while running
 }
 
 // Job states that this package sets or looks for.
@@ -32,7 +35,7 @@ const (
 	stateInterrupted = "interrupted"
 )
 
-const jobColumns = `id, kind, repo, base, parallel, pid, config, state, winner, report, error, started, finished`
+const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, state, winner, report, error, started, finished`
 
 // CreateJob inserts j. An empty State is "running", a zero Started is now.
 func (db *DB) CreateJob(ctx context.Context, j Job) error {
@@ -50,8 +53,8 @@ func (db *DB) StartJob(ctx context.Context, j Job, cands []Candidate) error {
 		j.State = stateRunning
 	}
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, jsonArg(j.Config), j.State, j.Winner,
+		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, j.OwnerStart, jsonArg(j.Config), j.State, j.Winner,
 			jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished))
 		if err != nil {
 			return err
@@ -118,7 +121,7 @@ func (db *DB) Jobs(ctx context.Context, limit int) ([]Job, error) {
 
 func scanJob(s scanner) (Job, error) {
 	var j Job
-	err := s.Scan(&j.ID, &j.Kind, &j.Repo, &j.Base, &j.Parallel, &j.PID, &j.Config, &j.State, &j.Winner,
+	err := s.Scan(&j.ID, &j.Kind, &j.Repo, &j.Base, &j.Parallel, &j.PID, &j.OwnerStart, &j.Config, &j.State, &j.Winner,
 		&j.Report, &j.Error, timeCol{&j.Started}, timeCol{&j.Finished})
 	return j, err
 }

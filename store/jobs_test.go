@@ -159,7 +159,7 @@ func TestDB_MarkInterrupted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	alive := func(pid int) bool { return pid == 2 }
+	alive := func(pid int, _ string) bool { return pid == 2 }
 	n, err := db.MarkInterrupted(ctx, alive)
 	if err != nil {
 		t.Fatal(err)

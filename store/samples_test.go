@@ -6,7 +6,7 @@ import (
 )
 
 // TestDB_BenchSamplesInterference: the interference measured during a
-// sample is stored with it and read back (migration 0003).
+// sample is stored with it and read back (migration 0004).
 func TestDB_BenchSamplesInterference(t *testing.T) {
 	db := newTestDB(t)
 	addJob(t, db, "job1")

@@ -89,6 +89,12 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 	start := time.Now()
 	name := newName()
 	dir := filepath.Join(p.dir, name)
+	// The slots directory itself may have been deleted since Open (by a
+	// test, or a person): it is made again, so that a lost slot is
+	// replaced rather than dropped.
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("make slots directory: %w", err)
+	}
 	lock, err := newLock(dir + ".lock")
 	if err != nil {
 		return nil, err
@@ -115,7 +121,7 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 }
 
 func (p *Pool) newSlot(name, dir, gitDir string, lock *lockFile) *Slot {
-	return &Slot{name: name, dir: dir, gitDir: gitDir, repo: p.repo, lock: lock, log: p.log, noWatch: p.noWatch, resets: &p.resets, tracked: &p.tracked}
+	return &Slot{name: name, dir: dir, gitDir: gitDir, repo: p.repo, lock: lock, log: p.log, noWatch: p.noWatch, paranoid: p.paranoid, resets: &p.resets, tracked: &p.tracked}
 }
 
 // scan takes the locks of the orphaned and kept slots in the slots

@@ -4,5 +4,5 @@ package worktreepool
 
 import "io/fs"
 
-// hardLinked is never asked where slots are not watched.
+// hardLinked cannot tell here: it says no.
 func hardLinked(fs.FileInfo) bool { return false }

@@ -45,6 +45,11 @@ type Options struct {
 	// closing them, or through a hard link from outside the slot, or slots
 	// on a network file system.
 	NoWatch bool
+	// Paranoid proves every slot clean with Verify at every reset, instead
+	// of only before a slot serves a benchmark (AcquireExclusive) or a
+	// holder calls Verify: a walk of the tree and a full git status each
+	// time, but no trust in the watch at all.
+	Paranoid bool
 	// MachineLock is the file that orders this pool's holders against other
 	// pools', in this process or another: see holdMachine. "" means
 	// DefaultMachineLock().
@@ -70,18 +75,19 @@ type Stats struct {
 // Pool lends out the slots of one repository. Its methods are safe for
 // concurrent use.
 type Pool struct {
-	repo    string
-	common  string
-	dir     string
-	machine string // the machine lock file
-	size    int64
-	keep    bool
-	noWatch bool
-	resets  resetCounts
-	waits   waits // holders blocked on the machine lock
-	tracked trackedCache
-	makers  int
-	log     *slog.Logger
+	repo     string
+	common   string
+	dir      string
+	machine  string // the machine lock file
+	size     int64
+	keep     bool
+	noWatch  bool
+	paranoid bool
+	resets   resetCounts
+	waits    waits // holders blocked on the machine lock
+	tracked  trackedCache
+	makers   int
+	log      *slog.Logger
 
 	sem  *semaphore.Weighted
 	idle chan *Slot // capacity size: every open slot fits
@@ -148,22 +154,23 @@ func newPool(ctx context.Context, opts Options) (*Pool, error) {
 		machine = DefaultMachineLock()
 	}
 	return &Pool{
-		repo:    root,
-		common:  common,
-		dir:     dir,
-		machine: machine,
-		size:    int64(opts.Size),
-		keep:    opts.Keep,
-		noWatch: opts.NoWatch,
-		tracked: trackedCache{repo: root},
-		makers:  makers,
-		log:     logger.With("component", "pool"),
-		sem:     semaphore.NewWeighted(int64(opts.Size)),
-		idle:    make(chan *Slot, opts.Size),
-		base:    opts.Base,
-		open:    map[*Slot]bool{},
-		stats:   Stats{Size: opts.Size},
-		changed: make(chan struct{}),
+		repo:     root,
+		common:   common,
+		dir:      dir,
+		machine:  machine,
+		size:     int64(opts.Size),
+		keep:     opts.Keep,
+		noWatch:  opts.NoWatch,
+		paranoid: opts.Paranoid,
+		tracked:  trackedCache{repo: root},
+		makers:   makers,
+		log:      logger.With("component", "pool"),
+		sem:      semaphore.NewWeighted(int64(opts.Size)),
+		idle:     make(chan *Slot, opts.Size),
+		base:     opts.Base,
+		open:     map[*Slot]bool{},
+		stats:    Stats{Size: opts.Size},
+		changed:  make(chan struct{}),
 	}, nil
 }
 
@@ -240,6 +247,14 @@ func (p *Pool) AcquireExclusive(ctx context.Context) ([]*Slot, error) {
 	for _, s := range got {
 		if err = p.checkout(ctx, s); err != nil {
 			break
+		}
+		// A benchmark's slots are proven clean: see Slot.Verify.
+		var dirty int
+		if dirty, err = s.Verify(ctx); err != nil {
+			break
+		}
+		if dirty > 0 {
+			p.log.Warn("a slot was not clean when lent for a benchmark: restored it (a test wrote through a hard link?)", "slot", s.name, "paths", dirty)
 		}
 	}
 	if err != nil {
@@ -337,13 +352,13 @@ func (p *Pool) hold(s *Slot, weight int64) {
 }
 
 // checkout moves a slot to the pool's base if the base moved since the
-// slot was restored.
+// slot was restored, and makes sure its HEAD is detached.
 func (p *Pool) checkout(ctx context.Context, s *Slot) error {
 	p.mu.Lock()
 	base := p.base
 	p.mu.Unlock()
 	if s.base == base {
-		return nil
+		return s.detach(ctx)
 	}
 	s.base = base
 	return s.hardReset(ctx)

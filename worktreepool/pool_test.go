@@ -229,6 +229,19 @@ func TestSlot_Reset(t *testing.T) {
 			os.RemoveAll(filepath.Join(d, "sub"))
 			os.Symlink(t.TempDir(), filepath.Join(d, "sub"))
 		}},
+		{"HardLinkWrite", func(d string) {
+			// A tracked file written through a link whose name is gone
+			// again: the watch saw only the link's name.
+			os.Link(filepath.Join(d, "a.txt"), filepath.Join(d, ".l"))
+			os.WriteFile(filepath.Join(d, ".l"), []byte("poison\n"), 0o644)
+			os.Remove(filepath.Join(d, ".l"))
+		}},
+		{"HardLinkWriteInNewDir", func(d string) {
+			os.MkdirAll(filepath.Join(d, "tmp/x"), 0o755)
+			os.Link(filepath.Join(d, "sub/b.txt"), filepath.Join(d, "tmp/x/l"))
+			os.WriteFile(filepath.Join(d, "tmp/x/l"), []byte("poison\n"), 0o644)
+			os.RemoveAll(filepath.Join(d, "tmp"))
+		}},
 		{"DeleteEverything", func(d string) {
 			entries, _ := os.ReadDir(d)
 			for _, e := range entries {
@@ -872,4 +885,190 @@ func TestPool_MachineLockPrefersExclusive(t *testing.T) {
 	for _, s := range <-excl {
 		a.Release(s)
 	}
+}
+
+// TestPool_BranchCheckoutInSlot has a test check out one of the user's
+// branches in its slot. Restoring the slot must not move that branch, or any
+// ref of the user's, and must leave the slot's HEAD detached at base again.
+func TestPool_BranchCheckoutInSlot(t *testing.T) {
+	repo, base := newTestRepo(t)
+	git := func(dir string, args ...string) string {
+		return run(t, dir, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+	}
+	git(repo, "branch", "same") // at base
+	git(repo, "checkout", "-q", "-b", "other")
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("other\n"), 0o644)
+	git(repo, "commit", "-q", "-am", "other")
+	git(repo, "checkout", "-q", "main")
+	refs := git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+
+	p := openPool(t, repo, base, 1, false)
+	defer closePool(t, p)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		test func(dir string)
+	}{
+		{"OtherCommit", func(d string) { git(d, "checkout", "-q", "other") }},
+		{"SameCommit", func(d string) { git(d, "checkout", "-q", "same") }},
+		{"SameCommitThenStage", func(d string) {
+			git(d, "checkout", "-q", "same")
+			os.WriteFile(filepath.Join(d, "a.txt"), []byte("staged\n"), 0o644)
+			git(d, "add", "a.txt")
+		}},
+		{"OtherThenEdit", func(d string) {
+			git(d, "checkout", "-q", "other")
+			os.WriteFile(filepath.Join(d, "a.txt"), []byte("edited\n"), 0o644)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := p.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.test(s.Dir())
+			p.Release(s)
+			if got := git(repo, "for-each-ref", "--format=%(refname) %(objectname)"); got != refs {
+				t.Errorf("the user's refs moved:\n got %s\nwant %s", got, refs)
+			}
+			s, err = p.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Release(s)
+			head, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(head)); got != base {
+				t.Errorf("slot HEAD is %q, want detached at %s", got, base)
+			}
+		})
+	}
+	if log := git(repo, "reflog", "show", "other"); strings.Contains(log, "reset:") {
+		t.Errorf("other's reflog shows a reset:\n%s", log)
+	}
+}
+
+// poisonThroughLink writes into the tracked file target through a hard
+// link made at link, then removes the link, as a hostile test would: no
+// watch of target's directory sees the write.
+func poisonThroughLink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Link(target, link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(link, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("poison\n")
+	f.Close()
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSlot_VerifyHardLinkPoison poisons slots through hard links: a test
+// writing into its own slot under another name, and into a sibling slot at
+// -j 2. Before a benchmark (AcquireExclusive), and at every reset with
+// Paranoid, the slots are proven clean and restored.
+func TestSlot_VerifyHardLinkPoison(t *testing.T) {
+	repo, base := newTestRepo(t)
+	ctx := context.Background()
+	clean := func(t *testing.T, s *Slot) {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(s.Dir(), "a.txt"))
+		if err != nil || string(data) != "a\n" {
+			t.Errorf("slot %s: a.txt = %q, %v; want base's", s.Name(), data, err)
+		}
+	}
+	t.Run("OwnSlot", func(t *testing.T) {
+		p := openPool(t, repo, base, 1, false)
+		defer closePool(t, p)
+		s, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		poisonThroughLink(t, filepath.Join(s.Dir(), "a.txt"), filepath.Join(s.Dir(), "link"))
+		p.Release(s)
+		got, err := p.AcquireExclusive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range got {
+			clean(t, s)
+			p.Release(s)
+		}
+	})
+	t.Run("Sibling", func(t *testing.T) {
+		p := openPool(t, repo, base, 2, false)
+		defer closePool(t, p)
+		a, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		poisonThroughLink(t, filepath.Join(a.Dir(), "a.txt"), filepath.Join(b.Dir(), "link"))
+		p.Release(a)
+		p.Release(b)
+		got, err := p.AcquireExclusive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Fatalf("AcquireExclusive gave %d slots, want 2", len(got))
+		}
+		for _, s := range got {
+			clean(t, s)
+			p.Release(s)
+		}
+	})
+	t.Run("LinkKept", func(t *testing.T) {
+		// The other link outlives the test: the slot's file is made anew,
+		// so that later writes through it miss the slot.
+		p := openPool(t, repo, base, 1, false)
+		defer closePool(t, p)
+		s, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outside := filepath.Join(filepath.Dir(s.Dir()), "outside-link")
+		if err := os.Link(filepath.Join(s.Dir(), "a.txt"), outside); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(outside)
+		p.Release(s)
+		got, err := p.AcquireExclusive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(outside, []byte("late poison\n"), 0o644)
+		for _, s := range got {
+			clean(t, s)
+			p.Release(s)
+		}
+	})
+	t.Run("Paranoid", func(t *testing.T) {
+		p, err := Open(ctx, Options{Repo: repo, Base: base, Size: 1, Paranoid: true, MachineLock: privateLock(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closePool(t, p)
+		s, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		poisonThroughLink(t, filepath.Join(s.Dir(), "a.txt"), filepath.Join(s.Dir(), "link"))
+		p.Release(s)
+		s, err = p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clean(t, s)
+		p.Release(s)
+	})
 }

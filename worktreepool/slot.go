@@ -41,10 +41,11 @@ type Slot struct {
 	// no inotify, or a watch that could not be made), and then every reset
 	// reads a full status. Only the holder, or the pool restoring the slot,
 	// touches it.
-	watch   *watcher
-	noWatch bool
-	resets  *resetCounts  // the pool's; nil for none
-	tracked *trackedCache // the pool's: the paths of base's tree
+	watch    *watcher
+	noWatch  bool
+	paranoid bool          // every reset is a Verify
+	resets   *resetCounts  // the pool's; nil for none
+	tracked  *trackedCache // the pool's: the paths of base's tree
 
 	machine *machineHold // the machine lock this holder has, if any
 
@@ -153,6 +154,17 @@ func checkPath(p string) error {
 // Reset restores the slot to base: see the package doc. The holder may call
 // it to measure base in the same slot; Release does it anyway.
 func (s *Slot) Reset(ctx context.Context) error {
+	if err := s.detach(ctx); err != nil {
+		return err
+	}
+	if s.paranoid {
+		s.resets.count(false)
+		dirty, err := s.Verify(ctx)
+		if dirty > 0 && s.log != nil {
+			s.log.Debug("paranoid reset restored paths", "slot", s.name, "paths", dirty)
+		}
+		return err
+	}
 	if s.quickReset(ctx) {
 		s.resets.count(true)
 		return nil
@@ -368,6 +380,9 @@ func removeAll(root *os.Root, name string) error {
 // untracked and ignored file, then checks that the slot is clean and
 // watches it afresh.
 func (s *Slot) hardReset(ctx context.Context) error {
+	if err := s.detach(ctx); err != nil {
+		return err
+	}
 	if _, err := s.git(ctx, nil, "reset", "--quiet", "--hard", s.base); err != nil {
 		return fmt.Errorf("reset slot %s: %w", s.name, err)
 	}
@@ -383,6 +398,26 @@ func (s *Slot) hardReset(ctx context.Context) error {
 		return fmt.Errorf("slot %s is not clean after a reset: %d changed, %d extra paths", s.name, len(st.changed), len(st.extra))
 	}
 	s.rewatch()
+	return nil
+}
+
+// detach points the slot's HEAD straight at base again if it names a
+// branch: a test that ran git checkout BRANCH in the slot attached it to one
+// of the user's branches, and a reset with HEAD attached would move that
+// branch. Only HEAD itself is written (update-ref --no-deref); the index
+// and work tree are left for the reset. It is a file read when HEAD is
+// detached, and is called before every reset and every lending of a slot.
+func (s *Slot) detach(ctx context.Context) error {
+	head, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
+	if err == nil && !bytes.HasPrefix(head, []byte("ref:")) {
+		return nil
+	}
+	if _, err := s.git(ctx, nil, "update-ref", "--no-deref", "-m", "optimizer: detach slot", "HEAD", s.base); err != nil {
+		return fmt.Errorf("detach slot %s: %w", s.name, err)
+	}
+	if s.log != nil {
+		s.log.Warn("slot HEAD was on a branch: detached it", "slot", s.name, "head", strings.TrimSpace(string(head)))
+	}
 	return nil
 }
 

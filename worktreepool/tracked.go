@@ -104,7 +104,8 @@ const (
 // not have are removed. A tracked directory or submodule that changed, or a
 // tracked file that became a directory, needs a status of those paths. A file
 // with another hard link needs a full status: a tracked file may have been
-// written through it, under a name the watch never saw.
+// written through it, under a name the watch never saw; so does an added
+// path that is gone again, which may have been such a link.
 func (s *Slot) classify(ch changes, t *trackedPaths) (slotStatus, verdict) {
 	st := slotStatus{head: s.base}
 	v := restoreAsIs
@@ -126,8 +127,13 @@ func (s *Slot) classify(ch changes, t *trackedPaths) (slotStatus, verdict) {
 			st.changed = append(st.changed, p)
 		case err == nil:
 			st.extra = append(st.extra, p)
+		default:
+			// A path that base lacks and that is gone again may have been
+			// a hard link to a tracked file, written through and removed:
+			// the watch saw only its name, so only a full status (which
+			// sees the tracked file's new ctime) can tell.
+			return st, statusAll
 		}
-		// An untracked path that is gone again needs nothing.
 	}
 	return st, v
 }

@@ -43,6 +43,7 @@ type runOptions struct {
 	Format        string        `json:"format"`
 	DB            string        `json:"db,omitempty"`
 	KeepSlots     bool          `json:"keep_slots,omitempty"`
+	ParanoidReset bool          `json:"paranoid_reset,omitempty"`
 	BenchFilter   string        `json:"bench_filter,omitempty"`
 	BenchArgs     []string      `json:"bench_args,omitempty"`
 	BuildFlags    []string      `json:"build_flags,omitempty"`
@@ -97,13 +98,14 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Candidates, "candidates", o.Candidates, "a .patch/.diff file, a .jsonl file, or a directory of them and of NAME/ file trees (repeatable)")
 	fs.StringArrayVar(&o.CandidateRefs, "candidate-ref", o.CandidateRefs, "a git ref whose diff from base is a candidate, named by the ref (a commit hash by its first 12 characters) (repeatable)")
 	fs.VarP(&o.Parallel, "parallel-candidates", "j", "slots: candidates tested at once; 0 means one per candidate; auto is CPUs-1 (at least 2 on 2+ CPUs for a test command other than go test), lowered when memory is short")
-	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot (default: go test -json ./... in a Go module)")
+	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS so that go test never answers from its cache (default: go test -json ./... in a Go module)")
 	fs.StringVar(&o.Bench, "bench", o.Bench, `benchmark command, run with sh -c (default: the Go benchmarks of the touched packages; "none" disables)`)
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "limit on one run of the test command")
 	fs.Float64Var(&o.MinSpeedup, "min-speedup", o.MinSpeedup, "percent: faster means the interval's lower bound clears 1 + this")
 	fs.StringVar(&o.Format, "format", o.Format, "report format: text, json or markdown")
 	fs.StringVar(&o.DB, "db", o.DB, "store file (default <git-common-dir>/optimizer/optimizer.db)")
 	fs.BoolVar(&o.KeepSlots, "keep-slots", o.KeepSlots, "keep the slots warm for the next job instead of removing them")
+	fs.BoolVar(&o.ParanoidReset, "paranoid-reset", o.ParanoidReset, "prove every slot clean at every reset (a walk of the tree and a full git status), not only before base's tests and benchmarks")
 	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp, slash by slash as go test -bench: only the benchmarks it matches, sub-benchmarks by their full names, are run and judged")
 	fs.StringArrayVar(&o.BenchArgs, "bench-arg", o.BenchArgs, "extra argument to Go benchmark binaries (repeatable)")
 	fs.StringArrayVar(&o.BuildFlags, "build-flags", o.BuildFlags, "extra go test -c flags, split on spaces (repeatable)")

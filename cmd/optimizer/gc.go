@@ -42,37 +42,52 @@ slots on its own.`,
 	return cmd
 }
 
-// gc marks dead jobs interrupted and reclaims orphaned slots.
+// gc reclaims orphaned slots, then marks dead jobs interrupted. Slots come
+// first and need no store, so that a store that cannot be opened does not
+// leave them behind; a corrupt store is moved aside, never deleted.
 func gc(ctx context.Context, o gcOptions, w io.Writer) error {
 	r, err := findRepo(ctx, o.Repo)
 	if err != nil {
 		return err
 	}
-	path := r.storePath(o.DB)
-	if _, err := os.Stat(path); err == nil {
-		db, err := store.Open(ctx, path)
-		if err != nil {
-			return fmt.Errorf("open store: %w", err)
-		}
-		n, err := db.MarkInterrupted(ctx, pidAlive)
-		db.Close()
-		if err != nil {
-			return fmt.Errorf("mark dead jobs interrupted: %w", err)
-		}
-		fmt.Fprintf(w, "jobs marked interrupted: %d\n", n)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
 	if n := proc.KillOrphans(); n > 0 {
 		fmt.Fprintf(w, "processes of dead runs killed: %d\n", n)
 	}
-	n, err := worktreepool.Reclaim(ctx, r.Root, "", o.Kept)
-	if err != nil {
-		return fmt.Errorf("reclaim slots: %w", err)
+	n, rerr := worktreepool.Reclaim(ctx, r.Root, "", o.Kept)
+	if rerr != nil {
+		rerr = fmt.Errorf("reclaim slots: %w", rerr)
+	} else {
+		fmt.Fprintf(w, "slots reclaimed: %d\n", n)
 	}
-	fmt.Fprintf(w, "slots reclaimed: %d\n", n)
 	if n := evaluator.RemoveStaleScratch(pidAlive); n > 0 {
 		fmt.Fprintf(w, "scratch directories of dead runs removed: %d\n", n)
 	}
-	return nil
+	return errors.Join(rerr, gcStore(ctx, r.storePath(o.DB), w))
+}
+
+// gcStore marks the running jobs of dead processes interrupted, if there is
+// a store; a corrupt one is moved aside.
+func gcStore(ctx context.Context, path string, w io.Writer) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		err = fmt.Errorf("open store: %w", err)
+	} else {
+		var n int
+		n, err = db.MarkInterrupted(ctx, proc.Alive)
+		db.Close()
+		if err == nil {
+			fmt.Fprintf(w, "jobs marked interrupted: %d\n", n)
+			return nil
+		}
+		err = fmt.Errorf("mark dead jobs interrupted: %w", err)
+	}
+	if store.IsCorrupt(err) {
+		return moveAside(path, err, w)
+	}
+	return err
 }

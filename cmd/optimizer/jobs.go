@@ -42,7 +42,7 @@ func (o storeOptions) open(ctx context.Context) (*store.DB, repo, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, r, fmt.Errorf("%w (no store at %s)", errNoStore, path)
 	}
-	db, err := openStore(ctx, path)
+	db, err := openStoreToRead(ctx, path)
 	return db, r, err
 }
 

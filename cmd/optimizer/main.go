@@ -15,9 +15,20 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// After the first signal the job winds down; a second one kills at once.
-	context.AfterFunc(ctx, stop)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		// After the first signal the job winds down; a second one kills at
+		// once. The signal is the cause, so that the exit status says it.
+		signal.Stop(sigs)
+		if s, ok := sig.(syscall.Signal); ok {
+			cancel(&signalError{s})
+		} else {
+			cancel(nil)
+		}
+	}()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		os.Exit(exitCode(err))
 	}

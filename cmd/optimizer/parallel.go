@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -143,4 +144,13 @@ func (p *parallelFlag) UnmarshalJSON(b []byte) error {
 		s = string(b)
 	}
 	return p.Set(s)
+}
+
+// warnOversubscribed warns when there are more slots than CPUs: tests then
+// share CPUs, and --timeout means less. The evaluator re-runs a test that
+// times out alone before it fails its candidate.
+func warnOversubscribed(w io.Writer, slots, cpus int) {
+	if slots > cpus {
+		fmt.Fprintf(w, "optimizer: warning: %d slots on %d CPUs: tests share CPUs, so --timeout means less; a test that times out is re-run alone before its candidate fails\n", slots, cpus)
+	}
 }

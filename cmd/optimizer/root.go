@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -30,6 +31,13 @@ var (
 	errInterrupted = errors.New("interrupted")
 )
 
+// signalError is why a command stopped early: a signal, which sets the exit
+// status to 128 plus its number (130 for SIGINT, 143 for SIGTERM), as
+// shells do.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
+
 // usageError is a mistake in how optimizer was called: a bad flag, value,
 // argument or configuration key. It exits with status 2.
 type usageError struct{ err error }
@@ -44,9 +52,12 @@ func usageErrorf(format string, args ...any) error {
 // exitCode maps an error returned by run to the process's exit status.
 func exitCode(err error) int {
 	var ue *usageError
+	var se *signalError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &se):
+		return 128 + int(se.sig)
 	case errors.As(err, &ue):
 		return exitUsage
 	case errors.Is(err, errHeadFailed):
@@ -64,6 +75,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	var se *signalError
+	if cause := context.Cause(ctx); err != nil && ctx.Err() != nil && errors.As(cause, &se) && !errors.As(err, &se) {
+		err = fmt.Errorf("%w (%w)", err, cause)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "optimizer: %v\n", err)
 		var ue *usageError

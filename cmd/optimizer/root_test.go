@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -21,6 +22,8 @@ func TestExitCode(t *testing.T) {
 		{"WrappedUsage", fmt.Errorf("x: %w", usageErrorf("bad")), exitUsage},
 		{"Regression", fmt.Errorf("%w: slow (slower)", errRegression), exitRegression},
 		{"Interrupted", fmt.Errorf("%w: job x", errInterrupted), exitError},
+		{"SIGINT", fmt.Errorf("%w: job x (%w)", errInterrupted, &signalError{syscall.SIGINT}), 130},
+		{"SIGTERM", fmt.Errorf("x (%w)", &signalError{syscall.SIGTERM}), 143},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := exitCode(tt.err); got != tt.want {

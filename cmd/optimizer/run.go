@@ -148,14 +148,16 @@ func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, erro
 // executeJob's.
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
-	n, why := slots(o.Parallel, len(plan.cands), o.Test, thisMachine())
+	m := thisMachine()
+	n, why := slots(o.Parallel, len(plan.cands), o.Test, m)
 	if o.ParallelFrom != "" {
 		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
 	}
 	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, %s (%s)\n",
 		plural(len(plan.cands), "candidate"), plan.label, base[:12], plural(n, "slot"), why)
+	warnOversubscribed(stderr, n, m.CPUs)
 
-	db, err := openStore(ctx, r.storePath(o.DB))
+	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
 	if err != nil {
 		return err
 	}
@@ -165,7 +167,7 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 	proc.KillOrphans()
 	evaluator.RemoveStaleScratch(pidAlive)
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{
-		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Logger: logger,
+		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,
 	})
 	if err != nil {
 		return fmt.Errorf("open slot pool: %w", err)
@@ -179,6 +181,7 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 	}()
 
 	opts := o.evaluatorOptions(r, base, n, plan.cands, logger)
+	opts.CPUs = m.CPUs
 	if plan.artifacts != "" {
 		opts.Artifacts = plan.artifacts
 		opts.Config = o.configJSON(base, n, opts.Artifacts)
@@ -212,20 +215,6 @@ func loadCandidates(ctx context.Context, r repo, base string, o runOptions) ([]c
 		return nil, err
 	}
 	return all, nil
-}
-
-// openStore opens the store and marks the running jobs of dead processes
-// interrupted.
-func openStore(ctx context.Context, path string) (*store.DB, error) {
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if _, err := db.MarkInterrupted(ctx, pidAlive); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("mark dead jobs interrupted: %w", err)
-	}
-	return db, nil
 }
 
 // pidAlive reports whether a process with this PID exists.

@@ -109,7 +109,7 @@ the store (kind watch). Ctrl-C stops, exiting 0. See docs/watch.md.`,
 	for name, usage := range map[string]string{
 		"candidates": "a directory of candidates to watch too: each NAME.patch, NAME/ or .jsonl saved there is evaluated against HEAD (repeatable)",
 		"all":        "test and benchmark every package, not only those the change touches or that import them",
-		"test":       "test command, run with sh -c in each slot (default: go test -json of the affected packages, in a Go module)",
+		"test":       "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS (default: go test -json of the affected packages, in a Go module)",
 		"format":     "text (one line per evaluation) or json (one object per line)",
 		"keep-slots": "keep the slots warm when watch stops, for the next run, instead of removing them",
 		"verbose":    "log what happens to stderr, and print each evaluation's full report",
@@ -259,13 +259,13 @@ func newSession(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (
 	s.screen = newScreen(stdout, stderr, o.Verbose)
 	s.log = newLogger(o.Verbose, stderr)
 
-	if s.db, err = openStore(ctx, r.storePath(o.DB)); err != nil {
+	if s.db, err = openStoreForJob(ctx, r.storePath(o.DB), stderr); err != nil {
 		return nil, err
 	}
 	proc.KillOrphans()
 	evaluator.RemoveStaleScratch(pidAlive)
 	s.pool, err = worktreepool.Open(ctx, worktreepool.Options{
-		Repo: r.Root, Base: head, Size: s.n, Keep: o.KeepSlots, MachineLock: o.machineLock, Logger: s.log,
+		Repo: r.Root, Base: head, Size: s.n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, MachineLock: o.machineLock, Logger: s.log,
 	})
 	if err != nil {
 		s.db.Close()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxBytes is the most one candidate may hold: the size of its patch plus the
@@ -171,8 +173,9 @@ func CheckNames(cands []Candidate) error {
 		if c.Name == "" {
 			return fmt.Errorf("%w: the candidate from %s has an empty name", ErrBadName, c.Source)
 		}
-		if strings.ContainsFunc(c.Name, isControl) {
-			return fmt.Errorf("%w: %q (from %s) holds a control character", ErrBadName, c.Name, c.Source)
+		if i := strings.IndexFunc(c.Name, isControl); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(c.Name[i:])
+			return fmt.Errorf("%w: %q (from %s) holds a control character or an invisible format character (%U), which would make it print as another name", ErrBadName, c.Name, c.Source, r)
 		}
 		if src, ok := first[c.Name]; ok {
 			dups = append(dups, fmt.Sprintf("%q in %s and %s", c.Name, src, c.Source))
@@ -186,7 +189,13 @@ func CheckNames(cands []Candidate) error {
 	return nil
 }
 
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+// isControl reports a rune that a name must not hold: a control character
+// (C0, DEL, C1), or a format character (Unicode Cf: the bidi overrides and
+// isolates such as U+202E, zero-width joiners, soft hyphens), which make a
+// name print as something it is not. An invalid UTF-8 byte counts too.
+func isControl(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
+}
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -346,6 +346,12 @@ func TestCheckNames(t *testing.T) {
 		{"Several", []Candidate{{Name: "a", Source: "1"}, {Name: "a", Source: "2"}, {Name: "b", Source: "3"}, {Name: "b", Source: "4"}}, `"a" in 1 and 2; "b" in 3 and 4`},
 		{"Empty", []Candidate{{Name: "", Source: "x"}}, "bad candidate name: the candidate from x has an empty name"},
 		{"Control", []Candidate{{Name: "a\tb", Source: "x"}}, `"a\tb" (from x) holds a control character`},
+		{"C1Control", []Candidate{{Name: "a\u0085b", Source: "x"}}, `(U+0085)`},
+		{"BidiOverride", []Candidate{{Name: "fast\u202Ewols", Source: "x"}}, `holds a control character or an invisible format character (U+202E)`},
+		{"BidiIsolate", []Candidate{{Name: "a\u2066b", Source: "x"}}, `(U+2066)`},
+		{"ZeroWidthJoiner", []Candidate{{Name: "a\u200Db", Source: "x"}}, `(U+200D)`},
+		{"InvalidUTF8", []Candidate{{Name: "a\xffb", Source: "x"}}, `(U+FFFD)`},
+		{"Unicode", []Candidate{{Name: "schnell-ü-速い"}}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := CheckNames(tt.cands)

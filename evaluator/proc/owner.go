@@ -33,6 +33,29 @@ func identity(pid int) string {
 	return fmt.Sprintf("%d.%s", pid, startTime(pid))
 }
 
+// StartTime is the start time of process pid as this package reads it (on
+// Linux, clock ticks since boot), or "" where it cannot be read. With the
+// PID, it names a process in a way a reused PID cannot fake.
+func StartTime(pid int) string { return startTime(pid) }
+
+// Alive reports whether the process with this PID runs and, when start is
+// not "", is the one that started then (StartTime): a process that merely
+// got the same PID later is not it. Where start times cannot be read, a PID
+// that exists counts as alive.
+func Alive(pid int, start string) bool {
+	if pid <= 0 {
+		return false
+	}
+	if !exists(pid) {
+		return false
+	}
+	if start == "" {
+		return true
+	}
+	now := startTime(pid)
+	return now == "" || now == start
+}
+
 // ownerAlive reports whether the owner named by a tag's value still runs.
 func ownerAlive(id string) bool {
 	pidText, _, _ := strings.Cut(id, ".")

@@ -1,4 +1,4 @@
--- 0003: how much other work shared the machine during each benchmark sample.
+-- 0004: how much other work shared the machine during each benchmark sample.
 --
 -- other_cpu is the fraction of the benchmark CPU's time (of the whole
 -- machine's, when samples are not pinned) that went to processes other than
