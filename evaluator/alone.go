@@ -27,7 +27,7 @@ func (j *job) testAlone(ctx context.Context, c *cand) (*testOutcome, *Failure) {
 			j.pool.Release(s)
 		}
 	}()
-	out, fail := j.testIn(ctx, slots[0], c.c)
+	out, fail := j.testIn(ctx, slots[0], c)
 	switch {
 	case fail != nil && fail.Kind == FailTimeout:
 		fail.Message += fmt.Sprintf(", also when re-run alone (it first timed out beside other tests: %d slots on %d CPUs)", j.opts.Parallel, j.opts.CPUs)

@@ -247,6 +247,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		return
 	}
 	if f := j.judge(b, out); f != nil {
+		f.Message += judgedHint(c)
 		j.fail(ctx, c, start, f)
 		return
 	}
@@ -257,34 +258,38 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	}
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()
-	if j.noBen {
+	if j.noBen && !j.goTest {
 		j.settle(ctx, c)
-	} else {
-		j.saveCandidate(ctx, c)
-		j.mu.Lock()
-		res := c.res
-		j.mu.Unlock()
-		j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx, Result: &res})
+		return
 	}
+	// Settled after the contributed tests (judge.go), or by phase 2.
+	j.saveCandidate(ctx, c)
+	if j.noBen || c.restore != nil {
+		return // no benchmark to come, or the tests it adds are still to run on it
+	}
+	j.mu.Lock()
+	res := c.res
+	j.mu.Unlock()
+	j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx, Result: &res})
 }
 
 // testIn stages c in slot and runs the tests there.
-func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) (*testOutcome, *Failure) {
+func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, *Failure) {
 	start := time.Now()
-	if err := stage(ctx, slot, c); err != nil {
-		j.log.Debug("stage failed", "candidate", c.Name, "slot", slot.Name(), "err", err)
+	if err := j.stageJudged(ctx, slot, c); err != nil {
+		j.log.Debug("stage failed", "candidate", c.c.Name, "slot", slot.Name(), "err", err)
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
-	if touchesModules(c.Paths()) {
+	if touchesModules(c.c.Paths()) {
 		j.download(ctx, slot)
 	}
-	j.log.Debug("candidate staged", "candidate", c.Name, "slot", slot.Name(), "took", since(start))
-	j.log.Debug("tests start", "candidate", c.Name, "slot", slot.Name())
+	j.log.Debug("candidate staged", "candidate", c.c.Name, "slot", slot.Name(), "took", since(start))
+	j.log.Debug("tests start", "candidate", c.c.Name, "slot", slot.Name())
 	out, err := j.runTests(ctx, slot)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
-	j.log.Debug("tests end", "candidate", c.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
+	j.log.Debug("tests end", "candidate", c.c.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
 	if out.TimedOut {
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),

@@ -36,6 +36,7 @@ type metric struct {
 	unit  string
 	value float64
 	iters int64
+	dist  Disturbance // what competed with the sample (interference.go)
 }
 
 // errTooSlow reports a candidate sample that ran far past the base's time.
@@ -136,6 +137,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		j.settle(ctx, c)
 		return
 	}
+	smp = j.watch(c, smp)
 	defer smp.close()
 	fail = j.rounds(ctx, c, smp, start)
 	if ctx.Err() != nil {
@@ -343,7 +345,8 @@ func (j *job) storeSamples(ctx context.Context, name string, s side, round, orde
 	rows := make([]store.BenchSample, len(ms))
 	for i, m := range ms {
 		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.bench, Unit: m.unit,
-			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters}
+			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters,
+			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches}
 	}
 	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
 		j.notRecorded("benchmark samples", err)

@@ -33,7 +33,7 @@ func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, 
 			j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
 		}
 		inSlot := time.Now()
-		out, fail := j.testIn(ctx, slot, c.c)
+		out, fail := j.testIn(ctx, slot, c)
 		sound := slot.Sound()
 		j.pool.Release(slot)
 		j.mu.Lock()

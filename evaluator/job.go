@@ -93,6 +93,9 @@ type cand struct {
 	res CandidateResult
 	// measured keeps what phase 2 built, so that profiling can reuse it.
 	measured *measured
+	// Set by phase 1's first staging (judge.go), read-only after it.
+	restore *restore      // base's test files laid back over it; nil: its own judge it
+	contrib *contribution // the tests it adds or changes; nil: none
 }
 
 // Run evaluates opts.Candidates against opts.Base and returns the report.
@@ -263,10 +266,16 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	if err := j.behavior(ctx, base); err != nil {
 		return err
 	}
+	j.crossTests(ctx)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := j.benchmark(ctx); err != nil {
+	if j.noBen && j.goTest {
+		j.settleRest(ctx) // behaveOne left them for the contributed tests
+	}
+	err := j.benchmark(ctx)
+	j.warnInterference(ctx)
+	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

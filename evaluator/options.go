@@ -71,6 +71,10 @@ type Options struct {
 	SandboxNet bool
 	All        bool // benchmark every package, not only the touched ones
 
+	// TrustCandidateTests judges and measures each candidate with its own
+	// versions of the _test.go files it changes, instead of base's.
+	TrustCandidateTests bool
+
 	Profile    bool   // profile the winner (Go)
 	ProfileCmd string // shell line run on the winner's slot instead
 	Artifacts  string // directory for profiles and other artifacts of this job

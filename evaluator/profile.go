@@ -84,7 +84,7 @@ func notProfiled(benchCmd bool) string {
 // profileCommand runs --profile on the winner, staged in slot, and keeps what
 // it leaves as artifacts.
 func (j *job) profileCommand(ctx context.Context, w *cand, slot *worktreepool.Slot, dir string) (*profiler.Summary, error) {
-	if err := stage(ctx, slot, w.c); err != nil {
+	if err := j.stage(ctx, slot, w); err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
 	}
 	files, err := profiler.Command(ctx, j.opts.ProfileCmd, slot.Dir(), dir, j.box(slot, nil, []string{dir}))
@@ -125,7 +125,7 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 	if err := profiler.Capture(ctx, base); err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
-	if err := stage(ctx, candSlot, w.c); err != nil {
+	if err := j.stage(ctx, candSlot, w); err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
 	}
 	cand.Dir = filepath.Join(candSlot.Dir(), target.bench.pkg.Dir)

@@ -102,6 +102,11 @@ type CandidateResult struct {
 	// machine, held by another job or process: not part of Seconds, nor
 	// of the benchmark budget.
 	WaitSeconds float64 `json:"wait_seconds,omitempty"`
+
+	// TestEdits is what it changes in the Go test files that judge it.
+	TestEdits *TestEdits `json:"test_edits,omitempty"`
+	// Interference is how much other work competed with its benchmark samples.
+	Interference *Interference `json:"interference,omitempty"`
 }
 
 // Report is the result of one job. Its JSON form is the contract in DESIGN.md:

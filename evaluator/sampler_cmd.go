@@ -32,7 +32,7 @@ func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.
 	if len(slots) > 1 {
 		s.base = slots[1]
 	}
-	if err := stage(ctx, s.cand, c.c); err != nil {
+	if err := j.stage(ctx, s.cand, c); err != nil {
 		return nil, "", &Failure{Kind: FailApply, Message: err.Error()}
 	}
 	s.staged = true
@@ -139,7 +139,7 @@ func (s *cmdSampler) tree(ctx context.Context, sd side) (*worktreepool.Slot, err
 			return nil, err
 		}
 	case sd == sideCand && !s.staged:
-		if err := stage(ctx, s.cand, s.c.c); err != nil {
+		if err := s.j.stage(ctx, s.cand, s.c); err != nil {
 			return nil, fmt.Errorf("stage the candidate again: %w", err)
 		}
 		s.staged = true

@@ -152,7 +152,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	if len(benches) == 0 {
 		return nil, "no benchmark of the packages it changes prints a result at base (see the warnings)", nil
 	}
-	if err := stage(ctx, candSlot, c.c); err != nil {
+	if err := j.stage(ctx, candSlot, c); err != nil {
 		return nil, "", &Failure{Kind: FailApply, Message: err.Error()}
 	}
 	bins := map[string]string{}

@@ -14,15 +14,24 @@ type BenchSample struct {
 	Order                             int    // position in measuring order within the candidate's phase
 	Value                             float64
 	Iterations                        int64
+
+	// Interference during the sample; zero unless Probed. OtherCPU and
+	// Steal are fractions of the benchmark CPU's time.
+	Probed        bool
+	OtherCPU      float64
+	Steal         float64
+	InvolSwitches int64
 }
 
 // AddBenchSamples inserts rows in one transaction. A Side other than
 // "base" or "candidate" is refused, and then no row is inserted.
 func (db *DB) AddBenchSamples(ctx context.Context, rows []BenchSample) error {
 	err := insertAll(ctx, db, `INSERT INTO bench_samples
-		(job_id, candidate, benchmark, unit, side, round, run_order, value, iterations)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows, func(r BenchSample) []any {
-		return []any{r.JobID, r.Candidate, r.Benchmark, r.Unit, r.Side, r.Round, r.Order, r.Value, r.Iterations}
+		(job_id, candidate, benchmark, unit, side, round, run_order, value, iterations,
+		 probed, other_cpu, steal, invol_switches)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows, func(r BenchSample) []any {
+		return []any{r.JobID, r.Candidate, r.Benchmark, r.Unit, r.Side, r.Round, r.Order, r.Value, r.Iterations,
+			r.Probed, r.OtherCPU, r.Steal, r.InvolSwitches}
 	})
 	if err != nil {
 		return fmt.Errorf("insert bench samples: %w", err)
@@ -33,13 +42,14 @@ func (db *DB) AddBenchSamples(ctx context.Context, rows []BenchSample) error {
 // BenchSamples returns the samples of a candidate of a job, by Order, then
 // Benchmark, then Unit.
 func (db *DB) BenchSamples(ctx context.Context, jobID, candidate string) ([]BenchSample, error) {
-	rows, err := queryAll(ctx, db, `SELECT job_id, candidate, benchmark, unit, side, round, run_order, value, iterations
+	rows, err := queryAll(ctx, db, `SELECT job_id, candidate, benchmark, unit, side, round, run_order, value, iterations,
+		probed, other_cpu, steal, invol_switches
 		FROM bench_samples WHERE job_id = ? AND candidate = ?
 		ORDER BY run_order, benchmark, unit, id`,
 		func(s scanner) (BenchSample, error) {
 			var r BenchSample
 			err := s.Scan(&r.JobID, &r.Candidate, &r.Benchmark, &r.Unit, &r.Side, &r.Round, &r.Order,
-				&r.Value, &r.Iterations)
+				&r.Value, &r.Iterations, &r.Probed, &r.OtherCPU, &r.Steal, &r.InvolSwitches)
 			return r, err
 		}, jobID, candidate)
 	if err != nil {

@@ -41,6 +41,9 @@ func newCICmd(stdout, stderr io.Writer) *cobra.Command {
 	o := ciOptions{runOptions: defaultRunOptions(), FailOn: []string{gateRegression}, Out: "optimizer-ci"}
 	o.Kind = "ci"
 	o.Base = ""
+	// A pull request's test edits are reviewed by people, and the comment
+	// lists them: its head is judged with its own tests unless told not to.
+	o.TrustTests = true
 	cmd := &cobra.Command{
 		Use:   "ci [flags]",
 		Short: "Judge a pull request in CI: its head against the merge base, with a gate and a PR comment",

@@ -26,6 +26,9 @@ func writeComment(w io.Writer, rep *evaluator.Report, g gate, roots ...string) e
 	fmt.Fprintf(ew, "### optimizer: %s\n\n", commentHeadline(rep, g))
 	fmt.Fprintf(ew, "Head %s against the merge base %s: %s.\n\n", code(c.Name), code(shortHash(rep.Base)), commentEffort(rep, c))
 
+	if e := c.TestEdits; e != nil && e.Summary() != "" {
+		fmt.Fprintf(ew, "Test edits: %s.\n\n", mdText(e.Summary()))
+	}
 	if c.Failure != nil {
 		writeCommentFailure(ew, c.Failure)
 	}

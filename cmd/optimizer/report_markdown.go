@@ -40,6 +40,12 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 	fmt.Fprintf(ew, "\n### Verdicts\n\n")
 	for _, c := range rep.Candidates {
 		fmt.Fprintf(ew, "- %s: %s\n", code(c.Name), mdText(reason(rep, c)))
+		if c.TestEdits.Flagged() {
+			fmt.Fprintf(ew, "  - edits the judge: %s\n", mdText(c.TestEdits.Summary()))
+		}
+		if i := c.Interference; i.Significant() {
+			fmt.Fprintf(ew, "  - measured on a busy machine: %s\n", mdText(i.Summary()))
+		}
 		if c.Verdict == evaluator.VerdictFailed {
 			writeMarkdownFailure(ew, c.Failure)
 		}

@@ -24,6 +24,12 @@ func writeText(w io.Writer, rep *evaluator.Report) error {
 	fmt.Fprintln(ew)
 	for _, c := range rep.Candidates {
 		fmt.Fprintf(ew, "%s: %s\n", c.Name, reason(rep, c))
+		if c.TestEdits.Flagged() {
+			fmt.Fprintf(ew, "    edits the judge: %s\n", c.TestEdits.Summary())
+		}
+		if i := c.Interference; i.Significant() {
+			fmt.Fprintf(ew, "    measured on a busy machine: %s\n", i.Summary())
+		}
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}

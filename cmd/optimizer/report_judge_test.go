@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// TestWriteReport_TestEdits: a candidate that edits the judge says so in
+// the text and markdown reports, and in JSON under test_edits.
+func TestWriteReport_TestEdits(t *testing.T) {
+	rep := sampleReport()
+	rep.Candidates[1].TestEdits = &evaluator.TestEdits{Files: []string{"sum/sum_test.go"},
+		Changed: []string{"sum/sum_test.go:TestSum"}, Judged: "base"}
+	rep.Candidates[2].TestEdits = &evaluator.TestEdits{Files: []string{"sum/new_test.go"},
+		Added: []string{"sum/new_test.go:TestNew"}, Judged: "base"} // adds only: not flagged
+	for _, tt := range []struct{ format, want string }{
+		{formatText, "    edits the judge: its tests: changes sum/sum_test.go:TestSum; judged with base's sum/sum_test.go\n"},
+		{formatMarkdown, "  - edits the judge: its tests: changes sum/sum\\_test.go:TestSum; judged with base's sum/sum\\_test.go\n"},
+		{formatJSON, `"test_edits":{"files":["sum/sum_test.go"],"changed":["sum/sum_test.go:TestSum"],"judged":"base"}`},
+	} {
+		var buf bytes.Buffer
+		if err := writeReport(&buf, rep, tt.format); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if tt.format == formatJSON {
+			out = strings.Join(strings.Fields(out), "")
+		}
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("%s report lacks %q:\n%s", tt.format, tt.want, out)
+		}
+		if n := strings.Count(out, "edits the judge"); tt.format != formatJSON && n != 1 {
+			t.Errorf("%s report flags %d candidates, want 1", tt.format, n)
+		}
+	}
+}
+
+// TestWriteReport_Interference: a candidate measured on a busy machine says
+// so, and how much, in every format.
+func TestWriteReport_Interference(t *testing.T) {
+	rep := sampleReport()
+	rep.Candidates[1].Interference = &evaluator.Interference{Samples: 12, Disturbed: 9, OtherCPU: 0.48,
+		MaxOtherCPU: 0.52, InvolSwitches: 31}
+	rep.Candidates[2].Interference = &evaluator.Interference{Samples: 12, OtherCPU: 0.01, MaxOtherCPU: 0.03}             // quiet
+	rep.Candidates[3].Interference = &evaluator.Interference{Samples: 4, Disturbed: 1, OtherCPU: 0.02, MaxOtherCPU: 0.2} // one burst
+	for _, tt := range []struct{ format, want string }{
+		{formatText, "    measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU (at most 52%)"},
+		{formatMarkdown, "  - measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU"},
+		{formatJSON, `"interference":{"samples":12,"disturbed":9,"other_cpu":0.48,"max_other_cpu":0.52,"max_steal":0,"invol_switches":31}`},
+	} {
+		var buf bytes.Buffer
+		if err := writeReport(&buf, rep, tt.format); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if tt.format == formatJSON {
+			out = strings.Join(strings.Fields(out), "")
+			tt.want = strings.Join(strings.Fields(tt.want), "")
+		}
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("%s report lacks %q:\n%s", tt.format, tt.want, out)
+		}
+		if n := strings.Count(out, "busy machine"); tt.format != formatJSON && n != 1 {
+			t.Errorf("%s report calls %d candidates disturbed, want 1", tt.format, n)
+		}
+	}
+}

@@ -1,0 +1,260 @@
+package evaluator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A busy machine is detected, not trusted. Other work on the benchmark's
+// CPU both widens intervals and pulls every ratio toward 1×, so each sample
+// of phase 2 is taken between two probes of the machine:
+//
+//   - /proc/stat: the busy and steal time of the CPU benchmarks are pinned
+//     to (of all CPUs, when they are not pinned);
+//   - getrusage: the CPU time of optimizer itself and of its waited-for
+//     children (the benchmark process), and the children's involuntary
+//     context switches.
+//
+// The busy time that is neither the benchmark's nor optimizer's is other
+// work: OtherCPU is its share of the probed CPU time. It is recorded per
+// sample in the store (bench_samples.other_cpu, steal, invol_switches),
+// summarised per candidate (CandidateResult.Interference), and a job whose
+// samples were disturbed gets a warning that says how much and what helps.
+
+// busyWarning starts the job's warning about a busy machine.
+const busyWarning = "the machine was busy"
+
+// Thresholds for a disturbed sample.
+const (
+	disturbedOtherCPU = 0.10 // other work took more than this share of the benchmark CPU
+	disturbedSteal    = 0.02 // the hypervisor took more than this share
+)
+
+// Disturbance is what competed with one sample.
+type Disturbance struct {
+	Probed        bool    // the probes could be read (Linux)
+	OtherCPU      float64 // share of the probed CPU time used by other work
+	Steal         float64 // share of the probed CPU time stolen by a hypervisor
+	InvolSwitches int64   // the benchmark processes' involuntary context switches
+}
+
+// Disturbed reports whether the sample shared its CPU with enough other work
+// to count.
+func (d Disturbance) Disturbed() bool {
+	return d.Probed && (d.OtherCPU > disturbedOtherCPU || d.Steal > disturbedSteal)
+}
+
+// Interference summarises the disturbance of one candidate's samples (both
+// sides). It is in the report's JSON as "interference".
+type Interference struct {
+	Samples       int     `json:"samples"`        // probed samples
+	Disturbed     int     `json:"disturbed"`      // of them, disturbed
+	OtherCPU      float64 `json:"other_cpu"`      // median share of the benchmark CPU used by other work
+	MaxOtherCPU   float64 `json:"max_other_cpu"`  // the largest share in one sample
+	MaxSteal      float64 `json:"max_steal"`      // the largest steal share in one sample
+	InvolSwitches float64 `json:"invol_switches"` // median involuntary context switches per sample
+}
+
+// Significant reports whether at least half of the samples were disturbed:
+// enough to say so in the report. A lone disturbed sample is the normal
+// noise of a shared machine, which the statistics already carry.
+func (i *Interference) Significant() bool {
+	return i != nil && i.Disturbed > 0 && 2*i.Disturbed >= i.Samples
+}
+
+// Summary is one line for a report.
+func (i *Interference) Summary() string {
+	return fmt.Sprintf("%d of %d samples disturbed: other work took a median %.0f%% of the benchmark CPU (at most %.0f%%), steal at most %.0f%%, a median %.0f involuntary context switches a sample",
+		i.Disturbed, i.Samples, 100*i.OtherCPU, 100*i.MaxOtherCPU, 100*i.MaxSteal, i.InvolSwitches)
+}
+
+// cpuTimes is one line of /proc/stat, in clock ticks.
+type cpuTimes struct {
+	busy, steal, total uint64
+}
+
+// snapshot is the machine at one instant, as the probes see it.
+type snapshot struct {
+	ok       bool
+	cpu      cpuTimes
+	ncpu     int           // CPUs the times cover
+	ours     time.Duration // optimizer's and its waited-for children's user+sys time
+	children int64         // the children's involuntary context switches
+}
+
+// clockTick is USER_HZ, the unit of /proc/stat: 100 on every Linux ABI Go
+// supports.
+const clockTick = time.Second / 100
+
+// probe reads a snapshot for cpu (-1: all CPUs).
+func probe(cpu int) snapshot {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return snapshot{}
+	}
+	s := snapshot{ncpu: 1}
+	if cpu < 0 {
+		s.ncpu = runtime.NumCPU()
+	}
+	var ok bool
+	if s.cpu, ok = parseProcStat(b, cpu); !ok {
+		return snapshot{}
+	}
+	var self, kids syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids) != nil {
+		return snapshot{}
+	}
+	s.ours = rusageCPU(self) + rusageCPU(kids)
+	s.children = int64(kids.Nivcsw)
+	s.ok = true
+	return s
+}
+
+func rusageCPU(r syscall.Rusage) time.Duration {
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+}
+
+// parseProcStat finds the line of cpu (-1: the "cpu" total) in /proc/stat.
+func parseProcStat(b []byte, cpu int) (cpuTimes, bool) {
+	want := "cpu"
+	if cpu >= 0 {
+		want += strconv.Itoa(cpu)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 9 || f[0] != want {
+			continue
+		}
+		var v [8]uint64 // user nice system idle iowait irq softirq steal
+		for i := range v {
+			n, err := strconv.ParseUint(f[i+1], 10, 64)
+			if err != nil {
+				return cpuTimes{}, false
+			}
+			v[i] = n
+		}
+		busy := v[0] + v[1] + v[2] + v[5] + v[6]
+		return cpuTimes{busy: busy, steal: v[7], total: busy + v[3] + v[4] + v[7]}, true
+	}
+	return cpuTimes{}, false
+}
+
+// disturbanceBetween is the disturbance between snapshot a and the later b.
+func disturbanceBetween(a, b snapshot) Disturbance {
+	if !a.ok || !b.ok || b.cpu.total <= a.cpu.total {
+		return Disturbance{}
+	}
+	total := float64(b.cpu.total-a.cpu.total) * float64(clockTick)
+	busy := float64(b.cpu.busy-a.cpu.busy) * float64(clockTick)
+	other := max(0, busy-float64(b.ours-a.ours))
+	return Disturbance{
+		Probed:        true,
+		OtherCPU:      min(1, other/total),
+		Steal:         float64(b.cpu.steal-a.cpu.steal) * float64(clockTick) / total,
+		InvolSwitches: b.children - a.children,
+	}
+}
+
+// watched is a sampler whose every sample is taken between two probes. The
+// disturbance is set on each metric the sample returns, and kept for the
+// candidate's summary.
+type watched struct {
+	sampler
+	j    *job
+	c    *cand
+	cpu  int
+	seen []Disturbance
+}
+
+// watch wraps smp so that each of c's samples is probed.
+func (j *job) watch(c *cand, smp sampler) sampler {
+	return &watched{sampler: smp, j: j, c: c, cpu: j.cpu()}
+}
+
+func (w *watched) sample(ctx context.Context, s side) ([]metric, error) {
+	before := probe(w.cpu)
+	ms, err := w.sampler.sample(ctx, s)
+	if err != nil {
+		return ms, err
+	}
+	d := disturbanceBetween(before, probe(w.cpu))
+	for i := range ms {
+		ms[i].dist = d
+	}
+	if d.Probed {
+		w.seen = append(w.seen, d)
+		sum := summarize(w.seen)
+		w.j.mu.Lock()
+		w.c.res.Interference = sum
+		w.j.mu.Unlock()
+	}
+	return ms, nil
+}
+
+// summarize makes the candidate's summary of its probed samples.
+func summarize(ds []Disturbance) *Interference {
+	if len(ds) == 0 {
+		return nil
+	}
+	sum := &Interference{Samples: len(ds)}
+	other := make([]float64, len(ds))
+	sw := make([]float64, len(ds))
+	for i, d := range ds {
+		if d.Disturbed() {
+			sum.Disturbed++
+		}
+		other[i], sw[i] = d.OtherCPU, float64(d.InvolSwitches)
+		sum.MaxOtherCPU = max(sum.MaxOtherCPU, d.OtherCPU)
+		sum.MaxSteal = max(sum.MaxSteal, d.Steal)
+	}
+	sum.OtherCPU, sum.InvolSwitches = median(other), median(sw)
+	return sum
+}
+
+// warnInterference warns once per job when any candidate's samples were
+// disturbed: how much, and what helps.
+func (j *job) warnInterference(ctx context.Context) {
+	var hit []string
+	j.mu.Lock()
+	for _, c := range j.cands {
+		if i := c.res.Interference; i.Significant() {
+			hit = append(hit, fmt.Sprintf("%s %d of %d samples, other work a median %.0f%% of the CPU",
+				c.c.Name, i.Disturbed, i.Samples, 100*i.OtherCPU))
+		}
+	}
+	j.mu.Unlock()
+	if len(hit) == 0 {
+		return
+	}
+	where, isolate := "the machine", "keep other work off the machine"
+	if cpu := j.cpu(); cpu >= 0 {
+		where = fmt.Sprintf("CPU %d, where benchmarks are pinned", cpu)
+		isolate = fmt.Sprintf("keep other work off CPU %d (boot with isolcpus=%d, or cset shield -c %d)", cpu, cpu, cpu)
+	}
+	j.warn(ctx, busyWarning+": other work shared %s while benchmarking (%s%s)%s. "+
+		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
+		"or raise --max-pairs and --bench-budget",
+		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), loadAverage(), isolate)
+}
+
+// loadAverage is ", load average L on N CPUs" from /proc/loadavg, or "".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", load average %s on %d CPUs", f[0], runtime.NumCPU())
+}

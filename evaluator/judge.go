@@ -1,0 +1,309 @@
+package evaluator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// The judge is base's tests and benchmarks, plus the tests any candidate
+// adds that pass at base. Two rules keep it honest:
+//
+//   - The judged cannot edit the judge. A candidate's changes to _test.go
+//     files are found function by function (TestEdits). Unless
+//     Options.TrustCandidateTests is set, every stage of the candidate
+//     (tests, benchmarks, profile) lays base's versions of those files back
+//     over it, so that a deleted assertion or a halved benchmark changes
+//     nothing.
+//   - Contributed tests judge everyone. After phase 1, the test functions a
+//     candidate adds or changes are run at base, in its own versions of
+//     their files, alone (go test -run '^(TestA|TestB)$' in their
+//     packages). Those that pass at base are run, the same way, on every
+//     candidate that passed phase 1, laid over its code; a candidate that
+//     fails one fails with kind test, naming the candidate that added it.
+
+// errContributedTimeout marks a run of contributed tests killed at --timeout.
+var errContributedTimeout = errors.New("ran past --timeout")
+
+// restore is what j.stage lays back over a staged candidate: base's versions
+// of the test files it changes (deleted: files it adds).
+type restore struct {
+	files   map[string][]byte
+	deleted []string
+}
+
+// j.stage stages c in slot, and lays base's test files back over it
+// unless the job trusts candidates' tests.
+func (j *job) stage(ctx context.Context, slot *worktreepool.Slot, c *cand) error {
+	if err := stage(ctx, slot, c.c); err != nil {
+		return err
+	}
+	if c.restore == nil {
+		return nil
+	}
+	if err := slot.WriteFiles(c.restore.files, c.restore.deleted); err != nil {
+		return fmt.Errorf("lay base's test files back: %w", err)
+	}
+	return nil
+}
+
+// testPaths are the Go test files c touches.
+func testPaths(c *cand) []string {
+	var out []string
+	for _, p := range c.c.Paths() {
+		if isTestFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readFiles reads paths under dir through os.Root; a missing or unreadable
+// file is nil.
+func readFiles(dir string, paths []string) map[string][]byte {
+	out := make(map[string][]byte, len(paths))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return out
+	}
+	defer root.Close()
+	for _, p := range paths {
+		b, err := fs.ReadFile(root.FS(), p)
+		if err == nil {
+			out[p] = b
+		}
+	}
+	return out
+}
+
+// stageJudged is phase 1's first staging of c in slot: it reads base's
+// versions of the test files c touches, stages c, compares the two
+// versions, and decides whose versions judge it from now on.
+func (j *job) stageJudged(ctx context.Context, slot *worktreepool.Slot, c *cand) error {
+	paths := testPaths(c)
+	if len(paths) == 0 {
+		return stage(ctx, slot, c.c)
+	}
+	base := readFiles(slot.Dir(), paths)
+	if err := stage(ctx, slot, c.c); err != nil {
+		return err
+	}
+	edits, con := diffTests(base, readFiles(slot.Dir(), paths))
+	if edits == nil {
+		return nil
+	}
+	edits.Judged = "candidate"
+	if !j.opts.TrustCandidateTests {
+		edits.Judged = "base"
+		r := &restore{files: map[string][]byte{}}
+		for _, p := range edits.Files {
+			if b, ok := base[p]; ok {
+				r.files[p] = b
+			} else {
+				r.deleted = append(r.deleted, p)
+			}
+		}
+		c.restore = r
+		if err := slot.WriteFiles(r.files, r.deleted); err != nil {
+			return fmt.Errorf("lay base's test files back: %w", err)
+		}
+	}
+	c.contrib = con
+	j.mu.Lock()
+	c.res.TestEdits = edits
+	j.mu.Unlock()
+	if edits.Flagged() {
+		j.event(ctx, "test-edits", c.c.Name, edits.Summary())
+	}
+	return nil
+}
+
+// judgedHint is added to a failure of a candidate judged with base's
+// versions of test files it changed.
+func judgedHint(c *cand) string {
+	if c.restore == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (judged with base's %s, which it changes; pass --trust-candidate-tests if that change is meant)",
+		strings.Join(first(c.res.TestEdits.Files, 3), ", "))
+}
+
+// crossTests runs every candidate's contributed tests at base and then on
+// each candidate that passed phase 1. It needs go test -json.
+func (j *job) crossTests(ctx context.Context) {
+	if !j.goTest {
+		return
+	}
+	var authors, passed []*cand
+	for _, c := range j.cands {
+		if c.contrib != nil && c.res.Verdict != VerdictDuplicate && (c.res.Failure == nil || c.res.Failure.Kind != FailApply) {
+			authors = append(authors, c)
+		}
+		if c.res.Verdict == VerdictPassed {
+			passed = append(passed, c)
+		}
+	}
+	if len(authors) == 0 || len(passed) == 0 {
+		return
+	}
+	j.event(ctx, "phase", "", "contributed-tests")
+	var wg sync.WaitGroup
+	for _, a := range authors {
+		wg.Go(func() { j.crossOne(ctx, a, passed) })
+	}
+	wg.Wait()
+}
+
+// crossOne judges the passed candidates by the tests author adds.
+func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
+	atBase, err := j.runContributed(ctx, author, nil)
+	if ctx.Err() != nil {
+		return
+	}
+	valid := err == nil && passedAny(atBase)
+	switch {
+	case err != nil:
+		j.warn(ctx, "run the tests that candidate %s adds at base: %v; they judge only it", author.c.Name, err)
+	case !valid:
+		j.event(ctx, "contributed-tests", author.c.Name, "the tests it adds pass nowhere at base: they judge only it")
+	}
+	var wg sync.WaitGroup
+	for _, c := range passed {
+		self := c == author
+		if (self && c.restore == nil) || (!self && !valid) {
+			continue // its own run already had its tests; or they state nothing of base
+		}
+		wg.Go(func() {
+			run, err := j.runContributed(ctx, author, c)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				kind := FailError
+				if errors.Is(err, errContributedTimeout) {
+					kind = FailTimeout
+				}
+				j.failLate(ctx, c, &Failure{Kind: kind, Message: fmt.Sprintf("run the tests that candidate %s adds: %v", author.c.Name, err)})
+				return
+			}
+			if f := contributedFailure(author, c, atBase, run); f != nil {
+				j.failLate(ctx, c, f)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// runContributed runs author's contributed tests in a slot holding c (nil:
+// base), judged as usual, with author's versions of the files that hold them.
+func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run, error) {
+	slot, err := j.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquire a slot: %w", err)
+	}
+	defer j.pool.Release(slot)
+	if c != nil {
+		if err := j.stage(ctx, slot, c); err != nil {
+			return nil, fmt.Errorf("stage candidate %s: %w", c.c.Name, err)
+		}
+	}
+	con := author.contrib
+	if err := slot.WriteFiles(con.files, nil); err != nil {
+		return nil, fmt.Errorf("lay %s's test files: %w", author.c.Name, err)
+	}
+	args := []string{"go", "test", "-json", "-count=1"}
+	args = append(args, j.opts.BuildFlags...)
+	args = append(args, "-run", "^("+strings.Join(con.names, "|")+")$")
+	for _, d := range con.dirs {
+		args = append(args, "./"+filepath.ToSlash(d))
+	}
+	parser := gotest.NewParser()
+	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: args, Timeout: j.opts.Timeout,
+		CPU: -1, MemLimit: j.opts.MemLimit, Stdout: parser, Sandbox: j.box(slot, nil, nil)})
+	if err != nil {
+		return nil, err
+	}
+	if res.TimedOut {
+		return nil, fmt.Errorf("%w %s; its process group was killed", errContributedTimeout, j.opts.Timeout)
+	}
+	return parser.Result(), nil
+}
+
+func passedAny(run *gotest.Run) bool {
+	if run == nil {
+		return false
+	}
+	for _, st := range run.Tests {
+		if st == gotest.StatusPass {
+			return true
+		}
+	}
+	return false
+}
+
+// contributedFailure judges c's run of author's tests against base's run.
+func contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
+	if c == author {
+		bad := failing(run)
+		bad = append(bad, run.BuildFailed...)
+		if len(bad) == 0 {
+			return nil
+		}
+		return &Failure{Kind: FailTest, Tests: bad,
+			Message: "fails the tests it adds: " + strings.Join(first(gotest.Names(bad), 5), ", "),
+			Output:  excerpts(run, bad, "")}
+	}
+	d := gotest.Compare(atBase, run)
+	if len(d.BuildFailed) > 0 {
+		return &Failure{Kind: FailTest, Tests: d.BuildFailed,
+			Message: fmt.Sprintf("does not build with the tests that candidate %s adds, which pass at base: %s",
+				author.c.Name, strings.Join(first(d.BuildFailed, 5), ", ")),
+			Output: excerpts(run, d.BuildFailed, "")}
+	}
+	if len(d.Regressed) == 0 {
+		return nil
+	}
+	return &Failure{Kind: FailTest, Tests: d.Regressed,
+		Message: fmt.Sprintf("fails %s, added by candidate %s, which passes at base",
+			strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.c.Name),
+		Output: excerpts(run, d.Regressed, "")}
+}
+
+// failLate fails a candidate that passed phase 1; the first failure found
+// is kept.
+func (j *job) failLate(ctx context.Context, c *cand, f *Failure) {
+	j.mu.Lock()
+	if c.res.Verdict != VerdictPassed {
+		j.mu.Unlock()
+		return
+	}
+	c.res.Verdict = VerdictFailed
+	c.res.Failure = f
+	j.mu.Unlock()
+	j.settle(ctx, c)
+}
+
+// settleRest settles the candidates that passed phase 1 when no benchmark
+// phase follows: their verdict waited for the contributed tests.
+func (j *job) settleRest(ctx context.Context) {
+	var rest []*cand
+	j.mu.Lock()
+	for _, c := range j.cands {
+		if c.res.Verdict == VerdictPassed {
+			rest = append(rest, c)
+		}
+	}
+	j.mu.Unlock()
+	for _, c := range rest {
+		j.settle(ctx, c)
+	}
+}
