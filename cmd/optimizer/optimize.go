@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
 	"github.com/optimizer-dev/optimizer/optimize"
 	"github.com/optimizer-dev/optimizer/testdata"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -122,33 +122,21 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 		}
 	}
 	n, why := slots(o.Parallel, max(2, len(o.Generate)+len(o.GenerateEdit)), o.Test, thisMachine())
-	fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], plural(n, "slot"), why)
-	db, err := openStore(ctx, r.storePath(o.DB))
+	w, err := openWork(ctx, o.runOptions, r, base, n, stderr, func() {
+		fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], plural(n, "slot"), why)
+	})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	logger := newLogger(o.Verbose, stderr)
-	proc.KillOrphans()
-	evaluator.RemoveStaleScratch(pidAlive)
-	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Logger: logger})
-	if err != nil {
-		return fmt.Errorf("open slot pool: %w", err)
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		defer cancel()
-		if err := pool.Close(cctx); err != nil {
-			fmt.Fprintf(stderr, "optimizer: close slot pool: %v\n", err)
-		}
-	}()
+	defer w.close()
+	db, pool, logger := w.db, w.pool, w.logger
 
 	if targets, err = profiledTargets(ctx, o, r, base, pool, targets, stderr); err != nil {
 		return err
 	}
 	loop := &optimize.Loop{
 		Repo: r.Root, Base: base, Targets: targets, Rounds: o.Rounds, PerRound: o.PerRound, Repairs: o.Repairs,
-		Budget: o.Budget, Parallel: n, Eval: o.evaluatorOptions(r, base, n, nil, logger), Pool: pool, DB: db, Logger: logger,
+		Budget: o.Budget, Parallel: n, Eval: o.loopOptions(r, base, n, logger), Pool: pool, DB: db, Logger: logger,
 		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
 			return evaluate(ctx, pool, db, opts, stderr, o.Verbose)
 		},
@@ -187,6 +175,14 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 		return fmt.Errorf("optimize: %w", err)
 	}
 	return nil
+}
+
+// loopOptions are the template of the loop's jobs: run's options, with the
+// machine's CPU count as executeJob sets it.
+func (o optimizeOptions) loopOptions(r repo, base string, n int, logger *slog.Logger) evaluator.Options {
+	opts := o.evaluatorOptions(r, base, n, nil, logger)
+	opts.CPUs = thisMachine().CPUs
+	return opts
 }
 
 // profiledTargets profiles the base's benchmarks in a slot of the pool:

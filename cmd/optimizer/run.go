@@ -150,43 +150,20 @@ func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, erro
 // executeJob's.
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
-	if o.Sandbox == string(evaluator.SandboxOn) {
-		if err := proc.SandboxAvailable(); err != nil {
-			return fmt.Errorf("--sandbox on: %w; install it (apt-get install %s), or pass --sandbox auto to run unsandboxed with a warning",
-				err, proc.SandboxPackage)
-		}
-	}
 	m := thisMachine()
 	n, why := slots(o.Parallel, len(plan.cands), o.Test, m)
 	if o.ParallelFrom != "" {
 		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
 	}
-	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, %s (%s)\n",
-		plural(len(plan.cands), "candidate"), plan.label, base[:12], plural(n, "slot"), why)
-	warnOversubscribed(stderr, n, m.CPUs)
-
-	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
+	w, err := openWork(ctx, o, r, base, n, stderr, func() {
+		fmt.Fprintf(stderr, "optimizer: %s against %s at %s, %s (%s)\n",
+			plural(len(plan.cands), "candidate"), plan.label, base[:12], plural(n, "slot"), why)
+	})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-
-	logger := newLogger(o.Verbose, stderr)
-	proc.KillOrphans()
-	evaluator.RemoveStaleScratch(pidAlive)
-	pool, err := worktreepool.Open(ctx, worktreepool.Options{
-		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,
-	})
-	if err != nil {
-		return fmt.Errorf("open slot pool: %w", err)
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		defer cancel()
-		if err := pool.Close(cctx); err != nil {
-			fmt.Fprintf(stderr, "optimizer: close slot pool: %v\n", err)
-		}
-	}()
+	defer w.close()
+	db, pool, logger := w.db, w.pool, w.logger
 
 	opts := o.evaluatorOptions(r, base, n, plan.cands, logger)
 	opts.CPUs = m.CPUs
@@ -196,6 +173,52 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 	}
 	opts.Deadline = plan.deadline
 	return finish(evaluate(ctx, pool, db, opts, stderr, o.Verbose))
+}
+
+// jobWork is what a command that runs jobs holds open: the store, the pool of
+// slots, and the logger they share.
+type jobWork struct {
+	db     *store.DB
+	pool   *worktreepool.Pool
+	logger *slog.Logger
+	close  func() // removes or keeps the slots, then closes the store
+}
+
+// openWork checks that --sandbox on can be had, says what the job is
+// (header), opens the store (moving a corrupt one aside), kills what dead
+// runs left, and opens a pool of n slots at base. run, ci and optimize all
+// open their work here.
+func openWork(ctx context.Context, o runOptions, r repo, base string, n int, stderr io.Writer, header func()) (*jobWork, error) {
+	if o.Sandbox == string(evaluator.SandboxOn) {
+		if err := proc.SandboxAvailable(); err != nil {
+			return nil, fmt.Errorf("--sandbox on: %w; install it (apt-get install %s), or pass --sandbox auto to run unsandboxed with a warning",
+				err, proc.SandboxPackage)
+		}
+	}
+	header()
+	warnOversubscribed(stderr, n, thisMachine().CPUs)
+	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
+	if err != nil {
+		return nil, err
+	}
+	logger := newLogger(o.Verbose, stderr)
+	proc.KillOrphans()
+	evaluator.RemoveStaleScratch(pidAlive)
+	pool, err := worktreepool.Open(ctx, worktreepool.Options{
+		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open slot pool: %w", err)
+	}
+	return &jobWork{db: db, pool: pool, logger: logger, close: func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		if err := pool.Close(cctx); err != nil {
+			fmt.Fprintf(stderr, "optimizer: close slot pool: %v\n", err)
+		}
+		db.Close()
+	}}, nil
 }
 
 // loadCandidates reads every --candidates path and --candidate-ref, and
