@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/proc"
 )
 
 // A busy machine is detected, not trusted. Other work on the benchmark's
@@ -112,7 +114,9 @@ func probe(cpu int) snapshot {
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids) != nil {
 		return snapshot{}
 	}
-	s.ours = rusageCPU(self) + rusageCPU(kids)
+	// A sandboxed child's CPU time never reaches RUSAGE_CHILDREN; without
+	// it a quiet machine's benchmark would count as other work.
+	s.ours = rusageCPU(self) + rusageCPU(kids) + proc.UnreapedCPU()
 	s.children = int64(kids.Nivcsw)
 	s.ok = true
 	return s

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -166,11 +167,21 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		b, _ := io.ReadAll(io.LimitReader(cpuR, 256))
 		if d, ok := parseTimes(b); ok {
 			res.CPU += d // bwrap's own, which both sides of a comparison pay, and the command's
+			unreaped.Add(int64(d))
 		}
 	}
 	res.Output, res.Truncated = out.bytes()
 	return res, nil
 }
+
+// unreaped adds up the CPU time of the sandboxed commands Run has run.
+var unreaped atomic.Int64
+
+// UnreapedCPU is the CPU time that every sandboxed command run so far used
+// and that getrusage(RUSAGE_CHILDREN) does not count, because bwrap does not
+// reap the sandbox's init. Add it to that figure for all the CPU time this
+// process's children used. It only grows, and is safe for concurrent use.
+func UnreapedCPU() time.Duration { return time.Duration(unreaped.Load()) }
 
 // watch kills the process group at the timeout or when ctx is done, until
 // done is closed. It reports which of the two happened.

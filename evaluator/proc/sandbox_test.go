@@ -203,9 +203,15 @@ func TestSandbox_CPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unreaped := UnreapedCPU()
 	boxed, err := Run(t.Context(), Cmd{Args: Shell(spin + "; exit 4"), CPU: -1, Sandbox: &Sandbox{}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// getrusage never sees it, so UnreapedCPU must (the busy-machine probe
+	// adds it to RUSAGE_CHILDREN, or a sandboxed benchmark is other work).
+	if got := UnreapedCPU() - unreaped; got < plain.CPU/2 {
+		t.Errorf("UnreapedCPU grew by %v for a loop that took %v plain", got, plain.CPU)
 	}
 	if boxed.ExitCode != 4 {
 		t.Errorf("exit %d, want 4: %s", boxed.ExitCode, boxed.Output)
