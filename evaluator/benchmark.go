@@ -316,6 +316,7 @@ func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision)
 		c.res.Benchmarks = append(c.res.Benchmarks, x)
 		rows = append(rows, benchRow(j.id, c.c.Name, x))
 	}
+	c.res.Unsettled = !dec.Settled
 	if !dec.Settled {
 		c.res.Note = fmt.Sprintf("not settled after %d pairs", s.rounds())
 		if j.pastDeadline() && s.rounds() < j.opts.MaxPairs {

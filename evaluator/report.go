@@ -92,7 +92,10 @@ type CandidateResult struct {
 	TestsTotal  int      `json:"tests_total,omitempty"`
 	Files       []string `json:"files,omitempty"` // paths the candidate changes
 	Note        string   `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
-	Seconds     float64  `json:"seconds,omitempty"`
+	// Unsettled is set when measuring stopped (pairs, budget or deadline
+	// spent) before the verdict was settled: more pairs could change it.
+	Unsettled bool    `json:"unsettled,omitempty"`
+	Seconds   float64 `json:"seconds,omitempty"`
 	// TestSeconds is the candidate's time in its phase-1 slot: staging and
 	// the test command. BenchSeconds is its time in phase 2: building,
 	// calibrating and measuring pairs. Both are 0 for a phase it did not reach.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -83,13 +82,12 @@ type Parent struct {
 
 // A call is the outcome of running a generator once.
 type call struct {
-	cands    []candidate.Candidate
-	exit     int
-	seconds  float64
-	stderr   string
-	err      error // why the call gave no usable candidates
-	request  []byte
-	timedOut bool
+	cands   []candidate.Candidate
+	exit    int
+	seconds float64
+	stderr  string
+	err     error // why the call gave no usable candidates
+	request []byte
 }
 
 // A Workspace is a private tree at base for an edit-in-place generator: a
@@ -183,7 +181,6 @@ func runCommand(ctx context.Context, g Generator, req Request, dir string, env [
 	r.exit = cmd.ProcessState.ExitCode()
 	switch {
 	case cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
-		r.timedOut = true
 		r.err = fmt.Errorf("it timed out after %v", timeout)
 	case ctx.Err() != nil:
 		r.err = ctx.Err()
@@ -286,13 +283,4 @@ func nameRune(r rune) rune {
 		return r
 	}
 	return -1
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

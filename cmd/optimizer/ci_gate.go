@@ -18,9 +18,15 @@ var errHeadFailed = errors.New("the head failed")
 // and which --fail-on conditions it meets.
 type gate struct {
 	head    evaluator.CandidateResult
-	gates   []string // --fail-on
-	failed  string   // why the head failed, "" when it did not
-	reasons []string // the --fail-on conditions met, each with its evidence
+	gates   []string     // --fail-on
+	failed  string       // why the head failed, "" when it did not
+	reasons []gateReason // the --fail-on conditions met
+}
+
+// gateReason is one --fail-on condition a head met, with its evidence.
+type gateReason struct {
+	gate     string // regression, mixed or allocs
+	evidence string
 }
 
 // judgeGate judges the candidate named head in rep against the gates.
@@ -52,13 +58,13 @@ func judgeGate(rep *evaluator.Report, head string, gates []string) gate {
 			}
 			switch {
 			case len(slower) > 0:
-				g.reasons = append(g.reasons, "regression: "+strings.Join(slower, "; "))
+				g.reasons = append(g.reasons, gateReason{gateRegression, strings.Join(slower, "; ")})
 			case g.head.Verdict == evaluator.VerdictSlower:
-				g.reasons = append(g.reasons, fmt.Sprintf("regression: %s overall %s", slowdownText(g.head.Speedup), slowdownCI(g.head.CI)))
+				g.reasons = append(g.reasons, gateReason{gateRegression, fmt.Sprintf("%s overall %s", slowdownText(g.head.Speedup), slowdownCI(g.head.CI))})
 			}
 		case gateMixed:
 			if g.head.Verdict == evaluator.VerdictMixed {
-				g.reasons = append(g.reasons, "mixed: "+slowerBenchmarks(g.head, m))
+				g.reasons = append(g.reasons, gateReason{gateMixed, slowerBenchmarks(g.head, m)})
 			}
 		case gateAllocs:
 			var more []string
@@ -68,7 +74,7 @@ func judgeGate(rep *evaluator.Report, head string, gates []string) gate {
 				}
 			}
 			if len(more) > 0 {
-				g.reasons = append(g.reasons, "allocs: "+strings.Join(more, "; "))
+				g.reasons = append(g.reasons, gateReason{gateAllocs, strings.Join(more, "; ")})
 			}
 		}
 	}
@@ -121,7 +127,11 @@ func (g gate) line() string {
 	case g.failed != "":
 		return fmt.Sprintf("gate failed: %s failed: %s", g.head.Name, g.failed)
 	case len(g.reasons) > 0:
-		return "gate failed (--fail-on " + strings.Join(g.gates, ",") + "): " + strings.Join(g.reasons, "; ")
+		parts := make([]string, len(g.reasons))
+		for i, r := range g.reasons {
+			parts[i] = r.gate + ": " + r.evidence
+		}
+		return "gate failed (--fail-on " + strings.Join(g.gates, ",") + "): " + strings.Join(parts, "; ")
 	}
 	return "gate passed (--fail-on " + strings.Join(g.gates, ",") + ")"
 }

@@ -115,7 +115,7 @@ func ciHeads() map[string]evaluator.CandidateResult {
 			Benchmarks: []evaluator.BenchResult{bench("BenchmarkSum/4", 1.89, 1.8, 1.97), bench("BenchmarkSum/1M", 0.49, 0.46, 0.52),
 				bench("BenchmarkSum/100", 1.0, 0.97, 1.03)}},
 		"notsettled": {Name: "feature", Verdict: evaluator.VerdictNotFaster, Speedup: 1.04, CI: ci(0.97, 1.12), Pairs: 6,
-			Note:       "not settled after 6 pairs: the job's time budget ran out",
+			Note: "not settled after 6 pairs: the job's time budget ran out", Unsettled: true,
 			Benchmarks: []evaluator.BenchResult{bench("BenchmarkA", 1.04, 0.97, 1.12), bench("BenchmarkB", 1.0, 0.99, 1.01)}},
 		"failedtests": {Name: "feature", Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
 			Kind: evaluator.FailTest, Tests: []string{"TestParse"}, Message: "TestParse passed at base and fails here",

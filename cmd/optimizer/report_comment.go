@@ -79,7 +79,11 @@ func commentHeadline(rep *evaluator.Report, g gate) string {
 	if !g.passed() {
 		outcome = "**gate failed**"
 		if len(g.reasons) > 0 {
-			outcome += " (" + strings.Join(gateNames(g.reasons), ", ") + ")"
+			names := make([]string, len(g.reasons))
+			for i, r := range g.reasons {
+				names[i] = r.gate
+			}
+			outcome += " (" + strings.Join(names, ", ") + ")"
 		}
 	}
 	var what string
@@ -104,7 +108,7 @@ func commentHeadline(rep *evaluator.Report, g gate) string {
 		what = fmt.Sprintf("**mixed**, faster on %d and slower on %d of %d benchmarks (%s overall %s)",
 			f, s, timedBenchmarks(c), speedupText(c.Speedup), ciOf(c))
 	default:
-		if strings.Contains(c.Note, "not settled") {
+		if c.Unsettled {
 			what = fmt.Sprintf("**not settled**, %s %s after %d pairs", speedupText(c.Speedup), ciOf(c), c.Pairs)
 		} else {
 			what = fmt.Sprintf("**no significant speedup**, %s %s", speedupText(c.Speedup), ciOf(c))
@@ -123,15 +127,6 @@ func slowdownCI(ci *[2]float64) string {
 		return "-"
 	}
 	return ciText([2]float64{1 / ci[1], 1 / ci[0]})
-}
-
-// gateNames are the names of the --fail-on conditions in reasons.
-func gateNames(reasons []string) []string {
-	out := make([]string, len(reasons))
-	for i, r := range reasons {
-		out[i], _, _ = strings.Cut(r, ":")
-	}
-	return out
 }
 
 // countBenchmarks counts c's timed benchmarks that are significantly
@@ -220,7 +215,7 @@ func writeCommentChanged(w io.Writer, rep *evaluator.Report, c evaluator.Candida
 // unsettledBenchmarks are, for a head whose measuring stopped before it
 // was settled, the benchmarks whose interval still straddles a threshold.
 func unsettledBenchmarks(c evaluator.CandidateResult, minSpeedup float64) []string {
-	if !strings.Contains(c.Note, "not settled") {
+	if !c.Unsettled {
 		return nil
 	}
 	up, down := 1+minSpeedup, 1/(1+minSpeedup)

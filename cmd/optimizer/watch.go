@@ -417,7 +417,7 @@ func (s *session) refinement(f *flight, res outcome) *work {
 		return nil
 	}
 	c := res.rep.Candidates[0]
-	if c.Pairs == 0 || !strings.HasPrefix(c.Note, "not settled") {
+	if c.Pairs == 0 || !c.Unsettled {
 		return nil
 	}
 	r := *f.w
