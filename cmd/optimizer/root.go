@@ -101,7 +101,7 @@ Everything is recorded in SQLite. The repository itself is never touched,
 except by 'optimizer apply'.
 
 Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
-4 the head failed (optimizer ci).
+4 the head failed (optimizer ci), 130 and 143 stopped by SIGINT and SIGTERM.
 
 ` + benchContract
 	root.AddCommand(
