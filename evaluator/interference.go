@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // A busy machine is detected, not trusted. Other work on the benchmark's

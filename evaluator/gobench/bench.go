@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // Place says how a benchmark process runs: pinned to CPU (-1: unpinned),
