@@ -372,6 +372,15 @@ func (p *Pool) SetBase(base string) {
 	p.mu.Unlock()
 }
 
+// SetKeep changes what Close does with the slots: keep them warm for the
+// next pool to adopt, or remove them. A daemon keeps its pools warm, and
+// removes the one it evicts. Call it before Close.
+func (p *Pool) SetKeep(keep bool) {
+	p.mu.Lock()
+	p.keep = keep
+	p.mu.Unlock()
+}
+
 // Release gives a slot back. It restores the slot to base first, repairing
 // or replacing it if it cannot be restored, so the next holder gets a clean
 // slot; a slot that cannot be replaced either is dropped from the pool.
