@@ -28,11 +28,11 @@ type forestView struct {
 
 // forestRow is one estimate.
 type forestRow struct {
-	Y          float64
-	Label      string
-	Verdict    string // CSS class
-	X, X1, X2  float64
-	Title      string // the numbers, for a tooltip
+	Y           float64
+	Label       string
+	Verdict     string // CSS class
+	X, X1, X2   float64
+	Title       string // the numbers, for a tooltip
 	HasInterval bool
 }
 

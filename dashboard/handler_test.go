@@ -32,12 +32,12 @@ func TestHandler_JobPage(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"fast (250.00× faster [230.00×, 270.00×])", // the winner line
-		"[0.45×, 0.55×]",                          // slower's interval
-		"test failure: tests fail: TestSumSquares", // why broken failed
-		"sumsq_test.go:20: got 0, want 1",          // its output excerpt
+		"fast (250.00× faster [230.00×, 270.00×])",                           // the winner line
+		"[0.45×, 0.55×]",                                                     // slower's interval
+		"test failure: tests fail: TestSumSquares",                           // why broken failed
+		"sumsq_test.go:20: got 0, want 1",                                    // its output excerpt
 		`<span class="add">&#43;	for i := 1; i &lt; n; i&#43;&#43; {</span>`, // its diff, coloured
-		`<span class="del">-	slow()</span>`,                                 // the winner's diff
+		`<span class="del">-	slow()</span>`,                                  // the winner's diff
 		"produces the same tree as fast",
 	} {
 		if !strings.Contains(body, want) {

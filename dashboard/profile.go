@@ -16,10 +16,10 @@ type profileView struct {
 }
 
 type funcRow struct {
-	Name, Where, Class  string
-	Base, Cand          string // flat shares
-	CumBase, CumCand    string
-	Changed             bool
+	Name, Where, Class   string
+	Base, Cand           string // flat shares
+	CumBase, CumCand     string
+	Changed              bool
 	BaseWidth, CandWidth float64 // bar widths, 0 to 100
 }
 
