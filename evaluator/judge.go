@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // Defaults for CaptureOptions.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // CommandOutput is the file in the artifacts directory that keeps a profile

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // The optimizer flags of every job, as issue 3 asks: two slots, a JSON

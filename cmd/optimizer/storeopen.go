@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/store"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // TreeID returns c's content id: the hash of the git tree that c produces

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // Package is a Go package with benchmarks.

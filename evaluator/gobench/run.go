@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/optimizer-dev/optimizer/evaluator/proc"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // tailLines and tailBytes bound the output an error carries.
