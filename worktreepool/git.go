@@ -6,14 +6,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/git"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // runGit runs one git command through the git runner (its own process
 // group, killed whole when ctx is done, no hooks, no fsmonitor) and returns
 // its stdout.
 func runGit(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
-	return git.Run(ctx, git.Cmd{Args: args, Stdin: stdin})
+	return gitcmd.Run(ctx, gitcmd.Cmd{Args: args, Stdin: stdin})
 }
 
 // inRepo runs git against the user's repository at root. Only worktree

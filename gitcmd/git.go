@@ -1,4 +1,4 @@
-// Package git runs the git command line. Every git command the optimizer
+// Package gitcmd runs the git command line. Every git command the optimizer
 // runs goes through [Run], so that all of them are owned, cancelled and
 // configured the same way.
 //
@@ -23,7 +23,7 @@
 // A command with [Cmd.ReadOnly] also takes no optional locks
 // (GIT_OPTIONAL_LOCKS=0), so reading a tree the optimizer does not own, the
 // user's, never refreshes or locks its index.
-package git
+package gitcmd
 
 import (
 	"bytes"
