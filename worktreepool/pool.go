@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/proc"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -427,7 +428,7 @@ func (p *Pool) Release(s *Slot) {
 
 // recover restores s, or replaces it with a new slot, or returns nil.
 func (p *Pool) recover(ctx context.Context, s *Slot) *Slot {
-	if n := killStray(s.dir); n > 0 {
+	if n := proc.KillTagged(SlotEnv, s.dir); n > 0 {
 		p.log.Warn("killed processes left running in a slot", "slot", s.name, "count", n)
 	}
 	err := s.repair()
