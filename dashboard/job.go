@@ -11,6 +11,7 @@ import (
 
 // jobView is the job page.
 type jobView struct {
+	ID         string // the Source's id of the job
 	Rep        *evaluator.Report
 	State      string
 	Live       bool   // the job is queued or running: the page follows it
@@ -71,12 +72,12 @@ func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	v := jobView{Rep: rep, State: rep.State, RepoLink: repoLink(rep.Repo), MinSpeedup: percentText(rep.MinSpeedup),
+	v := jobView{ID: id, Rep: rep, State: rep.State, RepoLink: repoLink(rep.Repo), MinSpeedup: percentText(rep.MinSpeedup),
 		SeenAt: time.Now().UTC().Format("15:04:05Z")}
 	if v.State == "" {
 		v.State = "finished"
 	}
-	if err := h.jobProgress(r, rep.Job, &v); err != nil {
+	if err := h.jobProgress(r, id, &v); err != nil {
 		h.serverError(w, r, err)
 		return
 	}
@@ -85,17 +86,13 @@ func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
 		v.Rows = append(v.Rows, newVerdictRow(rep, c))
 	}
 	v.Forest, v.BenchPlot = candidateForest(rep), benchmarkForest(rep)
-	if err := h.evidence(r, rep, &v); err != nil {
+	if err := h.evidence(r, id, rep, &v); err != nil {
 		h.serverError(w, r, err)
 		return
 	}
 	v.Profile = newProfileView(rep.Profile)
 	if n := rep.Noise; n != nil {
 		v.Noise = fmt.Sprintf("±%s%% (base against itself, %d pairs)", percentText(n.Floor), n.Pairs)
-	}
-	id = rep.Job
-	if id == "" {
-		id = r.PathValue("id")
 	}
 	h.render(w, http.StatusOK, "job", page{Title: "job " + id, Job: id, Body: v})
 }
@@ -125,7 +122,7 @@ func (h *Handler) jobProgress(r *http.Request, id string, v *jobView) error {
 // evidence reads the samples and diffs behind the report: the pairs of
 // every benchmarked candidate, and the change of every failed one and of
 // the winner.
-func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) error {
+func (h *Handler) evidence(r *http.Request, id string, rep *evaluator.Report, v *jobView) error {
 	ctx := r.Context()
 	for _, c := range rep.Candidates {
 		if c.Verdict == evaluator.VerdictFailed {
@@ -133,7 +130,7 @@ func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) e
 			if c.Failure != nil {
 				f.Kind, f.Message, f.Tests, f.Output = string(c.Failure.Kind), c.Failure.Message, c.Failure.Tests, c.Failure.Output
 			}
-			diff, err := h.src.Diff(ctx, rep.Job, c.Name)
+			diff, err := h.src.Diff(ctx, id, c.Name)
 			if err != nil {
 				return fmt.Errorf("read diff of %s: %w", c.Name, err)
 			}
@@ -147,7 +144,7 @@ func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) e
 		for _, b := range c.Benchmarks {
 			m.Benchmarks = append(m.Benchmarks, newBenchRow(b))
 		}
-		samples, err := h.src.Samples(ctx, rep.Job, c.Name)
+		samples, err := h.src.Samples(ctx, id, c.Name)
 		if err != nil {
 			return fmt.Errorf("read samples of %s: %w", c.Name, err)
 		}
@@ -156,7 +153,7 @@ func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) e
 			m.Interference = i.Summary()
 		}
 		if c.Verdict == evaluator.VerdictWinner {
-			diff, err := h.src.Diff(ctx, rep.Job, c.Name)
+			diff, err := h.src.Diff(ctx, id, c.Name)
 			if err != nil {
 				return fmt.Errorf("read diff of %s: %w", c.Name, err)
 			}
