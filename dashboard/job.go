@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // jobView is the job page.
@@ -27,6 +28,7 @@ type jobView struct {
 	Noise      string
 	SeenAt     string
 	MinSpeedup string
+	Text       string // the text report, as optimizer report prints it
 }
 
 // verdictRow is one row of the verdict table: the text report's columns,
@@ -91,6 +93,12 @@ func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Profile = newProfileView(rep.Profile)
+	var text strings.Builder
+	if err := report.Text(&text, rep); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	v.Text = text.String()
 	if n := rep.Noise; n != nil {
 		v.Noise = fmt.Sprintf("±%s%% (base against itself, %d pairs)", percentText(n.Floor), n.Pairs)
 	}
@@ -175,7 +183,7 @@ func newVerdictRow(rep *evaluator.Report, c evaluator.CandidateResult) verdictRo
 	row := verdictRow{
 		Name: c.Name, Anchor: anchor("c", c.Name), Verdict: verdict, Class: "v-" + string(c.Verdict),
 		Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI), Pairs: countText(c.Pairs),
-		Time: secondsText(c.Seconds), Reason: reasonText(rep, c),
+		Time: secondsText(c.Seconds), Reason: report.Reason(rep, c),
 	}
 	if c.WaitSeconds >= 1 {
 		row.Time += " (+" + secondsText(c.WaitSeconds) + " wait)"
