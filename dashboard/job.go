@@ -97,7 +97,7 @@ func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = r.PathValue("id")
 	}
-	h.render(w, http.StatusOK, "job", page{Title: "job " + shortHash(id), Job: id, Body: v})
+	h.render(w, http.StatusOK, "job", page{Title: "job " + id, Job: id, Body: v})
 }
 
 // jobProgress fills in the live state of a job the source lists.

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
@@ -30,7 +31,7 @@ type pairsView struct {
 	Estimate        string // polyline: the running estimate
 	Ticks           []tick // y axis
 	XTicks          []tick
-	One, Threshold  float64 // y of 1× and of the threshold
+	One, Threshold  float64 // y of 1× and of the threshold; 0 when off the plot
 	Final           string  // the last interval, in words
 }
 
@@ -97,7 +98,7 @@ func newPairsView(bench, unit string, pairs []measuredPair, alpha, minSpeedup fl
 	}
 	threshold := 1 + minSpeedup
 	ratios := make([]float64, len(pairs))
-	vals := []float64{1, threshold}
+	var vals []float64
 	for i, p := range pairs {
 		ratios[i] = p.pair.Base / p.pair.Cand
 		vals = append(vals, ratios[i])
@@ -115,6 +116,14 @@ func newPairsView(bench, unit string, pairs []measuredPair, alpha, minSpeedup fl
 		}
 		est = append(est, e)
 		vals = append(vals, e.Low, e.High)
+	}
+	// The axis fits the pairs, so that drift and outliers show; 1× and
+	// the threshold are drawn when they lie near them.
+	lo, hi := bounds(vals)
+	for _, ref := range []float64{1, threshold} {
+		if ref > lo/1.5 && ref < hi*1.5 {
+			vals = append(vals, ref)
+		}
 	}
 	y := newLogAxis(vals, v.Bottom, v.Top)
 	n := max(len(pairs), 2)
@@ -141,10 +150,27 @@ func newPairsView(bench, unit string, pairs []measuredPair, alpha, minSpeedup fl
 		v.Final = speedupText(last.Speedup) + " [" + speedupText(last.Low) + ", " + speedupText(last.High) + "] after " + itoa(last.Pairs) + " pairs"
 	}
 	v.Ticks = y.ticks(timesLabel)
-	v.One, v.Threshold = y.at(1), y.at(threshold)
+	lo, hi = bounds(vals)
+	if lo <= 1 && 1 <= hi {
+		v.One = y.at(1)
+	}
+	if lo <= threshold && threshold <= hi {
+		v.Threshold = y.at(threshold)
+	}
 	step := max(1, len(pairs)/10)
 	for i := 0; i < len(pairs); i += step {
 		v.XTicks = append(v.XTicks, tick{P: x(i), Label: itoa(i + 1)})
 	}
 	return v
+}
+
+// bounds are the smallest and largest positive values.
+func bounds(vals []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), 0
+	for _, v := range vals {
+		if v > 0 && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return lo, hi
 }

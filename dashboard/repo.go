@@ -95,7 +95,7 @@ func (h *Handler) repoPage(w http.ResponseWriter, r *http.Request) {
 				series[k] = append(series[k], trendPoint{job: j.ID, when: j.Started, value: b.Base})
 			}
 			if rep.Winner != nil && c.Name == *rep.Winner {
-				v.Winners = append(v.Winners, winnerRow{Time: j.Started.UTC().Format("2006-01-02 15:04"), Job: shortHash(j.ID),
+				v.Winners = append(v.Winners, winnerRow{Time: j.Started.UTC().Format("2006-01-02 15:04"), Job: j.ID,
 					Link: jobLink(j.ID), Winner: c.Name, Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI)})
 			}
 		}
@@ -121,7 +121,7 @@ func newTrend(bench, unit string, pts []trendPoint) trendView {
 	for i, p := range pts {
 		xs, ys = append(xs, x(i)), append(ys, y.at(p.value))
 		v.Points = append(v.Points, pairPoint{X: x(i), Y: y.at(p.value),
-			Title: "job " + shortHash(p.job) + ", " + p.when.UTC().Format("2006-01-02 15:04") + ": " + valueText(unit, p.value)})
+			Title: "job " + p.job + ", " + p.when.UTC().Format("2006-01-02 15:04") + ": " + valueText(unit, p.value)})
 	}
 	v.Line = points(xs, ys)
 	v.Ticks = y.ticks(4, func(f float64) string { return valueText(unit, f) })
