@@ -17,6 +17,7 @@ import (
 // returns a router over it.
 func specRouter(tb testing.TB) routers.Router {
 	tb.Helper()
+	openapi3filter.RegisterBodyDecoder("text/markdown", openapi3filter.PlainBodyDecoder)
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(OpenAPI)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/daemon"
-	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
 // daemonOptions are optimizer daemon's flags.
@@ -120,7 +119,6 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 		MaxJobs:     o.MaxJobs,
 		DiskBudget:  budget,
 		Paranoid:    o.Paranoid,
-		Render:      func(w io.Writer, rep *evaluator.Report, format string) error { return writeReport(w, rep, format) },
 		Logger:      logger,
 	}
 	if o.Listen != "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,8 +29,8 @@ func startTestDaemon(t *testing.T) string {
 	ready := make(chan struct{})
 	srv, err := daemon.New(ctx, daemon.Options{
 		Socket: sock, StateDB: filepath.Join(t.TempDir(), "daemon.db"), Slots: 2, CPUs: 2,
-		Render: func(w io.Writer, rep *evaluator.Report, format string) error { return writeReport(w, rep, format) },
-		Ready:  func() { close(ready) },
+		MachineLock: filepath.Join(dir, "machine.lock"),
+		Ready:       func() { close(ready) },
 	})
 	if err != nil {
 		t.Fatal(err)

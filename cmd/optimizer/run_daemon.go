@@ -11,6 +11,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // cancelTimeout bounds the cancel of a daemon's job after Ctrl-C.
@@ -80,7 +81,7 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 		plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
 	rep, err := followJob(ctx, c, sub.ID, o, stderr)
 	if rep != nil {
-		if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
+		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
 			err = werr
 		}
 	}
