@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,15 +12,6 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 )
-
-// unixHTTP is a plain HTTP client of the daemon's socket: these tests send
-// what the client package never would.
-func unixHTTP(sock string) *http.Client {
-	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", sock)
-	}}}
-}
 
 // TestServer_BadRequests: each kind of bad request gets its status and a
 // JSON error naming what to fix, matching the OpenAPI document, and
