@@ -23,7 +23,12 @@ import (
 //     to (of all CPUs, when they are not pinned);
 //   - getrusage: the CPU time of optimizer itself and of its waited-for
 //     children (the benchmark process), and the children's involuntary
-//     context switches.
+//     context switches;
+//   - for Go benchmarks, base's own time per op against its calibration's
+//     (the same binary, the same iteration count, run once per job before
+//     any sample): a base sample far slower than when it was calibrated
+//     shared its CPU, whatever the probes saw (they cannot see a
+//     hypervisor's neighbours without steal, or a busy memory bus).
 //
 // The busy time that is neither the benchmark's nor optimizer's is other
 // work: OtherCPU is its share of the probed CPU time. It is recorded per
@@ -38,6 +43,7 @@ const busyWarning = "the machine was busy"
 const (
 	disturbedOtherCPU = 0.10 // other work took more than this share of the benchmark CPU
 	disturbedSteal    = 0.02 // the hypervisor took more than this share
+	disturbedSlowdown = 1.5  // a base sample took this many times its calibration's time per op
 )
 
 // Disturbance is what competed with one sample.
@@ -46,23 +52,35 @@ type Disturbance struct {
 	OtherCPU      float64 // share of the probed CPU time used by other work
 	Steal         float64 // share of the probed CPU time stolen by a hypervisor
 	InvolSwitches int64   // the benchmark processes' involuntary context switches
+	// BaseSlowdown is, for a base sample of Go benchmarks, its largest
+	// time per op over the same benchmark's at calibration; 0 when not
+	// known (a candidate's sample, a bench command).
+	BaseSlowdown float64
 }
 
 // Disturbed reports whether the sample shared its CPU with enough other work
-// to count.
+// to count, or, at base, ran far slower than when it was calibrated.
 func (d Disturbance) Disturbed() bool {
-	return d.Probed && (d.OtherCPU > disturbedOtherCPU || d.Steal > disturbedSteal)
+	return d.BaseSlowdown > disturbedSlowdown || d.Probed && (d.OtherCPU > disturbedOtherCPU || d.Steal > disturbedSteal)
 }
+
+// known reports whether anything was learned about the sample.
+func (d Disturbance) known() bool { return d.Probed || d.BaseSlowdown > 0 }
 
 // Interference summarises the disturbance of one candidate's samples (both
 // sides). It is in the report's JSON as "interference".
 type Interference struct {
-	Samples       int     `json:"samples"`        // probed samples
+	Samples       int     `json:"samples"`        // samples probed, or compared with their calibration
 	Disturbed     int     `json:"disturbed"`      // of them, disturbed
 	OtherCPU      float64 `json:"other_cpu"`      // median share of the benchmark CPU used by other work
 	MaxOtherCPU   float64 `json:"max_other_cpu"`  // the largest share in one sample
 	MaxSteal      float64 `json:"max_steal"`      // the largest steal share in one sample
 	InvolSwitches float64 `json:"invol_switches"` // median involuntary context switches per sample
+	// SlowBase counts the base samples over 1.5× their calibration's time
+	// per op, and MaxBaseSlowdown is the largest such ratio (Go benchmarks
+	// only; 0 otherwise).
+	SlowBase        int     `json:"slow_base,omitempty"`
+	MaxBaseSlowdown float64 `json:"max_base_slowdown,omitempty"`
 }
 
 // Significant reports whether at least half of the samples were disturbed:
@@ -74,8 +92,16 @@ func (i *Interference) Significant() bool {
 
 // Summary is one line for a report.
 func (i *Interference) Summary() string {
-	return fmt.Sprintf("%d of %d samples disturbed: other work took a median %.0f%% of the benchmark CPU (at most %.0f%%), steal at most %.0f%%, a median %.0f involuntary context switches a sample",
-		i.Disturbed, i.Samples, 100*i.OtherCPU, 100*i.MaxOtherCPU, 100*i.MaxSteal, i.InvolSwitches)
+	return fmt.Sprintf("%d of %d samples disturbed: other work took a median %.0f%% of the benchmark CPU (at most %.0f%%), steal at most %.0f%%, a median %.0f involuntary context switches a sample%s",
+		i.Disturbed, i.Samples, 100*i.OtherCPU, 100*i.MaxOtherCPU, 100*i.MaxSteal, i.InvolSwitches, i.slowBase())
+}
+
+// slowBase is ", N base samples up to R× slower than calibrated", or "".
+func (i *Interference) slowBase() string {
+	if i.SlowBase == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d base samples up to %.1f× slower than calibrated", i.SlowBase, i.MaxBaseSlowdown)
 }
 
 // cpuTimes is one line of /proc/stat, in clock ticks.
@@ -184,6 +210,16 @@ func (j *job) watch(c *cand, smp sampler) sampler {
 	return &watched{sampler: smp, j: j, c: c, cpu: j.cpu()}
 }
 
+// calibrated is a sampler that knows how much slower than its calibration
+// the base sample it just took ran (0: unknown).
+type calibrated interface {
+	baseSlowdown() float64
+}
+
+func (g *goSampler) baseSlowdown() float64 { return g.slow }
+
+var _ calibrated = (*goSampler)(nil)
+
 func (w *watched) sample(ctx context.Context, s side) ([]metric, error) {
 	before := probe(w.cpu)
 	ms, err := w.sampler.sample(ctx, s)
@@ -191,10 +227,13 @@ func (w *watched) sample(ctx context.Context, s side) ([]metric, error) {
 		return ms, err
 	}
 	d := disturbanceBetween(before, probe(w.cpu))
+	if c, ok := w.sampler.(calibrated); ok && s == sideBase {
+		d.BaseSlowdown = c.baseSlowdown()
+	}
 	for i := range ms {
 		ms[i].dist = d
 	}
-	if d.Probed {
+	if d.known() {
 		w.seen = append(w.seen, d)
 		sum := summarize(w.seen)
 		w.j.mu.Lock()
@@ -219,6 +258,10 @@ func summarize(ds []Disturbance) *Interference {
 		other[i], sw[i] = d.OtherCPU, float64(d.InvolSwitches)
 		sum.MaxOtherCPU = max(sum.MaxOtherCPU, d.OtherCPU)
 		sum.MaxSteal = max(sum.MaxSteal, d.Steal)
+		if d.BaseSlowdown > disturbedSlowdown {
+			sum.SlowBase++
+		}
+		sum.MaxBaseSlowdown = max(sum.MaxBaseSlowdown, d.BaseSlowdown)
 	}
 	sum.OtherCPU, sum.InvolSwitches = median(other), median(sw)
 	return sum
@@ -231,8 +274,8 @@ func (j *job) warnInterference(ctx context.Context) {
 	j.mu.Lock()
 	for _, c := range j.cands {
 		if i := c.res.Interference; i.Significant() {
-			hit = append(hit, fmt.Sprintf("%s %d of %d samples, other work a median %.0f%% of the CPU",
-				c.c.Name, i.Disturbed, i.Samples, 100*i.OtherCPU))
+			hit = append(hit, fmt.Sprintf("%s %d of %d samples, other work a median %.0f%% of the CPU%s",
+				c.c.Name, i.Disturbed, i.Samples, 100*i.OtherCPU, i.slowBase()))
 		}
 	}
 	j.mu.Unlock()

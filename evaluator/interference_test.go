@@ -133,3 +133,96 @@ func TestRun_BusyMachine(t *testing.T) {
 		t.Errorf("store: %d samples, %d disturbed; want 12, %d as reported", len(samples), disturbed, i.Disturbed)
 	}
 }
+
+// TestDisturbance_BaseSlowdown: a base sample far slower than its
+// calibration is disturbed even when the probes saw nothing (or could not
+// read), and the summary counts it.
+func TestDisturbance_BaseSlowdown(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		d         Disturbance
+		disturbed bool
+	}{
+		{"SlowUnprobed", Disturbance{BaseSlowdown: 2.5}, true},
+		{"SlowQuietProbes", Disturbance{Probed: true, OtherCPU: 0.01, BaseSlowdown: 1.8}, true},
+		{"AsCalibrated", Disturbance{Probed: true, OtherCPU: 0.01, BaseSlowdown: 1.1}, false},
+		{"Unknown", Disturbance{Probed: true}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.d.Disturbed(); got != tt.disturbed {
+				t.Errorf("%+v: disturbed %v, want %v", tt.d, got, tt.disturbed)
+			}
+		})
+	}
+	sum := summarize([]Disturbance{{Probed: true, BaseSlowdown: 2.5}, {Probed: true}, {Probed: true, BaseSlowdown: 1.1}, {Probed: true}})
+	if sum.SlowBase != 1 || sum.MaxBaseSlowdown != 2.5 || sum.Disturbed != 1 ||
+		!strings.Contains(sum.Summary(), "1 base samples up to 2.5× slower than calibrated") {
+		t.Errorf("summary %+v (%s); want 1 slow base sample, at most 2.5×", sum, sum.Summary())
+	}
+}
+
+// slowAfterCalibration is a Go module whose benchmark does three times the
+// work when run for a fixed count (-test.benchtime=Nx, as samples are) than
+// when calibrated (a duration): what a base that calibrated on a quiet
+// machine and then shares its CPU looks like, without a hog's luck.
+var slowAfterCalibration = map[string]string{
+	"go.mod":     "module example.com/slow\n\ngo 1.22\n",
+	"ops/ops.go": opsRepo["ops/ops.go"],
+	"ops/ops_test.go": `package ops
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+var sink int
+
+// sampling: run for a fixed count, as samples are, not calibrated.
+var sampling = func() bool {
+	for _, a := range os.Args {
+		if strings.HasPrefix(a, "-test.benchtime=") && strings.HasSuffix(a, "x") {
+			return true
+		}
+	}
+	return false
+}()
+
+func BenchmarkWork(b *testing.B) {
+	reps := 1
+	if sampling {
+		reps = 3
+	}
+	for i := 0; i < b.N; i++ {
+		for r := 0; r < reps; r++ {
+			sink = Work(500)
+		}
+	}
+}
+`,
+}
+
+// TestRun_BaseSlowerThanCalibrated checks issue 13's "base samples far
+// slower than their calibration": every base sample of a benchmark that
+// runs 3× slower than it calibrated is counted disturbed, said in the
+// candidate's interference, and the job warns.
+func TestRun_BaseSlowerThanCalibrated(t *testing.T) {
+	testenv.Long(t)
+	h := newHarness(t, slowAfterCalibration)
+	cand := filesCand("same", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "sums n", "sums n (same)", 1)})
+	rep, err := h.run(t, context.Background(), 2, Options{Candidates: []candidate.Candidate{cand}, Test: "true",
+		MinPairs: 3, MaxPairs: 3, Pin: true, Timeout: 2 * time.Minute, calibrateTarget: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := find(rep, "same")
+	i := c.Interference
+	if i == nil || i.SlowBase != 3 || i.MaxBaseSlowdown < 2 || i.Disturbed < 3 || !i.Significant() {
+		t.Fatalf("interference %+v (verdict %s, %v); want all 3 base samples about 3× slower than calibrated, significant",
+			i, c.Verdict, c.Failure)
+	}
+	t.Logf("%s", i.Summary())
+	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, busyWarning) || !strings.Contains(w, "3 base samples up to") {
+		t.Errorf("warnings %q; want the busy-machine warning naming the slow base samples", rep.Warnings)
+	}
+}

@@ -35,6 +35,7 @@ type goBench struct {
 	candAt   gobench.Place
 	n        int64
 	baseWall time.Duration // the longest base sample so far
+	calSec   float64       // base's time per op when calibrated, in seconds (0: unknown)
 }
 
 // goSampler runs one process per benchmark per side.
@@ -43,6 +44,7 @@ type goSampler struct {
 	c       *cand
 	benches []*goBench
 	extra   []string
+	slow    float64 // the last base sample's largest time per op over its calibration's (interference.go)
 }
 
 func (g *goSampler) close() {}
@@ -58,6 +60,7 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 	if len(g.benches) == 0 {
 		return nil, errors.New("no benchmark prints a result on both sides")
 	}
+	g.slow = 0
 	for _, b := range slices.Clone(g.benches) {
 		bin, dir, at := b.baseBin, b.baseDir, b.baseAt
 		sctx, cancel := ctx, context.CancelFunc(func() {})
@@ -94,6 +97,9 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 		}
 		for _, m := range ms {
 			out = append(out, metric{bench: m.Bench, unit: m.Unit, value: m.Value, iters: m.Iterations})
+			if s == sideBase && m.Unit == "sec/op" && m.Bench == b.name && b.calSec > 0 {
+				g.slow = max(g.slow, m.Value/b.calSec)
+			}
 		}
 	}
 	return out, nil
@@ -249,7 +255,7 @@ func (j *job) calibrated(ctx context.Context, tops []*goBench, filter *gobench.F
 				continue
 			}
 			b := *top
-			b.name, b.n = cnt.Bench, cnt.N
+			b.name, b.n, b.calSec = cnt.Bench, cnt.N, cnt.SecPerOp
 			out = append(out, &b)
 		}
 	}

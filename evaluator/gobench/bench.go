@@ -24,8 +24,9 @@ type Place struct {
 
 // Count is the iteration count calibrated for one benchmark.
 type Count struct {
-	Bench string // full name, as in Measurement: "BenchmarkX/n=10"
-	N     int64
+	Bench    string // full name, as in Measurement: "BenchmarkX/n=10"
+	N        int64
+	SecPerOp float64 // the calibration run's time per op, in seconds (0 when it printed none)
 }
 
 // Calibrate runs the benchmarks that pattern (a -test.bench value, such as
@@ -51,6 +52,9 @@ func Calibrate(ctx context.Context, bin, dir, pattern string, target time.Durati
 	for _, m := range ms {
 		if len(out) == 0 || out[len(out)-1].Bench != m.Bench {
 			out = append(out, Count{Bench: m.Bench, N: max(m.Iterations, 1)})
+		}
+		if m.Unit == "sec/op" {
+			out[len(out)-1].SecPerOp = m.Value
 		}
 	}
 	return out, nil

@@ -34,8 +34,8 @@ func TestCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(counts) != 1 || counts[0].Bench != "BenchmarkAlloc" || counts[0].N < 1 {
-		t.Errorf("counts = %+v, want BenchmarkAlloc with at least 1", counts)
+	if len(counts) != 1 || counts[0].Bench != "BenchmarkAlloc" || counts[0].N < 1 || counts[0].SecPerOp <= 0 {
+		t.Errorf("counts = %+v, want BenchmarkAlloc with at least 1, and its time per op", counts)
 	}
 	t.Run("BadTarget", func(t *testing.T) {
 		if _, err := Calibrate(ctx, bin, dir, "^BenchmarkAlloc$", 0, cpu, nil); err == nil {
