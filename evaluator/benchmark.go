@@ -101,6 +101,9 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	asked := time.Now()
 	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx})
 	j.log.Debug("benchmark start", "candidate", c.c.Name)
+	if j.settleFromSources(ctx, c) {
+		return // its stored pairs settle it: no machine, no build (cache.go)
+	}
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -275,8 +278,8 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		dec = seq.Look(series.names(), series.pairs())
 	}
 	j.apply(ctx, c, series, dec)
-	if len(kept) > r0 && c.samplesKey != "" && ctx.Err() == nil {
-		j.putCache(ctx, store.CacheSamples, c.samplesKey, c.c.Name, kept)
+	if len(kept) > r0 && ctx.Err() == nil {
+		j.keepRounds(ctx, c, kept)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,7 +18,10 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
 // The result cache by content. A job reuses what an earlier job learned
@@ -255,10 +259,19 @@ func (j *job) samplesKey(benches []*goBench) string {
 // reusedRounds returns c's stored pairs, at most MaxPairs of them, and
 // records them as the job's own samples, marked reused.
 func (j *job) reusedRounds(ctx context.Context, c *cand) []cachedRound {
-	if j.opts.NoCache || c.samplesKey == "" {
+	rounds := j.storedRounds(ctx, c.samplesKey)
+	if len(rounds) > 0 {
+		j.recordReused(ctx, c, rounds)
+	}
+	return rounds
+}
+
+// storedRounds returns the pairs stored under key, at most MaxPairs.
+func (j *job) storedRounds(ctx context.Context, key string) []cachedRound {
+	if j.opts.NoCache || key == "" {
 		return nil
 	}
-	e, err := j.db.CacheEntry(ctx, store.CacheSamples, c.samplesKey)
+	e, err := j.db.CacheEntry(ctx, store.CacheSamples, key)
 	if err != nil {
 		return nil
 	}
@@ -266,7 +279,12 @@ func (j *job) reusedRounds(ctx context.Context, c *cand) []cachedRound {
 	if json.Unmarshal(e.Value, &rounds) != nil {
 		return nil
 	}
-	rounds = rounds[:min(len(rounds), j.opts.MaxPairs)]
+	return rounds[:min(len(rounds), j.opts.MaxPairs)]
+}
+
+// recordReused stores rounds as c's samples in this job, each marked with
+// the job that measured it, and says so in c's result and the events.
+func (j *job) recordReused(ctx context.Context, c *cand, rounds []cachedRound) {
 	var rows []store.BenchSample
 	var from []string
 	for r, rd := range rounds {
@@ -288,7 +306,113 @@ func (j *job) reusedRounds(ctx context.Context, c *cand) []cachedRound {
 	j.mu.Unlock()
 	j.log.Debug("pairs reused", "candidate", c.c.Name, "pairs", len(rounds), "from", strings.Join(from, ","))
 	j.event(ctx, "reused", c.c.Name, fmt.Sprintf("%d benchmark pairs are reused from job %s", len(rounds), strings.Join(from, ", ")))
-	return rounds
+}
+
+// keepRounds puts c's pairs in the cache under its binaries' key and its
+// sources' key.
+func (j *job) keepRounds(ctx context.Context, c *cand, rounds []cachedRound) {
+	for _, key := range []string{c.samplesKey, c.sourceKey} {
+		if key != "" {
+			j.putCache(ctx, store.CacheSamples, key, c.c.Name, rounds)
+		}
+	}
+}
+
+// settleFromSources settles c's benchmark phase from the pairs stored under
+// the key of its sources (sourceKey), without the machine, slots or
+// builds, when they settle its verdict or reach --max-pairs. Otherwise it
+// returns false, and phase 2 builds the binaries and goes on from the same
+// pairs under their key.
+func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
+	c.sourceKey = j.sourceKey(ctx, c)
+	rounds := j.storedRounds(ctx, c.sourceKey)
+	if len(rounds) < j.opts.MinPairs {
+		return false
+	}
+	seq := stats.Sequential{MinPairs: j.opts.MinPairs, MaxPairs: j.opts.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: j.opts.MinSpeedup}
+	series := newSeries()
+	for _, rd := range rounds {
+		series.add(toMetrics(rd.Base), toMetrics(rd.Cand))
+	}
+	if series.rounds() == 0 {
+		return false
+	}
+	dec := seq.Look(series.names(), series.pairs())
+	if !dec.Settled && len(rounds) < j.opts.MaxPairs {
+		return false
+	}
+	start := time.Now()
+	j.recordReused(ctx, c, rounds)
+	j.apply(ctx, c, series, dec)
+	c.unbuilt = true
+	j.benched(c, start)
+	j.settle(ctx, c)
+	return true
+}
+
+// sourceKey is the key of c's pairs by what makes its test binaries and
+// how they run, so that a repeat needs no build to find them: c's tree and
+// base's (the content id and the baseline key, which holds base, the
+// toolchain on PATH, the platform, GOFLAGS and the other variables, setup
+// and copied files), whose test files judge it, --build-flags, the
+// benchmarks chosen (--bench-filter, --all) and their arguments,
+// calibration target, placement and host, and all of go env. It is as
+// strong as hashing the binaries (built with -trimpath, they are a
+// function of exactly these) except for what lies outside the tree: so
+// there is no key when a go.mod replaces a module by a directory, when a
+// go.work is in use, or when c changes a go.mod or go.work. "" is no key.
+func (j *job) sourceKey(ctx context.Context, c *cand) string {
+	if j.opts.NoCache || j.bench != "" || c.res.ID == "" {
+		return ""
+	}
+	for _, p := range c.c.Paths() {
+		if strings.HasSuffix(p, "go.mod") || strings.HasSuffix(p, "go.work") {
+			return ""
+		}
+	}
+	env := j.buildEnv(ctx)
+	if env == "" {
+		return ""
+	}
+	return hashKey("samples-by-source", j.baselineKey(), c.res.ID, fmt.Sprint(j.opts.TrustCandidateTests),
+		strings.Join(j.opts.BuildFlags, "\x00"), j.opts.BenchFilter, fmt.Sprint(j.opts.All),
+		strings.Join(j.opts.BenchArgs, "\x00"), j.opts.calibrateTarget.String(),
+		fmt.Sprintf("cpu=%d mem=%d sandbox=%v host=%s", j.cpu(), j.opts.MemLimit, j.sandbox.Active, hostKey()), env)
+}
+
+// buildEnv is go env's output in the repo, once per job, or "" when the
+// build reads a module from outside the tree: a go.work in use, or a
+// replace by a directory in any go.mod of base.
+func (j *job) buildEnv(ctx context.Context) string {
+	if j.goEnv != nil {
+		return *j.goEnv
+	}
+	env := ""
+	j.goEnv = &env
+	cmd := exec.CommandContext(ctx, "go", "env", "-json")
+	cmd.Dir = j.opts.Repo
+	proc.Tag(cmd)
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	var vars map[string]string
+	if json.Unmarshal(out, &vars) != nil || (vars["GOWORK"] != "" && vars["GOWORK"] != "off") {
+		return ""
+	}
+	grep := exec.CommandContext(ctx, "git", "-C", j.opts.Repo, "grep", "-q", "-E", `=>[[:space:]]*(\.|/)`, j.opts.Base, "--", "go.mod", "**/go.mod")
+	proc.Tag(grep)
+	if err := grep.Run(); err == nil {
+		return "" // a replace by a directory: found
+	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		return "" // git grep could not tell
+	}
+	// GOGCCFLAGS names a fresh temporary directory at every call; what it
+	// says of the C compiler is in CC and CGO_CFLAGS.
+	delete(vars, "GOGCCFLAGS")
+	b, _ := json.Marshal(vars) // keys sorted
+	env = string(b)
+	return env
 }
 
 func toMetrics(ms []cachedMetric) []metric {
@@ -324,3 +448,33 @@ var hostKey = sync.OnceValue(func() string {
 	}
 	return fmt.Sprintf("%s/%s/%d/%s/%s", name, model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 })
+
+// rebuild builds the test binaries of w, whose pairs came from the cache
+// with none built, for the profile: as phase 2 would have (calibration
+// included, which the cache mostly answers), then puts its slot back at
+// base, as profiling expects.
+func (j *job) rebuild(ctx context.Context, w *cand, slots []*worktreepool.Slot) error {
+	var filter *gobench.Filter
+	if j.opts.BenchFilter != "" {
+		f, err := gobench.NewFilter(j.opts.BenchFilter)
+		if err != nil {
+			return err
+		}
+		filter = f
+	}
+	res := w.res
+	_, note, fail := j.newGoSampler(ctx, w, slots, filter)
+	j.mu.Lock()
+	w.res.Verdict, w.res.Failure = res.Verdict, res.Failure // building decides nothing now
+	j.mu.Unlock()
+	switch {
+	case fail != nil:
+		return fmt.Errorf("build its benchmarks: %s", fail.Message)
+	case w.measured == nil:
+		return fmt.Errorf("build its benchmarks: %s", note)
+	}
+	if err := slots[0].Reset(ctx); err != nil {
+		return fmt.Errorf("reset the slot to base: %w", err)
+	}
+	return j.prepare(ctx, slots[0])
+}

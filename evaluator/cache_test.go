@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,7 +229,15 @@ func TestRun_CacheSamples(t *testing.T) {
 		t.Fatalf("first job reused %d pairs", first.ReusedPairs)
 	}
 
-	second := run(t, opts)
+	var logged strings.Builder
+	o := opts
+	o.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	second := run(t, o)
+	// Its pairs settle it again, found by the key of its sources: no
+	// binary is built, and the machine is not taken.
+	if log := logged.String(); !strings.Contains(log, `msg="pairs reused"`) || strings.Contains(log, `msg="benchmark ready"`) {
+		t.Errorf("repeat: want its pairs reused with no binary built; its log:\n%s", log)
+	}
 	if second.ReusedFrom != first.ID || second.ReusedPairs != first.Pairs || second.Pairs != first.Pairs ||
 		len(second.ReusedPairsFrom) != 1 || second.ReusedPairsFrom[0] != first.ID {
 		t.Fatalf("repeat: reused_from %q, %d of %d pairs from %v; want the tests and all %d pairs from %s",
@@ -280,6 +289,28 @@ func TestRun_CacheSamples(t *testing.T) {
 			tt.setup(&o)
 			if c := run(t, o); c.ReusedPairs != 0 {
 				t.Errorf("%d pairs reused from %v, want none", c.ReusedPairs, c.ReusedPairsFrom)
+			}
+		})
+	}
+}
+
+// TestJob_BuildEnv: pairs are keyed by sources only where the build reads
+// nothing from outside the tree; a replace by a directory rules that out.
+func TestJob_BuildEnv(t *testing.T) {
+	for _, tt := range []struct {
+		name, gomod string
+		keyed       bool
+	}{
+		{"Plain", "module example.com/m\n\ngo 1.22\n", true},
+		{"ReplaceByVersion", "module example.com/m\n\ngo 1.22\n\nreplace example.com/x => example.com/y v1.0.0\n", true},
+		{"ReplaceByDir", "module example.com/m\n\ngo 1.22\n\nreplace example.com/x => ../x\n", false},
+		{"ReplaceBlock", "module example.com/m\n\ngo 1.22\n\nreplace (\n\texample.com/x => /src/x\n)\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			repo, base := newTestRepo(t, map[string]string{"go.mod": tt.gomod})
+			j := &job{opts: Options{Repo: repo, Base: base}}
+			if got := j.buildEnv(context.Background()) != ""; got != tt.keyed {
+				t.Errorf("keyed by sources: %v, want %v", got, tt.keyed)
 			}
 		})
 	}

@@ -82,6 +82,7 @@ type job struct {
 	skipped  map[string]bool            // package.benchmark -> prints no result at base
 	// binHashes keeps each test binary's hash for the result cache (cache.go).
 	binHashes map[string]string
+	goEnv     *string // go env -json, for the result cache's source keys; nil: not read yet
 	// stop, once set, is a problem of the whole job found in phase 2 (a
 	// filter that selects nothing): no further candidate is measured, and
 	// Run returns it.
@@ -101,6 +102,10 @@ type cand struct {
 	// samplesKey is the result cache's key of its benchmark pairs, set by
 	// phase 2 once its binaries are built; "": its pairs are not cached.
 	samplesKey string
+	// sourceKey keys the same pairs by the sources that make its binaries;
+	// unbuilt is set when they settled it with no binary built.
+	sourceKey string
+	unbuilt   bool
 }
 
 // Run evaluates opts.Candidates against opts.Base and returns the report.
