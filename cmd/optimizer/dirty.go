@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
+	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // dirtyFiles lists the working tree's uncommitted changes that are the
@@ -22,14 +21,10 @@ import (
 // out. It never writes to the repository: git is asked not to refresh the
 // index.
 func dirtyFiles(ctx context.Context, r repo, own []string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames")
-	cmd.Dir = r.Root
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: r.Root, Args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames"},
+		ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("git status: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return nil, err
 	}
 	var files []string
 	for _, rec := range strings.Split(string(out), "\x00") {
@@ -90,5 +85,5 @@ func warnDirty(ctx context.Context, r repo, o runOptions, base string, stderr io
 		return
 	}
 	fmt.Fprintf(stderr, "optimizer: warning: the working tree has uncommitted changes (%s) that are not part of the base %s (%s): candidates are compared against that commit alone; commit them first, or use optimizer watch to evaluate them\n",
-		listSome(files, 3), o.Base, shortHash(base))
+		report.ListSome(files, 3), o.Base, report.ShortHash(base))
 }

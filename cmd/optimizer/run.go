@@ -19,6 +19,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -94,7 +95,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	}
 	return executeJob(ctx, o, plan, stderr, func(rep *evaluator.Report, err error) error {
 		if rep != nil {
-			if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
+			if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
 				err = werr
 			}
 		}
