@@ -1,4 +1,4 @@
--- 0005: the result cache by content (evaluator/cache.go; docs/design.md).
+-- 0006: the result cache by content (evaluator/cache.go; docs/design.md).
 --
 -- A row keeps what a job learned that a later job may reuse instead of
 -- running it again: kind 'tests' is a candidate's phase-1 outcome, kind
