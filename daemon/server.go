@@ -64,8 +64,8 @@ type Options struct {
 
 	Run    RunFunc    // nil is evaluator.Run
 	Render RenderFunc // renders ?format=text|markdown; nil serves json only
-	// Other serves every path outside /v1/ and /metrics (the dashboard);
-	// nil answers 404.
+	// Other serves every path outside /v1/ and /metrics; nil serves the
+	// dashboard (package dashboard, daemon/dashboard.go).
 	Other http.Handler
 
 	Logger *slog.Logger
@@ -138,6 +138,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.met = newMetrics(s)
 	s.gate.waitHook = s.met.observeWait
 	s.mux = s.routes()
+	if err := s.mountDashboard(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
