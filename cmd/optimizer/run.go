@@ -41,10 +41,14 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 			if err := o.configure(cmd.Context(), cmd); err != nil {
 				return err
 			}
+			if c := o.onDaemon(cmd.Context()); c != nil {
+				return runOnDaemon(cmd.Context(), c, o, stdout, stderr)
+			}
 			return runJob(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.register(cmd.Flags())
+	o.registerDaemon(cmd.Flags())
 	return cmd
 }
 
