@@ -297,6 +297,7 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		NoiseCheck:          o.NoiseCheck,
 		All:                 o.All,
 		TrustCandidateTests: o.TrustTests,
+		NoCache:             o.NoCache,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,
 		Artifacts:           r.artifactsDir(),
