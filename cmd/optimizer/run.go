@@ -39,10 +39,14 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 			if err := o.configure(cmd.Context(), cmd); err != nil {
 				return err
 			}
+			if c := o.onDaemon(cmd.Context()); c != nil {
+				return runOnDaemon(cmd.Context(), c, o, stdout, stderr)
+			}
 			return runJob(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.register(cmd.Flags())
+	o.registerDaemon(cmd.Flags())
 	return cmd
 }
 
@@ -282,6 +286,7 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		NoiseCheck:          o.NoiseCheck,
 		All:                 o.All,
 		TrustCandidateTests: o.TrustTests,
+		NoCache:             o.NoCache,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,
 		Artifacts:           r.artifactsDir(),
@@ -354,7 +359,7 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		showProgress(events, stderr, verbose, planOf(opts))
+		showProgress(events, stderr, verbose, evaluator.NewETA(opts))
 	}()
 	rep, err := evaluator.Run(ctx, pool, db, opts)
 	close(events)

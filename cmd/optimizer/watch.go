@@ -214,7 +214,8 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		},
 		Started: func(w *watch.Work) {
 			tr = newTracker(time.Now)
-			tr.est.plan = etaPlan{slots: n, budget: cmp.Or(w.Budget(), o.BenchBudget), maxPairs: o.MaxPairs, timeout: o.Timeout, noBench: o.Bench == "none"}
+			tr.est = &evaluator.ETA{Slots: n, Budget: cmp.Or(w.Budget(), o.BenchBudget), MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
+				Timeout: o.Timeout, NoBench: o.Bench == "none"}
 			scr.setStatus(w.Subject() + ": starting…")
 		},
 		Progress: func(w *watch.Work, e evaluator.Event) { scr.progress(tr, w, e) },
