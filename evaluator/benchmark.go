@@ -242,8 +242,13 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		}
 		var got [2][]metric
 		pairStart := time.Now()
+		var baseTook time.Duration
 		for _, s := range sides {
+			t0 := time.Now()
 			ms, err := smp.sample(ctx, s)
+			if s == sideBase {
+				baseTook = time.Since(t0)
+			}
 			if errors.Is(err, errTooSlow) {
 				j.tooSlow(c, series, err)
 				return nil
@@ -262,7 +267,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(got[sideBase]), Cand: fromMetrics(got[sideCand])})
 		j.log.Debug("benchmark pair", "candidate", c.c.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
 		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx,
-			Message: fmt.Sprintf("pair %d", r+1)})
+			Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook})
 		if r+1 < j.opts.MinPairs {
 			continue
 		}

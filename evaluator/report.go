@@ -225,4 +225,7 @@ type Event struct {
 	Total     int
 	Message   string
 	Result    *CandidateResult
+	// BaseSample is, for EventSample, how long the pair's base sample took
+	// (ETA predicts the benchmarks to come from it).
+	BaseSample time.Duration
 }

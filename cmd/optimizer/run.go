@@ -370,7 +370,7 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		showProgress(events, stderr, verbose, planOf(opts))
+		showProgress(events, stderr, verbose, evaluator.NewETA(opts))
 	}()
 	rep, err := evaluator.Run(ctx, pool, db, opts)
 	close(events)

@@ -104,7 +104,8 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 func followJob(ctx context.Context, c *client.Client, id string, o runOptions, stderr io.Writer) (*evaluator.Report, error) {
 	events := make(chan evaluator.Event, 64)
 	done := make(chan struct{})
-	plan := etaPlan{timeout: o.Timeout, budget: o.BenchBudget, maxPairs: o.MaxPairs, noBench: o.Bench == "none"}
+	// The daemon decides the slots: with none known, the ETA says nothing.
+	plan := &evaluator.ETA{Timeout: o.Timeout, Budget: o.BenchBudget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, NoBench: o.Bench == "none"}
 	go func() { // owned by followJob: it ends when events is closed below
 		defer close(done)
 		showProgress(events, stderr, o.Verbose, plan)

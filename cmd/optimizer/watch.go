@@ -461,7 +461,8 @@ func (s *session) start(ctx context.Context, w *work) *flight {
 	}
 	fctx, cancel := context.WithCancel(ctx)
 	f := &flight{w: w, cancel: cancel, done: make(chan outcome, 1), tracker: newTracker(time.Now)}
-	f.tracker.est.plan = etaPlan{slots: s.n, budget: cmp.Or(w.budget, s.o.BenchBudget), maxPairs: s.o.MaxPairs, timeout: s.o.Timeout, noBench: s.o.Bench == "none"}
+	f.tracker.est = &evaluator.ETA{Slots: s.n, Budget: cmp.Or(w.budget, s.o.BenchBudget), MinPairs: s.o.MinPairs, MaxPairs: s.o.MaxPairs,
+		Timeout: s.o.Timeout, NoBench: s.o.Bench == "none"}
 	// Nothing else holds a slot now: the pool follows HEAD from here on.
 	s.pool.SetBase(w.head)
 	s.screen.setStatus(s.subject(w) + ": starting…")
