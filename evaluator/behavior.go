@@ -89,7 +89,7 @@ type baseline struct {
 // outcome for this base, command and environment.
 func (j *job) startBaseline(ctx context.Context) *baseline {
 	b := &baseline{done: make(chan struct{})}
-	if out, ok := j.cachedBaseline(ctx); ok {
+	if out, ok := j.cachedBaseline(ctx); ok && !j.opts.NoCache {
 		j.log.Debug("baseline cached", "result", out.summary())
 		b.set(out, nil)
 		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
@@ -221,6 +221,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 // behaveOne runs one candidate's tests and judges them against the baseline.
 func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	start := time.Now()
+	if j.reuseTests(ctx, c, start) {
+		return
+	}
 	out, fail, err := j.testInSlot(ctx, c)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -248,14 +251,24 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	}
 	if f := j.judge(b, out); f != nil {
 		f.Message += judgedHint(c)
+		j.keepTests(ctx, c, b, f)
 		j.fail(ctx, c, start, f)
 		return
 	}
+	if out.Tests != nil {
+		j.mu.Lock()
+		c.res.TestsPassed, c.res.TestsTotal = out.Tests.Passed, out.Tests.Passed+out.Tests.Failed+out.Tests.Skipped
+		j.mu.Unlock()
+	}
+	j.keepTests(ctx, c, b, nil)
+	j.passed(ctx, c, start)
+}
+
+// passed gives c, whose tests pass, its verdict for phase 1, and settles it
+// when nothing is to come.
+func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 	j.mu.Lock()
 	c.res.Verdict = VerdictPassed
-	if out.Tests != nil {
-		c.res.TestsPassed, c.res.TestsTotal = out.Tests.Passed, out.Tests.Passed+out.Tests.Failed+out.Tests.Skipped
-	}
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()
 	if j.noBen && !j.goTest {

@@ -80,6 +80,9 @@ type job struct {
 	baseBins map[string]string          // import path -> base test binary
 	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
 	skipped  map[string]bool            // package.benchmark -> prints no result at base
+	// binHashes keeps each test binary's hash for the result cache (cache.go).
+	binHashes map[string]string
+	goEnv     *string // go env -json, for the result cache's source keys; nil: not read yet
 	// stop, once set, is a problem of the whole job found in phase 2 (a
 	// filter that selects nothing): no further candidate is measured, and
 	// Run returns it.
@@ -96,6 +99,13 @@ type cand struct {
 	// Set by phase 1's first staging (judge.go), read-only after it.
 	restore *restore      // base's test files laid back over it; nil: its own judge it
 	contrib *contribution // the tests it adds or changes; nil: none
+	// samplesKey is the result cache's key of its benchmark pairs, set by
+	// phase 2 once its binaries are built; "": its pairs are not cached.
+	samplesKey string
+	// sourceKey keys the same pairs by the sources that make its binaries;
+	// unbuilt is set when they settled it with no binary built.
+	sourceKey string
+	unbuilt   bool
 }
 
 // Run evaluates opts.Candidates against opts.Base and returns the report.
@@ -173,6 +183,8 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		baseBins: map[string]string{},
 		calib:    map[string][]gobench.Count{},
 		skipped:  map[string]bool{},
+
+		binHashes: map[string]string{},
 	}
 	j.log = opts.Logger.With("component", "evaluator", "job", j.id)
 	if _, err := os.Stat(filepath.Join(opts.Repo, "go.mod")); err == nil {

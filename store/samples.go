@@ -21,6 +21,10 @@ type BenchSample struct {
 	OtherCPU      float64
 	Steal         float64
 	InvolSwitches int64
+
+	// ReusedFrom names the job that measured the sample, when this row's
+	// job reused it from the result cache instead; "" when it measured it.
+	ReusedFrom string
 }
 
 // AddBenchSamples inserts rows in one transaction. A Side other than
@@ -28,10 +32,10 @@ type BenchSample struct {
 func (db *DB) AddBenchSamples(ctx context.Context, rows []BenchSample) error {
 	err := insertAll(ctx, db, `INSERT INTO bench_samples
 		(job_id, candidate, benchmark, unit, side, round, run_order, value, iterations,
-		 probed, other_cpu, steal, invol_switches)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows, func(r BenchSample) []any {
+		 probed, other_cpu, steal, invol_switches, reused_from)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows, func(r BenchSample) []any {
 		return []any{r.JobID, r.Candidate, r.Benchmark, r.Unit, r.Side, r.Round, r.Order, r.Value, r.Iterations,
-			r.Probed, r.OtherCPU, r.Steal, r.InvolSwitches}
+			r.Probed, r.OtherCPU, r.Steal, r.InvolSwitches, r.ReusedFrom}
 	})
 	if err != nil {
 		return fmt.Errorf("insert bench samples: %w", err)
@@ -43,13 +47,13 @@ func (db *DB) AddBenchSamples(ctx context.Context, rows []BenchSample) error {
 // Benchmark, then Unit.
 func (db *DB) BenchSamples(ctx context.Context, jobID, candidate string) ([]BenchSample, error) {
 	rows, err := queryAll(ctx, db, `SELECT job_id, candidate, benchmark, unit, side, round, run_order, value, iterations,
-		probed, other_cpu, steal, invol_switches
+		probed, other_cpu, steal, invol_switches, reused_from
 		FROM bench_samples WHERE job_id = ? AND candidate = ?
 		ORDER BY run_order, benchmark, unit, id`,
 		func(s scanner) (BenchSample, error) {
 			var r BenchSample
 			err := s.Scan(&r.JobID, &r.Candidate, &r.Benchmark, &r.Unit, &r.Side, &r.Round, &r.Order,
-				&r.Value, &r.Iterations, &r.Probed, &r.OtherCPU, &r.Steal, &r.InvolSwitches)
+				&r.Value, &r.Iterations, &r.Probed, &r.OtherCPU, &r.Steal, &r.InvolSwitches, &r.ReusedFrom)
 			return r, err
 		}, jobID, candidate)
 	if err != nil {

@@ -116,6 +116,9 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 		newCICmd(stdout, stderr),
 		newOptimizeCmd(stdout, stderr),
 		newDemoGeneratorCmd(stdout),
+		newDaemonCmd(stdout, stderr),
+		newJobsCmd(stdout),
+		newCancelCmd(stdout),
 	)
 	root.Version = version()
 	root.SuggestionsMinimumDistance = 2
