@@ -17,8 +17,8 @@ import (
 type panicHandler struct{ candidate string }
 
 func (h panicHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h panicHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h panicHandler) WithGroup(string) slog.Handler           { return h }
+func (h panicHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h panicHandler) WithGroup(string) slog.Handler            { return h }
 
 func (h panicHandler) Handle(_ context.Context, r slog.Record) error {
 	if r.Message != "candidate staged" {
