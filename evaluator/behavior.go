@@ -153,7 +153,10 @@ func (j *job) behavior(ctx context.Context, base *baseline) error {
 	j.begin(PhaseResolve)
 	ran := j.resolve(ctx, func(c *cand) {
 		begin.Do(func() { j.phase(ctx, PhaseBehavior) })
-		wg.Go(func() { j.behaveOne(ctx, c, base) })
+		wg.Go(func() {
+			defer j.recoverCandidate(ctx, c, time.Now())
+			j.behaveOne(ctx, c, base)
+		})
 	})
 	j.end(PhaseResolve)
 	if ran == 0 {

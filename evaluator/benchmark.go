@@ -80,7 +80,10 @@ func (j *job) benchmark(ctx context.Context) error {
 			j.unmeasured(ctx, c)
 			continue
 		}
-		j.measureOne(ctx, c)
+		func() {
+			defer j.recoverCandidate(ctx, c, time.Now())
+			j.measureOne(ctx, c)
+		}()
 	}
 	return j.stop
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -477,4 +479,99 @@ func (j *job) rebuild(ctx context.Context, w *cand, slots []*worktreepool.Slot) 
 		return fmt.Errorf("reset the slot to base: %w", err)
 	}
 	return j.prepare(ctx, slots[0])
+}
+
+// profileEntry is a winner's Go profile as the cache keeps it: the summary
+// and the raw profiles it was made from.
+type profileEntry struct {
+	Summary *profiler.Summary `json:"summary"`
+	Files   map[string]string `json:"files"` // role (base, cand, base-mem, cand-mem) -> path
+}
+
+// profileKey is the key of w's Go profile: its pairs' source key and the
+// benchmarks it was found faster on, which choose what is profiled. ""
+// when its pairs have no source key.
+func (j *job) profileKey(w *cand) string {
+	if w.sourceKey == "" || j.opts.ProfileCmd != "" {
+		return ""
+	}
+	j.mu.Lock()
+	var faster []string
+	for _, b := range w.res.Benchmarks {
+		if !b.Exact && b.Verdict == VerdictFaster {
+			faster = append(faster, b.Name)
+		}
+	}
+	j.mu.Unlock()
+	slices.Sort(faster)
+	return hashKey("profile", w.sourceKey, strings.Join(faster, "\x00"))
+}
+
+// reuseProfile gives the winner the profile an earlier job took of the same
+// binaries on the same benchmarks, when its raw profiles are still there:
+// they are copied to this job's profile directory, and recorded as its own.
+func (j *job) reuseProfile(ctx context.Context, w *cand, dir string) bool {
+	key := j.profileKey(w)
+	if j.opts.NoCache || key == "" {
+		return false
+	}
+	e, err := j.db.CacheEntry(ctx, store.CacheProfile, key)
+	if err != nil {
+		return false
+	}
+	var pe profileEntry
+	if json.Unmarshal(e.Value, &pe) != nil || pe.Summary == nil || pe.Files["base"] == "" || pe.Files["cand"] == "" {
+		return false
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false
+	}
+	moved := map[string]string{}
+	for role, src := range pe.Files {
+		dst := filepath.Join(dir, filepath.Base(src))
+		if role == "cand" || role == "cand-mem" {
+			dst = filepath.Join(dir, fileName(w.c.Name)+strings.TrimPrefix(filepath.Base(src), fileName(e.Candidate)))
+		}
+		b, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(dst, b, 0o644)
+		}
+		if err != nil {
+			return false // gone: profile anew
+		}
+		moved[src] = dst
+	}
+	sum := pe.Summary
+	sum.Candidate = w.c.Name
+	for i, f := range sum.Files {
+		if m, ok := moved[f]; ok {
+			sum.Files[i] = m
+		}
+	}
+	f := func(role string) string { return moved[pe.Files[role]] }
+	j.storeProfile(ctx, w.c.Name, "cpu", f("base"), f("cand"), sum)
+	if sum.Alloc != nil {
+		j.storeProfile(ctx, w.c.Name, "alloc", f("base-mem"), f("cand-mem"), sum.Alloc)
+	}
+	j.log.Debug("profile reused", "candidate", w.c.Name, "from", e.JobID)
+	j.event(ctx, "reused", w.c.Name, "its profile is reused from job "+e.JobID)
+	j.mu.Lock()
+	j.profileSummary = sum
+	j.mu.Unlock()
+	return true
+}
+
+// keepProfile puts w's Go profile in the cache, when its raw profiles are
+// kept (under the job's artifacts: a scratch directory is removed).
+func (j *job) keepProfile(ctx context.Context, w *cand, sum *profiler.Summary, files map[string]string) {
+	key := j.profileKey(w)
+	if key == "" || j.artifacts() == "" || ctx.Err() != nil {
+		return
+	}
+	for role, f := range files {
+		if f == "" {
+			delete(files, role)
+		}
+	}
+	j.putCache(ctx, store.CacheProfile, key, w.c.Name, profileEntry{Summary: sum, Files: files})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/profiler"
 )
 
 // cacheRepo's test appends a line to $OPTIMIZER_TEST_MARKS/runs at every
@@ -313,5 +314,51 @@ func TestJob_BuildEnv(t *testing.T) {
 				t.Errorf("keyed by sources: %v, want %v", got, tt.keyed)
 			}
 		})
+	}
+}
+
+// TestRun_CacheProfile: a repeat whose winner settles from stored pairs
+// reuses the winner's profile too, copied into its own artifacts and
+// recorded as its own, with no binary built; --no-cache profiles anew.
+func TestRun_CacheProfile(t *testing.T) {
+	testenv.Long(t)
+	h := newHarness(t, opsRepo)
+	ctx := context.Background()
+	fast := filesCand("fast", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "\ts := 0\n", "\tif n == 8 {\n\t\treturn 8\n\t}\n\ts := 0\n", 1)})
+	opts := opsOptions("^BenchmarkOps$/^Prev$", nil, fast)
+	opts.Sandbox, opts.MinPairs, opts.MaxPairs, opts.Profile = SandboxOff, 6, 12, true
+	opts.Artifacts = t.TempDir()
+	run := func(t *testing.T, opts Options) (*Report, string) {
+		t.Helper()
+		var logged strings.Builder
+		opts.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		rep, err := h.run(t, ctx, 2, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Winner == nil || rep.Profile == nil {
+			t.Fatalf("%s: winner %v, profile %v, note %q; want fast, profiled", rep.Job, rep.Winner, rep.Profile, rep.ProfileNote)
+		}
+		return rep, logged.String()
+	}
+	first, _ := run(t, opts)
+	second, log := run(t, opts)
+	if !strings.Contains(log, `msg="profile reused"`) || strings.Contains(log, `msg="benchmark ready"`) {
+		t.Errorf("repeat: want its profile reused and no binary built; its log:\n%s", log)
+	}
+	for _, f := range second.Profile.(*profiler.Summary).Files {
+		if !strings.HasPrefix(f, filepath.Join(opts.Artifacts, second.Job)) {
+			t.Errorf("repeat's profile file %s is not in its own artifacts", f)
+		} else if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+	if a, b := first.Profile.(*profiler.Summary).Top, second.Profile.(*profiler.Summary).Top; len(a) == 0 || len(a) != len(b) || a[0].Func != b[0].Func {
+		t.Errorf("repeat's top functions differ from the first's")
+	}
+	o := opts
+	o.NoCache = true
+	if _, log := run(t, o); strings.Contains(log, `msg="profile reused"`) {
+		t.Error("--no-cache reused a profile")
 	}
 }

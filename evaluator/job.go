@@ -59,6 +59,9 @@ type job struct {
 	noBen  bool                    // no benchmark phase
 	tmp    string                  // scratch directory for binaries, removed at the end
 	abort  context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
+	// cancelled is Run's ctx.Done(): once closed, emit no longer waits for
+	// a caller that may have stopped reading events.
+	cancelled <-chan struct{}
 
 	sandbox SandboxReport // whether processes run sandboxed, and why not
 	jail    *jail         // what every sandbox shares; nil: no sandbox
@@ -119,6 +122,7 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	defer os.RemoveAll(j.tmp)
+	j.cancelled = ctx.Done()
 	if err := j.record(ctx); err != nil {
 		return nil, err
 	}
@@ -306,7 +310,10 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	return nil
 }
 
-// emit sends an event to the caller, if it listens.
+// emit sends an event to the caller, if it listens. Until Run's ctx is
+// done it waits for the caller to take it; after, it gives the event to a
+// caller waiting for one and otherwise drops it, so that a caller that
+// stopped reading cannot block a slot holder (or the job's end).
 func (j *job) emit(e Event) {
 	if j.opts.Events == nil {
 		return
@@ -317,7 +324,15 @@ func (j *job) emit(e Event) {
 	if e.Total == 0 {
 		e.Total = len(j.cands)
 	}
-	j.opts.Events <- e
+	select {
+	case j.opts.Events <- e:
+		return
+	default:
+	}
+	select {
+	case j.opts.Events <- e:
+	case <-j.cancelled:
+	}
 }
 
 func (j *job) phase(ctx context.Context, name string) {

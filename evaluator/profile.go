@@ -36,6 +36,9 @@ func (j *job) profile(ctx context.Context, w *cand) {
 		dir = filepath.Join(j.tmp, "artifacts")
 	}
 	dir = filepath.Join(dir, "profile")
+	if j.opts.ProfileCmd == "" && j.reuseProfile(ctx, w, dir) {
+		return // the same binaries on the same benchmarks were profiled before (cache.go)
+	}
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -164,6 +167,7 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 	if sum.Alloc != nil {
 		j.storeProfile(ctx, w.c.Name, "alloc", base.MemOut, cand.MemOut, sum.Alloc)
 	}
+	j.keepProfile(ctx, w, sum, map[string]string{"base": base.Out, "cand": cand.Out, "base-mem": base.MemOut, "cand-mem": cand.MemOut})
 	return sum, nil
 }
 

@@ -13,6 +13,7 @@ const (
 	CacheTests       = "tests"       // a candidate's phase-1 outcome
 	CacheCalibration = "calibration" // a Go benchmark's iteration counts at base
 	CacheSamples     = "samples"     // a candidate's benchmark pairs
+	CacheProfile     = "profile"     // a winner's Go profile
 )
 
 // A CacheEntry is one row of the result cache: what job JobID learned of

@@ -7,6 +7,7 @@
 //
 //	go run ./bench/cache                  # 3 reps, a few minutes on 2 cores
 //	go run ./bench/cache -reps 5 -profile # the winner profiled in both runs
+//	go run ./bench/cache -bin /tmp/old    # another build of the CLI
 package main
 
 import (
@@ -30,6 +31,7 @@ var (
 	profile = flag.Bool("profile", false, "profile the winner (the profile is not cached: a repeat profiles again)")
 	keep    = flag.Bool("keep-slots", false, "run both jobs with --keep-slots, so the repeat adopts warm slots")
 	work    = flag.String("work", "", "keep the repositories and stores in this directory")
+	binary  = flag.String("bin", "", "run this optimizer binary instead of building ./cmd/optimizer (to measure another version)")
 )
 
 // candidates are the demo's candidates that the cache can reuse: hang's
@@ -65,9 +67,12 @@ func run(ctx context.Context) error {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	bin := filepath.Join(dir, "optimizer")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/optimizer").CombinedOutput(); err != nil {
-		return fmt.Errorf("build the CLI: %v\n%s", err, out)
+	bin := *binary
+	if bin == "" {
+		bin = filepath.Join(dir, "optimizer")
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/optimizer").CombinedOutput(); err != nil {
+			return fmt.Errorf("build the CLI: %v\n%s", err, out)
+		}
 	}
 	var firsts, repeats []float64
 	fmt.Println("| rep | first | repeat | ratio | repeat reused |")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -208,7 +206,7 @@ func openWork(ctx context.Context, o runOptions, r repo, base string, n int, std
 	}
 	logger := newLogger(o.Verbose, stderr)
 	proc.KillOrphans()
-	evaluator.RemoveStaleScratch(pidAlive)
+	evaluator.RemoveStaleScratch(proc.Exists)
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{
 		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,
 	})
@@ -251,15 +249,6 @@ func loadCandidates(ctx context.Context, r repo, base string, o runOptions) ([]c
 		return nil, err
 	}
 	return all, nil
-}
-
-// pidAlive reports whether a process with this PID exists.
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func newLogger(verbose bool, stderr io.Writer) *slog.Logger {

@@ -52,7 +52,7 @@ func (o runOptions) jobRequest(plan jobPlan) (client.JobRequest, error) {
 		Timeout: o.Timeout.String(), MinSpeedup: o.MinSpeedup, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
 		BenchBudget: o.BenchBudget.String(), Metric: o.Metric, BenchFilter: o.BenchFilter, BenchArgs: o.BenchArgs,
 		BuildFlags: o.buildFlags(), NoPin: o.NoPin, MemLimit: o.memLimit(), Sandbox: o.Sandbox,
-		SandboxNet: o.SandboxNet, NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustTests,
+		SandboxNet: o.SandboxNet, NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustTests, NoCache: o.NoCache,
 		NoProfile: o.NoProfile, ProfileCmd: o.ProfileCmd, Parallel: parallel, Config: cfg,
 	}
 	if req.Kind == "" {
