@@ -46,7 +46,6 @@ var errTooSlow = errors.New("candidate sample ran past its time limit")
 // runs one process per benchmark; a bench command runs once for all.
 type sampler interface {
 	sample(ctx context.Context, s side) ([]metric, error)
-	close()
 }
 
 // measured keeps what phase 2 built for a candidate, for the profile phase.
@@ -144,7 +143,6 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		return
 	}
 	smp = j.watch(c, smp)
-	defer smp.close()
 	fail = j.rounds(ctx, c, smp, start)
 	if ctx.Err() != nil {
 		return
