@@ -191,6 +191,10 @@ func (s *Server) finishJob(ctx context.Context, rj *runningJob, rep *evaluator.R
 	case err != nil:
 		state, msg = store.QueueFailed, err.Error()
 	}
+	sc := s.sched
+	sc.mu.Lock()
+	delete(sc.running, rj.id) // before its end is published: whoever reads it sees it ended
+	sc.mu.Unlock()
 	var b []byte
 	if rep != nil {
 		if state == store.QueueCancelled {

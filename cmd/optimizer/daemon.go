@@ -26,6 +26,7 @@ type daemonOptions struct {
 	MaxJobs     int
 	DiskBudget  string
 	Paranoid    bool
+	MachineLock string
 	Verbose     bool
 }
 
@@ -64,6 +65,7 @@ carries the token for the rest of the visit.`,
 	fs.IntVar(&o.MaxJobs, "max-jobs", daemon.DefaultMaxJobs, "jobs run at once; they share the slot budget")
 	fs.StringVar(&o.DiskBudget, "pool-disk", "20G", "disk the warm pools of idle repositories may take before the least recently used is removed")
 	fs.BoolVar(&o.Paranoid, "paranoid-reset", false, "prove every slot clean at every reset")
+	fs.StringVar(&o.MachineLock, "machine-lock", "", "the lock file that orders the daemon's tests and benchmarks against optimizer runs outside it (default: the one every optimizer process shares)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log at debug level")
 	return cmd
 }
@@ -123,6 +125,7 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 		MaxJobs:     o.MaxJobs,
 		DiskBudget:  budget,
 		Paranoid:    o.Paranoid,
+		MachineLock: o.MachineLock,
 		Logger:      logger,
 	}
 	if o.Listen != "" {
