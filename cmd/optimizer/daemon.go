@@ -43,7 +43,11 @@ warm pool of slots per repository, runs behaviour phases side by side within
 one machine-wide slot budget, and benchmarks one job at a time. optimizer run
 and watch submit to it when it answers. Logs go to stderr. On SIGTERM it
 cancels running jobs, which run again at its next start, and exits 0.
-See docs/daemon.md.`,
+See docs/daemon.md.
+
+It serves a dashboard at / (docs/dashboard.md): over the socket, and with
+--listen at http://127.0.0.1:PORT/?token=TOKEN, which sets a cookie that
+carries the token for the rest of the visit.`,
 		Example: `  optimizer daemon
   optimizer daemon --listen 127.0.0.1:7070   # adds TCP, with a bearer token`,
 		Args: cobra.NoArgs,
