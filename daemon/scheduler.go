@@ -196,10 +196,7 @@ func (s *Server) finishJob(ctx context.Context, rj *runningJob, rep *evaluator.R
 	delete(sc.running, rj.id) // before its end is published: whoever reads it sees it ended
 	sc.mu.Unlock()
 	var b []byte
-	if rep != nil {
-		if state == store.QueueCancelled {
-			rep.State = "cancelled"
-		}
+	if rep != nil { // a cancelled job's report says interrupted, as a CLI run's does
 		b, _ = json.Marshal(rep)
 	}
 	s.endJob(context.WithoutCancel(ctx), rj.id, state, msg, b)
