@@ -93,7 +93,9 @@ func (p *repoPools) get(ctx context.Context, root, commonDir, base string) (*rep
 		db.Close()
 		return nil, fmt.Errorf("mark dead jobs of %s interrupted: %w", root, err)
 	}
-	pool, err := worktreepool.Open(ctx, worktreepool.Options{
+	// The pool outlives the job that opens it: its slots are made in the
+	// background under a context no job's end cancels (Close stops them).
+	pool, err := worktreepool.Open(context.WithoutCancel(ctx), worktreepool.Options{
 		Repo: root, Base: base, Size: p.size, Keep: true, Paranoid: p.paranoid, MachineLock: p.lock, Logger: p.log,
 	})
 	if err != nil {
@@ -114,7 +116,7 @@ func (p *repoPools) put(ctx context.Context, e *repoEntry) {
 	e.bytes = size
 	close(p.changed)
 	p.changed = make(chan struct{})
-	evict := p.overBudget()
+	evict := p.overBudget(e)
 	p.mu.Unlock()
 	for _, v := range evict {
 		p.log.Info("evict warm pool", "repo", v.root, "bytes", v.bytes)
@@ -127,13 +129,14 @@ func (p *repoPools) put(ctx context.Context, e *repoEntry) {
 }
 
 // overBudget removes from the map, and returns, the least recently used
-// idle pools while the pools take more than the budget.
-func (p *repoPools) overBudget() []*repoEntry {
+// idle pools while the pools take more than the budget. The pool just
+// used (keep) stays: the next job is most likely on its repository.
+func (p *repoPools) overBudget(keep *repoEntry) []*repoEntry {
 	var total int64
 	var idle []*repoEntry
 	for _, e := range p.repos {
 		total += e.bytes
-		if e.users == 0 {
+		if e.users == 0 && e != keep {
 			idle = append(idle, e)
 		}
 	}
