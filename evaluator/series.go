@@ -1,8 +1,6 @@
 package evaluator
 
 import (
-	"slices"
-
 	"github.com/optimizer-dev/optimizer/evaluator/stats"
 )
 
@@ -104,7 +102,7 @@ func (s *series) pairs() [][]stats.Pair {
 
 // center is the median of one side's values of a timed benchmark.
 func (s *series) center(name string, sd side) float64 {
-	return median(s.vals[name][sd])
+	return stats.Median(s.vals[name][sd])
 }
 
 // exact reports the exact metrics, flagging increases.
@@ -112,7 +110,7 @@ func (s *series) exact() []BenchResult {
 	var out []BenchResult
 	for _, k := range s.excO {
 		v := s.exc[k]
-		b, c := median(v[sideBase]), median(v[sideCand])
+		b, c := stats.Median(v[sideBase]), stats.Median(v[sideCand])
 		br := BenchResult{Name: k[0], Unit: k[1], Base: b, Candidate: c, Pairs: len(v[0]), Exact: true, Increased: c > b}
 		if c > 0 {
 			br.Speedup = b / c
@@ -120,17 +118,4 @@ func (s *series) exact() []BenchResult {
 		out = append(out, br)
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
