@@ -56,7 +56,7 @@ type job struct {
 	test   string                  // effective test command
 	goTest bool                    // test output is go test -json
 	bench  string                  // effective bench command; "" means Go benchmarks
-	noBen  bool                    // no benchmark phase
+	noBench  bool                    // no benchmark phase
 	tmp    string                  // scratch directory for binaries, removed at the end
 	abort  context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
 	// cancelled is Run's ctx.Done(): once closed, emit no longer waits for
@@ -204,9 +204,9 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	j.goTest = isGoTestJSON(j.test)
 	switch opts.Bench {
 	case "none":
-		j.noBen = true
+		j.noBench = true
 	case "":
-		j.noBen = !j.goMod
+		j.noBench = !j.goMod
 	default:
 		j.bench = opts.Bench
 	}
@@ -286,7 +286,7 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if j.noBen && j.goTest {
+	if j.noBench && j.goTest {
 		j.settleRest(ctx) // behaveOne left them for the contributed tests
 	}
 	err := j.benchmark(ctx)
