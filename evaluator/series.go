@@ -8,15 +8,15 @@ import (
 // benchmark, the timed metric per round on both sides, plus the exact metrics
 // (B/op, allocs/op), which are reported rather than tested.
 type series struct {
-	order []string          // timed benchmarks, in first-seen order
-	units map[string]string // benchmark -> its timed unit
-	vals  map[string]*[2][]float64
-	exc   map[[2]string]*[2][]float64 // (benchmark, unit) -> exact values
-	excO  [][2]string
+	order      []string          // timed benchmarks, in first-seen order
+	units      map[string]string // benchmark -> its timed unit
+	vals       map[string]*[2][]float64
+	exactVals  map[[2]string]*[2][]float64 // (benchmark, unit) -> exact values
+	exactOrder [][2]string
 }
 
 func newSeries() *series {
-	return &series{units: map[string]string{}, vals: map[string]*[2][]float64{}, exc: map[[2]string]*[2][]float64{}}
+	return &series{units: map[string]string{}, vals: map[string]*[2][]float64{}, exactVals: map[[2]string]*[2][]float64{}}
 }
 
 // timed reports whether a unit is a time per operation, the metric that is tested.
@@ -59,11 +59,11 @@ func (s *series) add(base, cand []metric) {
 			v[sideCand] = append(v[sideCand], c)
 		case exactUnit(b.unit):
 			k := [2]string{b.bench, b.unit}
-			v := s.exc[k]
+			v := s.exactVals[k]
 			if v == nil {
 				v = new([2][]float64)
-				s.exc[k] = v
-				s.excO = append(s.excO, k)
+				s.exactVals[k] = v
+				s.exactOrder = append(s.exactOrder, k)
 			}
 			v[sideBase] = append(v[sideBase], b.value)
 			v[sideCand] = append(v[sideCand], c)
@@ -108,8 +108,8 @@ func (s *series) center(name string, sd side) float64 {
 // exact reports the exact metrics, flagging increases.
 func (s *series) exact() []BenchResult {
 	var out []BenchResult
-	for _, k := range s.excO {
-		v := s.exc[k]
+	for _, k := range s.exactOrder {
+		v := s.exactVals[k]
 		b, c := stats.Median(v[sideBase]), stats.Median(v[sideCand])
 		br := BenchResult{Name: k[0], Unit: k[1], Base: b, Candidate: c, Pairs: len(v[0]), Exact: true, Increased: c > b}
 		if c > 0 {
