@@ -69,6 +69,9 @@ func (j *job) benchmark(ctx context.Context) error {
 	j.phase(ctx, PhaseBenchmark)
 	j.begin(PhaseBenchmark)
 	defer j.end(PhaseBenchmark)
+	if j.host == (store.Host{}) {
+		j.host = CurrentHost(ctx)
+	}
 	if j.opts.NoiseCheck {
 		j.noiseCheck(ctx, todo[0])
 	}
@@ -347,7 +350,8 @@ func (j *job) storeSamples(ctx context.Context, name string, s side, round, orde
 	for i, m := range ms {
 		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.bench, Unit: m.unit,
 			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters,
-			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches}
+			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches,
+			Host: j.host}
 	}
 	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
 		j.notRecorded("benchmark samples", err)

@@ -80,6 +80,12 @@ type job struct {
 	baseBins map[string]string          // import path -> base test binary
 	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
 	skipped  map[string]bool            // package.benchmark -> prints no result at base
+	// host is the machine phase 2 runs on, read once when it starts.
+	host store.Host
+	// keepChanges records each passing candidate's change in the store, for
+	// a phase 2 on another machine (shard runs, and Bench itself).
+	keepChanges bool
+
 	// stop, once set, is a problem of the whole job found in phase 2 (a
 	// filter that selects nothing): no further candidate is measured, and
 	// Run returns it.
@@ -194,6 +200,10 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 	default:
 		j.bench = opts.Bench
 	}
+	if !opts.Shard.IsZero() {
+		j.noBen = true // optimizer bench measures, on one host, after a merge
+		j.keepChanges = true
+	}
 	if err := j.setupSandbox(); err != nil {
 		return nil, err
 	}
@@ -273,6 +283,11 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	if j.noBen && j.goTest {
 		j.settleRest(ctx) // behaveOne left them for the contributed tests
 	}
+	return j.measureAndSelect(ctx)
+}
+
+// measureAndSelect is phase 2, selection and the winner's profile.
+func (j *job) measureAndSelect(ctx context.Context) error {
 	err := j.benchmark(ctx)
 	j.warnInterference(ctx)
 	if err != nil {

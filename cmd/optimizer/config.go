@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 )
 
@@ -31,6 +32,7 @@ const (
 // runOptions are the flags of optimizer run (and of the root command).
 // optimizer.toml sets the same keys; a flag given on the command line wins.
 type runOptions struct {
+	shard shard.Spec // --shard, resolved (optimizer run only)
 	Repo          string        `json:"repo"`
 	Base          string        `json:"base"`
 	Candidates    []string      `json:"candidates,omitempty"`

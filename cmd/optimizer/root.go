@@ -116,6 +116,8 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 		newCICmd(stdout, stderr),
 		newOptimizeCmd(stdout, stderr),
 		newDemoGeneratorCmd(stdout),
+		newMergeCmd(stdout),
+		newBenchCmd(stdout, stderr),
 	)
 	root.Version = version()
 	root.SuggestionsMinimumDistance = 2

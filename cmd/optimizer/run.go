@@ -29,6 +29,7 @@ const closeTimeout = 2 * time.Minute
 // newRunCmd builds optimizer run; the root command is one too.
 func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	o := defaultRunOptions()
+	var sf shardFlags
 	cmd := &cobra.Command{
 		Use:   use + " [flags]",
 		Short: "Evaluate candidates against a base commit (the default command)",
@@ -40,10 +41,15 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 			if err := o.configure(cmd.Context(), cmd); err != nil {
 				return err
 			}
+			var err error
+			if o.shard, err = sf.resolve(o.DB); err != nil {
+				return err
+			}
 			return runJob(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.register(cmd.Flags())
+	sf.register(cmd.Flags())
 	return cmd
 }
 
@@ -292,6 +298,7 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		NoiseCheck:          o.NoiseCheck,
 		All:                 o.All,
 		TrustCandidateTests: o.TrustTests,
+		Shard:               o.shard,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,
 		Artifacts:           r.artifactsDir(),
