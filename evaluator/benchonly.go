@@ -58,7 +58,7 @@ func Bench(ctx context.Context, pool Pool, db *store.DB, jobID string, opts Opti
 		return nil, err
 	}
 	opts.Shard = shardNone
-	j, err := newJob(pool, db, opts)
+	j, err := newJob(ctx, pool, db, opts)
 	if err != nil {
 		return nil, err
 	}

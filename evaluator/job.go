@@ -110,7 +110,7 @@ type cand struct {
 // gets a failed verdict instead. When ctx is cancelled, Run returns the
 // partial report with state "interrupted" together with ctx's error.
 func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, error) {
-	j, err := newJob(pool, db, opts)
+	j, err := newJob(ctx, pool, db, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 	return rep, err
 }
 
-func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
+func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, error) {
 	if len(opts.Candidates) == 0 {
 		return nil, ErrNoCandidates
 	}
@@ -204,7 +204,7 @@ func newJob(pool Pool, db *store.DB, opts Options) (*job, error) {
 		j.noBen = true // optimizer bench measures, on one host, after a merge
 		j.keepChanges = true
 	}
-	if err := j.setupSandbox(); err != nil {
+	if err := j.setupSandbox(ctx); err != nil {
 		return nil, err
 	}
 	if opts.Setup != "" || len(opts.CopyFiles) > 0 {

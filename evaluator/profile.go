@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -284,7 +283,5 @@ func (j *job) storeProfile(ctx context.Context, name, kind, basePath, path strin
 
 // gitShow reads one file at a revision from the repository's objects.
 func gitShow(ctx context.Context, repo, rev, file string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", repo, "show", rev+":"+file)
-	proc.Tag(cmd)
-	return cmd.Output()
+	return gitcmd.Run(ctx, gitcmd.Cmd{Args: []string{"-C", repo, "show", rev + ":" + file}, ReadOnly: true})
 }

@@ -3,7 +3,6 @@ package evaluator
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"strings"
 
@@ -11,7 +10,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/shard"
-	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // resolve gives every candidate its content id: the git tree it produces on
@@ -112,9 +111,7 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 }
 
 func treeOf(ctx context.Context, repo, rev string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--verify", "--quiet", rev+"^{tree}")
-	proc.Tag(cmd)
-	out, err := cmd.Output()
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Args: []string{"-C", repo, "rev-parse", "--verify", "--quiet", rev + "^{tree}"}, ReadOnly: true})
 	if err != nil {
 		return "", fmt.Errorf("git rev-parse %s^{tree}: %w", rev, err)
 	}

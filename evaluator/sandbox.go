@@ -1,7 +1,6 @@
 package evaluator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -53,7 +53,7 @@ type jail struct {
 // directory), the Go module cache, GOROOT, go's configuration file (GOENV)
 // and PATH's directories under $HOME. Writable: the slot and the Go build
 // cache.
-func (j *job) setupSandbox() error {
+func (j *job) setupSandbox(ctx context.Context) error {
 	mode := j.opts.Sandbox
 	if mode == "" {
 		mode = SandboxAuto
@@ -73,7 +73,7 @@ func (j *job) setupSandbox() error {
 		j.sandbox = SandboxReport{Note: err.Error()}
 		return nil
 	}
-	common, err := commonDir(j.opts.Repo)
+	common, err := commonDir(ctx, j.opts.Repo)
 	if err != nil {
 		return fmt.Errorf("set up the sandbox: %w", err)
 	}
@@ -181,14 +181,10 @@ func (j *job) download(ctx context.Context, slot *worktreepool.Slot) {
 }
 
 // commonDir is the repository's git common directory, absolute.
-func commonDir(repo string) (string, error) {
-	cmd := exec.Command("git", "-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	proc.Tag(cmd)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+func commonDir(ctx context.Context, repo string) (string, error) {
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Args: []string{"-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir"}, ReadOnly: true})
 	if err != nil {
-		return "", fmt.Errorf("find the git directory of %s: %w: %s", repo, err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("find the git directory of %s: %w", repo, err)
 	}
 	dir := strings.TrimSpace(string(out))
 	if dir == "" {

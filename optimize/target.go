@@ -1,7 +1,6 @@
 package optimize
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // A Target is a function the loop asks generators to make faster: where it
@@ -424,15 +424,7 @@ func benchmarkDirs(ctx context.Context, repo, base string) ([]string, error) {
 
 // gitRead runs a read-only git command in repo.
 func gitRead(ctx context.Context, repo string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = repo
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return gitcmd.Run(ctx, gitcmd.Cmd{Dir: repo, Args: args, ReadOnly: true})
 }
 
 func tail(b []byte, n int) string {

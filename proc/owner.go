@@ -68,12 +68,27 @@ func ownerAlive(id string) bool {
 
 // Tag makes a command that does not go through Run owned like Run's
 // children: in its own process group, killed if the optimizer dies (on
-// Linux), and carrying the owner tag. Call it before cmd.Start; it keeps
-// cmd.Env if set.
+// Linux), and carrying the owner tag. For a command made with
+// exec.CommandContext, cancelling its context kills the whole group, and
+// [PipeDelay] bounds the wait for its pipes afterwards (unless the caller
+// set Cancel or WaitDelay after calling Tag). Call it before cmd.Start; it
+// keeps cmd.Env if set.
 func Tag(cmd *exec.Cmd) {
 	cmd.SysProcAttr = sysProcAttr()
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(cmd.Env, ownerTag())
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error {
+			killGroup(cmd.Process.Pid, cmd.Process)
+			return nil
+		}
+		if cmd.WaitDelay == 0 {
+			cmd.WaitDelay = PipeDelay
+		}
+	}
 }
+
+// Exists reports whether a process with this PID exists, whoever runs it.
+func Exists(pid int) bool { return pid > 0 && exists(pid) }

@@ -30,28 +30,47 @@ func startTime(pid int) string {
 // running: what a killed run's children started, which outlived them. It
 // returns how many it killed. Processes of live optimizers are left alone.
 func KillOrphans() int {
+	key := []byte("\x00" + OwnerEnv + "=")
+	return killWhere(func(env []byte) bool {
+		i := bytes.Index(env, key)
+		if i < 0 {
+			return false
+		}
+		id, _, _ := bytes.Cut(env[i+len(key):], []byte{0})
+		return !ownerAlive(string(id))
+	})
+}
+
+// KillTagged kills every process (but this one) whose environment holds
+// the variable name set to exactly value, such as a slot's tag: what a
+// test left running in the background, or what a killed optimizer's
+// children started. It returns how many it killed.
+func KillTagged(name, value string) int {
+	tag := []byte("\x00" + name + "=" + value + "\x00")
+	return killWhere(func(env []byte) bool { return bytes.Contains(env, tag) })
+}
+
+// killWhere sends SIGKILL to every process but this one whose environment,
+// NUL-separated and with a leading and a trailing NUL, match accepts. It
+// returns how many it killed.
+func killWhere(match func(env []byte) bool) int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
 	}
-	key := []byte("\x00" + OwnerEnv + "=")
+	self := os.Getpid()
 	n := 0
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+		if err != nil || pid == self {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err != nil {
 			continue
 		}
-		env = append([]byte{0}, env...)
-		i := bytes.Index(env, key)
-		if i < 0 {
-			continue
-		}
-		id, _, _ := bytes.Cut(env[i+len(key):], []byte{0})
-		if ownerAlive(string(id)) {
+		env = append(append([]byte{0}, env...), 0)
+		if !match(env) {
 			continue
 		}
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {

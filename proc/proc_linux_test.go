@@ -182,3 +182,27 @@ func TestRun_MemLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestKillTagged kills the processes whose environment holds the tag
+// exactly, and leaves one whose value only starts the same.
+func TestKillTagged(t *testing.T) {
+	start := func(value string) *exec.Cmd {
+		cmd := exec.Command("sleep", "600")
+		cmd.Env = append(os.Environ(), "PROC_TEST_TAG="+value)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	tagged, other := start("slot-1"), start("slot-10")
+	if n := KillTagged("PROC_TEST_TAG", "slot-1"); n != 1 {
+		t.Errorf("KillTagged = %d, want 1", n)
+	}
+	if err := tagged.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("the tagged process: Wait = %v, want killed", err)
+	}
+	if !Exists(other.Process.Pid) {
+		t.Error("the process tagged slot-10 was killed")
+	}
+}

@@ -9,8 +9,8 @@ import (
 )
 
 // sysProcAttr starts the child in its own process group. Pdeathsig is
-// Linux-only: elsewhere a child can outlive an optimizer killed with SIGKILL,
-// until the next run kills the process groups it recorded.
+// Linux-only, and so is KillOrphans: elsewhere a child can outlive an
+// optimizer killed with SIGKILL.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }

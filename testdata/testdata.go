@@ -9,16 +9,16 @@
 package testdata
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 var (
@@ -94,13 +94,9 @@ func InitRepo(ctx context.Context, dir string) (string, error) {
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: dir, Args: args})
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
 }

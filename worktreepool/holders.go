@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // A holder of the machine lock leaves a record beside it, in the directory
@@ -151,7 +153,7 @@ func readRecords(lock string) []Holder {
 		}
 		h := Holder{PID: r.PID, What: r.What, Repo: r.Repo, Since: r.Since, Record: true,
 			Exclusive: r.What != WhatTesting}
-		if !pidAlive(r.PID) {
+		if !proc.Exists(r.PID) {
 			h.Stale, h.Gone = true, true
 			os.Remove(path)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // keptMark is the content of a kept slot's lock file: no process owns the
@@ -134,11 +136,5 @@ func ownerAlive(f *os.File) bool {
 	if _, err := fmt.Sscanf(string(b[:n]), "pid %d", &pid); err != nil || pid <= 0 {
 		return true
 	}
-	return pidAlive(pid)
-}
-
-// pidAlive reports whether a process with this PID exists.
-func pidAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return proc.Exists(pid)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // gitLockReason is what git worktree list shows for a slot.
@@ -163,7 +165,7 @@ func (p *Pool) scan() (adopted []*Slot, stale []string) {
 // and a new one made in its place.
 func (p *Pool) adopt(ctx context.Context, s *Slot) (*Slot, error) {
 	start := time.Now()
-	killStray(s.dir)                                 // what its dead owner's children left
+	proc.KillTagged(SlotEnv, s.dir)                  // what its dead owner's children left
 	os.Remove(filepath.Join(s.gitDir, "index.lock")) // its owner is gone
 	s.base = p.currentBase()
 	err := s.repair()

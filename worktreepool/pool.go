@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/proc"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -372,6 +373,15 @@ func (p *Pool) SetBase(base string) {
 	p.mu.Unlock()
 }
 
+// SetKeep changes what Close does with the slots: keep them warm for the
+// next pool to adopt, or remove them. A daemon keeps its pools warm, and
+// removes the one it evicts. Call it before Close.
+func (p *Pool) SetKeep(keep bool) {
+	p.mu.Lock()
+	p.keep = keep
+	p.mu.Unlock()
+}
+
 // Release gives a slot back. It restores the slot to base first, repairing
 // or replacing it if it cannot be restored, so the next holder gets a clean
 // slot; a slot that cannot be replaced either is dropped from the pool.
@@ -418,7 +428,7 @@ func (p *Pool) Release(s *Slot) {
 
 // recover restores s, or replaces it with a new slot, or returns nil.
 func (p *Pool) recover(ctx context.Context, s *Slot) *Slot {
-	if n := killStray(s.dir); n > 0 {
+	if n := proc.KillTagged(SlotEnv, s.dir); n > 0 {
 		p.log.Warn("killed processes left running in a slot", "slot", s.name, "count", n)
 	}
 	err := s.repair()

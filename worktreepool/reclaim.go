@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // Reclaim removes the slots in dir ("" is the default slots directory of
@@ -98,7 +100,7 @@ func removeDeadTemp(path string) {
 	if err != nil || pid <= 0 {
 		return
 	}
-	if !pidAlive(pid) {
+	if !proc.Exists(pid) {
 		os.Remove(path)
 	}
 }
@@ -121,7 +123,7 @@ func reclaimSlot(ctx context.Context, repo, dir string, all bool) error {
 		lock.release()
 		return errOwned
 	}
-	killStray(dir)
+	proc.KillTagged(SlotEnv, dir)
 	if err := removeWorktree(ctx, repo, dir); err != nil {
 		lock.release()
 		return fmt.Errorf("remove slot %s: %w", filepath.Base(dir), err)

@@ -90,7 +90,7 @@ func (s *Slot) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 	if stdin != nil {
 		in = bytes.NewReader(stdin)
 	}
-	return git(ctx, in, append([]string{"-c", "core.splitIndex=true", "--git-dir=" + s.gitDir, "--work-tree=" + s.dir, "-C", s.dir}, args...)...)
+	return runGit(ctx, in, append([]string{"-c", "core.splitIndex=true", "--git-dir=" + s.gitDir, "--work-tree=" + s.dir, "-C", s.dir}, args...)...)
 }
 
 // Apply applies a unified diff to the slot's work tree with git apply, which

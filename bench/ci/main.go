@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -248,12 +249,8 @@ func summarise(out string) string {
 }
 
 func git(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
-	}
-	return nil
+	_, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: dir, Args: args})
+	return err
 }
 
 func numCPU() int {

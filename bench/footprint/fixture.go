@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // fixture is a generated Go module with many tests: pkgs packages of
@@ -46,10 +47,8 @@ func (f fixture) write(ctx context.Context) error {
 		{"init", "-q"}, {"add", "-A"},
 		{"-c", "user.name=footprint", "-c", "user.email=footprint@example.invalid", "commit", "-q", "-m", "base"},
 	} {
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Dir = f.dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
+		if _, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: f.dir, Args: args}); err != nil {
+			return err
 		}
 	}
 	return nil

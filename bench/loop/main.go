@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -169,10 +170,8 @@ func shellFixture(ctx context.Context, dir, bin string) (string, []string, error
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"},
 		{"-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q", "-m", "shell fixture"}} {
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Dir = repo
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", nil, fmt.Errorf("git %v: %w: %s", args, err, out)
+		if _, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: repo, Args: args}); err != nil {
+			return "", nil, err
 		}
 	}
 	return repo, []string{"--target", "sumsq.sh:sumsq", "--generate", "sh " + gen, "--test", "sh test.sh",

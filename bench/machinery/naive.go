@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // naiveTimes are the medians of the naive ways, per candidate.
@@ -95,7 +97,7 @@ func (h *harness) naiveOne(ctx context.Context, r *synthRepo, dir string, i int,
 // the trivial test there.
 func stageNaive(ctx context.Context, tree string, c candidate.Candidate) error {
 	if len(c.Patch) > 0 {
-		if _, err := runIn(ctx, tree, c.Patch, "git", "apply", "-"); err != nil {
+		if _, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: tree, Args: []string{"apply", "-"}, Stdin: bytes.NewReader(c.Patch)}); err != nil {
 			return err
 		}
 	}

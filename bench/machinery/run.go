@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // run is the whole harness: it makes the repositories, runs each section
@@ -101,17 +103,21 @@ func (h *harness) logf(format string, args ...any) {
 
 // gitIn runs git in dir and returns its stdout.
 func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
-	return runIn(ctx, dir, nil, "git", args...)
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: dir, Args: args, Env: fixedIdentity})
+	return string(out), err
 }
+
+// fixedIdentity makes the harness's commits the same on every run.
+var fixedIdentity = []string{
+	"GIT_AUTHOR_NAME=machinery", "GIT_AUTHOR_EMAIL=machinery@example.com", "GIT_AUTHOR_DATE=2025-01-01T00:00:00Z",
+	"GIT_COMMITTER_NAME=machinery", "GIT_COMMITTER_EMAIL=machinery@example.com", "GIT_COMMITTER_DATE=2025-01-01T00:00:00Z",
+	"GIT_CONFIG_NOSYSTEM=1"}
 
 // runIn runs a command in dir with stdin, and returns its stdout.
 func runIn(ctx context.Context, dir string, stdin []byte, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_AUTHOR_NAME=machinery", "GIT_AUTHOR_EMAIL=machinery@example.com", "GIT_AUTHOR_DATE=2025-01-01T00:00:00Z",
-		"GIT_COMMITTER_NAME=machinery", "GIT_COMMITTER_EMAIL=machinery@example.com", "GIT_COMMITTER_DATE=2025-01-01T00:00:00Z",
-		"GIT_CONFIG_NOSYSTEM=1")
+	cmd.Env = append(os.Environ(), fixedIdentity...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -153,7 +159,7 @@ func machine(ctx context.Context) string {
 		fmt.Sscanf(strings.TrimPrefix(strings.SplitN(string(b), "\n", 2)[0], "MemTotal:"), "%d", &kb)
 		mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
 	}
-	gitv, _ := runIn(ctx, "", nil, "git", "--version")
+	gitv, _ := gitIn(ctx, "", "--version")
 	kernel, _ := runIn(ctx, "", nil, "uname", "-sr")
 	return fmt.Sprintf("%d × %s%s; %s; %s; %s", runtime.NumCPU(), cpu, mem,
 		strings.TrimSpace(kernel), runtime.Version(), strings.TrimSpace(gitv))

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -224,13 +224,9 @@ func checkClean(ctx context.Context, root string, paths []string) error {
 // applyPatch applies a patch to the working tree (not the index) with git
 // apply, which applies all of it or nothing.
 func applyPatch(ctx context.Context, root string, patch []byte) error {
-	cmd := exec.CommandContext(ctx, "git", "apply", "--whitespace=nowarn", "-")
-	cmd.Dir = root
-	cmd.Stdin = bytes.NewReader(patch)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git apply: %w: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
+	_, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: root, Args: []string{"apply", "--whitespace=nowarn", "-"},
+		Stdin: bytes.NewReader(patch), ReadOnly: true})
+	return err
 }
 
 // writeFiles writes whole files and deletes files through os.Root, so that

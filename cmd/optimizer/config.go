@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
 )
 
 // configFile is the name of the configuration file at the repo root.
@@ -32,7 +32,6 @@ const (
 // runOptions are the flags of optimizer run (and of the root command).
 // optimizer.toml sets the same keys; a flag given on the command line wins.
 type runOptions struct {
-	shard shard.Spec // --shard, resolved (optimizer run only)
 	Repo          string        `json:"repo"`
 	Base          string        `json:"base"`
 	Candidates    []string      `json:"candidates,omitempty"`
@@ -76,6 +75,8 @@ type runOptions struct {
 	// ParallelFrom names where -j came from when it was not the command
 	// line: optimizer.toml, or "" for the flag or the default.
 	ParallelFrom string `json:"-"`
+
+	shard shard.Spec // --shard, resolved (optimizer run only)
 }
 
 // defaultRunOptions are the values before flags and optimizer.toml.

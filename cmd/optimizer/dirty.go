@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // dirtyFiles lists the working tree's uncommitted changes that are the
@@ -22,14 +20,10 @@ import (
 // out. It never writes to the repository: git is asked not to refresh the
 // index.
 func dirtyFiles(ctx context.Context, r repo, own []string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames")
-	cmd.Dir = r.Root
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: r.Root, Args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames"},
+		ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("git status: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return nil, err
 	}
 	var files []string
 	for _, rec := range strings.Split(string(out), "\x00") {

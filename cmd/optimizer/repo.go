@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // repo is the user's repository, as the commands need to know it.
@@ -76,13 +75,9 @@ func (r repo) resolve(ctx context.Context, rev string) (string, error) {
 // gitOutput runs a read-only git command in dir and returns its trimmed
 // stdout; the error carries git's stderr.
 func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: dir, Args: args, ReadOnly: true})
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
 }

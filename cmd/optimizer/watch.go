@@ -167,7 +167,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		}
 	}()
 
-	w, err := watch.New(watch.Options{
+	w, err := watch.New(ctx, watch.Options{
 		Root:    s.root,
 		Extra:   s.extra,
 		Skip:    []string{s.pool.Dir(), s.r.optimizerDir()},

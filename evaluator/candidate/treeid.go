@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // TreeID returns c's content id: the hash of the git tree that c produces
@@ -76,43 +74,15 @@ var atBase = strings.NewReplacer("does not exist in index", "does not exist at b
 // scratch is a temporary index and object directory over a repository.
 type scratch struct {
 	dir string
-	env []string
-}
-
-// scrubbed are the variables that would point git elsewhere; scratch sets
-// its own.
-var scrubbed = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX"}
-
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(scrubbed, k) {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-}
-
-func newScratch(ctx context.Context, repoDir string) (*scratch, error) {
-	lines, err := repoPaths(ctx, repoDir)
-	if err != nil {
-		return nil, err
-	}
-	return scratchFor(lines)
+	env []string // added to the git runner's: the scratch's index and objects over the repository's
 }
 
 // repoPaths returns the repository's absolute git dir and objects dir.
 func repoPaths(ctx context.Context, repoDir string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", repoDir, "rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-path", "objects")
-	cmd.Env = cleanEnv()
-	proc.Tag(cmd)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Args: []string{"-C", repoDir, "rev-parse", "--path-format=absolute",
+		"--absolute-git-dir", "--git-path", "objects"}, ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("find repository at %s: %w: %s", repoDir, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("find repository at %s: %w", repoDir, err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
@@ -124,7 +94,6 @@ func repoPaths(ctx context.Context, repoDir string) ([]string, error) {
 // scratchFor makes a scratch directory over the repository whose git dir and
 // objects dir repoPaths returned.
 func scratchFor(lines []string) (*scratch, error) {
-	env := cleanEnv()
 	// Named with the PID, so that a later run can remove it if this one is
 	// killed (evaluator.RemoveStaleScratch).
 	dir, err := os.MkdirTemp("", fmt.Sprintf("optimizer-treeid-%d-", os.Getpid()))
@@ -138,14 +107,14 @@ func scratchFor(lines []string) (*scratch, error) {
 		}
 	}
 	s := &scratch{dir: dir}
-	s.env = append(env,
-		"GIT_DIR="+lines[0],
-		"GIT_WORK_TREE="+filepath.Join(dir, "worktree"),
-		"GIT_INDEX_FILE="+filepath.Join(dir, "index"),
-		"GIT_OBJECT_DIRECTORY="+filepath.Join(dir, "objects"),
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES="+quoteAlternate(lines[1]),
+	s.env = []string{"LC_ALL=C",
+		"GIT_DIR=" + lines[0],
+		"GIT_WORK_TREE=" + filepath.Join(dir, "worktree"),
+		"GIT_INDEX_FILE=" + filepath.Join(dir, "index"),
+		"GIT_OBJECT_DIRECTORY=" + filepath.Join(dir, "objects"),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + quoteAlternate(lines[1]),
 		"GIT_LITERAL_PATHSPECS=1",
-	)
+	}
 	return s, nil
 }
 
@@ -160,21 +129,21 @@ func quoteAlternate(p string) string {
 
 func (s *scratch) close() { os.RemoveAll(s.dir) }
 
-// git runs git in the scratch and returns its stdout and trimmed stderr.
+// git runs git in the scratch, taking no optional locks on the
+// repository it reads through, and returns its stdout and trimmed stderr.
 func (s *scratch) git(ctx context.Context, stdin []byte, args ...string) ([]byte, string, error) {
-	args = append([]string{"-c", "core.splitIndex=false", "-c", "core.fsmonitor=false",
+	args = append([]string{"-c", "core.splitIndex=false",
 		"-c", "core.untrackedCache=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = s.dir
-	cmd.Env = slices.Clone(s.env)
-	proc.Tag(cmd)
+	c := gitcmd.Cmd{Dir: s.dir, Args: args, Env: s.env, ReadOnly: true}
 	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+		c.Stdin = bytes.NewReader(stdin)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	return out, strings.TrimSpace(stderr.String()), err
+	out, err := gitcmd.Run(ctx, c)
+	var ge *gitcmd.Error
+	if errors.As(err, &ge) {
+		return out, strings.TrimSpace(ge.Stderr), ge.Err
+	}
+	return out, "", err
 }
 
 // layFiles writes c's whole files and deletions into the scratch index.

@@ -2,21 +2,23 @@ package watch
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
+	"context"
 	"path/filepath"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
-// gitEnv keeps git's reads from refreshing or locking the user's index.
-var gitEnv = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+// readGit runs a git command that reads the user's tree at root: it takes
+// no optional locks, so it never refreshes or locks the user's index.
+func readGit(ctx context.Context, root string, args ...string) ([]byte, error) {
+	return gitcmd.Run(ctx, gitcmd.Cmd{Args: append([]string{"-C", root}, args...), ReadOnly: true})
+}
 
 // ignoredDirs lists the directories git ignores in the tree at root, in one
 // call, so the first walk need not ask about each directory.
-func ignoredDirs(root string) map[string]bool {
-	cmd := exec.Command("git", "-C", root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-	cmd.Env = gitEnv
-	out, err := cmd.Output()
+func ignoredDirs(ctx context.Context, root string) map[string]bool {
+	out, err := readGit(ctx, root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 	dirs := map[string]bool{}
 	if err != nil {
 		return dirs
@@ -31,19 +33,16 @@ func ignoredDirs(root string) map[string]bool {
 }
 
 // ignoredByGit asks git whether one path is ignored.
-func ignoredByGit(root, p string) bool {
-	cmd := exec.Command("git", "-C", root, "check-ignore", "-q", "--", p)
-	cmd.Env = gitEnv
-	return cmd.Run() == nil
+func ignoredByGit(ctx context.Context, root, p string) bool {
+	_, err := readGit(ctx, root, "check-ignore", "-q", "--", p)
+	return err == nil
 }
 
 // gitDir returns the git directory of the working tree at root: root/.git,
 // or for a linked worktree its directory under the common dir. It returns ""
 // when git cannot say.
-func gitDir(root string) string {
-	cmd := exec.Command("git", "-C", root, "rev-parse", "--absolute-git-dir")
-	cmd.Env = gitEnv
-	out, err := cmd.Output()
+func gitDir(ctx context.Context, root string) string {
+	out, err := readGit(ctx, root, "rev-parse", "--absolute-git-dir")
 	if err != nil {
 		return ""
 	}

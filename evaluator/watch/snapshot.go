@@ -1,13 +1,11 @@
 package watch
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,13 +81,6 @@ func sum(head string, c candidate.Candidate) string {
 }
 
 func gitOut(ctx context.Context, root string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-	cmd.Env = gitEnv
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimRight(string(out), "\n"), nil
+	out, err := readGit(ctx, root, args...)
+	return strings.TrimRight(string(out), "\n"), err
 }

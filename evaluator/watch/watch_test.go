@@ -50,11 +50,12 @@ func git(tb testing.TB, dir string, args ...string) string {
 // start runs a watcher on root and returns its changes.
 func start(t *testing.T, opts Options) <-chan Change {
 	t.Helper()
-	w, err := New(opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := New(ctx, opts)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	out := make(chan Change, 16)
 	done := make(chan struct{})
 	go func() { defer close(done); w.Run(ctx, out) }()

@@ -52,7 +52,7 @@ type Watcher struct {
 }
 
 // New walks the tree and watches every directory in it.
-func New(opts Options) (*Watcher, error) {
+func New(ctx context.Context, opts Options) (*Watcher, error) {
 	if opts.Quiet <= 0 {
 		opts.Quiet = DefaultQuiet
 	}
@@ -71,14 +71,14 @@ func New(opts Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start watcher: %w", err)
 	}
-	w := &Watcher{opts: opts, fsw: fsw, log: opts.Logger.With("component", "watch"), ignored: ignoredDirs(root)}
-	if w.gitDir = gitDir(root); w.gitDir != "" {
+	w := &Watcher{opts: opts, fsw: fsw, log: opts.Logger.With("component", "watch"), ignored: ignoredDirs(ctx, root)}
+	if w.gitDir = gitDir(ctx, root); w.gitDir != "" {
 		if err := fsw.Add(w.gitDir); err != nil {
 			w.log.Warn("watch git dir", "err", err)
 		}
 	}
 	for _, d := range append([]string{root}, opts.Extra...) {
-		if err := w.addTree(d); err != nil {
+		if err := w.addTree(ctx, d); err != nil {
 			fsw.Close()
 			return nil, err
 		}
@@ -88,7 +88,7 @@ func New(opts Options) (*Watcher, error) {
 }
 
 // addTree watches dir and every directory under it that is not skipped.
-func (w *Watcher) addTree(dir string) error {
+func (w *Watcher) addTree(ctx context.Context, dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -99,7 +99,7 @@ func (w *Watcher) addTree(dir string) error {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != dir && w.skipDir(p) {
+		if p != dir && w.skipDir(ctx, p) {
 			return filepath.SkipDir
 		}
 		if err := w.fsw.Add(p); err != nil {
@@ -109,7 +109,7 @@ func (w *Watcher) addTree(dir string) error {
 	})
 }
 
-func (w *Watcher) skipDir(p string) bool {
+func (w *Watcher) skipDir(ctx context.Context, p string) bool {
 	base := filepath.Base(p)
 	if base == ".git" || base == "node_modules" || strings.HasPrefix(base, ".optimizer") {
 		return true
@@ -125,7 +125,7 @@ func (w *Watcher) skipDir(p string) bool {
 	if w.ignored[p] {
 		return true
 	}
-	return w.walked && ignoredByGit(w.opts.Root, p)
+	return w.walked && ignoredByGit(ctx, w.opts.Root, p)
 }
 
 // Ignored reports whether a file name is an editor's or tool's temporary,
@@ -233,8 +233,8 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Change) error {
 				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 					// A new directory: watch it, and count the files already
 					// in it. A change lists files, not directories.
-					if !w.skipDir(ev.Name) {
-						w.addTree(ev.Name)
+					if !w.skipDir(ctx, ev.Name) {
+						w.addTree(ctx, ev.Name)
 						filepath.WalkDir(ev.Name, func(p string, d fs.DirEntry, err error) error {
 							if err == nil && !d.IsDir() && !Ignored(p) {
 								pending[p] = true
@@ -256,7 +256,7 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Change) error {
 				w.log.Warn("event queue overflowed: rescanning")
 				rescan = true
 				for _, d := range append([]string{w.opts.Root}, w.opts.Extra...) {
-					w.addTree(d)
+					w.addTree(ctx, d)
 				}
 				arm()
 				continue

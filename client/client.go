@@ -1,0 +1,303 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SocketEnv names the environment variable that names the daemon's socket,
+// for the daemon and every client alike. cmd reads it.
+const SocketEnv = "OPTIMIZER_SOCKET"
+
+// DefaultSocket is where the daemon listens unless told otherwise:
+// $XDG_RUNTIME_DIR/optimizer/daemon.sock, or, without XDG_RUNTIME_DIR,
+// a per-user directory under the temporary directory.
+func DefaultSocket() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "optimizer", "daemon.sock")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("optimizer-%d", os.Getuid()), "daemon.sock")
+}
+
+// Errors a caller can recognise.
+var (
+	// ErrNoDaemon: nothing answers on the socket.
+	ErrNoDaemon = errors.New("no daemon answers")
+)
+
+// APIError is an error answer of the daemon.
+type APIError struct {
+	Status  int
+	Message string
+	Field   string
+}
+
+func (e *APIError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("daemon: %s (field %s; HTTP %d)", e.Message, e.Field, e.Status)
+	}
+	return fmt.Sprintf("daemon: %s (HTTP %d)", e.Message, e.Status)
+}
+
+// Client talks to one daemon. It is safe for concurrent use.
+type Client struct {
+	base  string // http://optimizer or http://HOST:PORT
+	token string
+	http  *http.Client
+	sock  string
+}
+
+// New returns a client of the daemon on the unix socket at path.
+func New(path string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", path)
+		},
+		MaxIdleConnsPerHost: 8,
+	}
+	return &Client{base: "http://optimizer", http: &http.Client{Transport: tr}, sock: path}
+}
+
+// NewTCP returns a client of the daemon at addr (host:port) that sends token.
+func NewTCP(addr, token string) *Client {
+	return &Client{base: "http://" + addr, token: token, http: &http.Client{}}
+}
+
+// Available reports whether a daemon answers its health check within a
+// short time. A socket file with nothing behind it is no daemon.
+func (c *Client) Available(ctx context.Context) bool {
+	if c.sock != "" {
+		if _, err := os.Stat(c.sock); err != nil {
+			return false
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := c.Health(ctx)
+	return err == nil
+}
+
+// Health asks the daemon how it is.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	err := c.do(ctx, http.MethodGet, "/v1/health", nil, http.StatusOK, &h)
+	return h, err
+}
+
+// Submit sends a job and returns its id once the daemon has recorded it.
+func (c *Client) Submit(ctx context.Context, req JobRequest) (Submitted, error) {
+	var s Submitted
+	err := c.do(ctx, http.MethodPost, "/v1/jobs", req, http.StatusAccepted, &s)
+	return s, err
+}
+
+// Job reads one job, with its report (partial while it runs).
+func (c *Client) Job(ctx context.Context, id string) (Job, error) {
+	var j Job
+	err := c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), nil, http.StatusOK, &j)
+	return j, err
+}
+
+// ListOptions filter GET /v1/jobs.
+type ListOptions struct {
+	Repo   string
+	States []string
+	Limit  int
+	Before int64
+}
+
+// Jobs lists jobs, newest first.
+func (c *Client) Jobs(ctx context.Context, o ListOptions) (JobList, error) {
+	q := url.Values{}
+	if o.Repo != "" {
+		q.Set("repo", o.Repo)
+	}
+	if len(o.States) > 0 {
+		q.Set("state", strings.Join(o.States, ","))
+	}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	if o.Before > 0 {
+		q.Set("before", strconv.FormatInt(o.Before, 10))
+	}
+	path := "/v1/jobs"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var l JobList
+	err := c.do(ctx, http.MethodGet, path, nil, http.StatusOK, &l)
+	return l, err
+}
+
+// Report reads a job's report as text, markdown or json.
+func (c *Client) Report(ctx context.Context, id, format string) ([]byte, error) {
+	resp, err := c.send(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id)+"/report?format="+url.QueryEscape(format), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, readError(resp)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// Cancel cancels a job: its processes are killed and its slots released.
+func (c *Client) Cancel(ctx context.Context, id string) (Job, error) {
+	var j Job
+	err := c.do(ctx, http.MethodDelete, "/v1/jobs/"+url.PathEscape(id), nil, http.StatusOK, &j)
+	return j, err
+}
+
+// Events streams job id's events to fn, from the one after seq after (0:
+// all the daemon still holds), until the job's EventEnded, fn's error, or
+// ctx's end. A broken stream is resumed with Last-Event-ID, a few times.
+func (c *Client) Events(ctx context.Context, id string, after uint64, fn func(Event) error) error {
+	failures := 0
+	for {
+		last, ended, err := c.stream(ctx, "/v1/jobs/"+url.PathEscape(id)+"/events", after, fn)
+		if ended || ctx.Err() != nil {
+			return err
+		}
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			return err
+		}
+		if last > after {
+			after, failures = last, 0
+		} else if failures++; failures > 5 {
+			return fmt.Errorf("event stream of job %s: %w", id, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(failures) * 200 * time.Millisecond):
+		}
+	}
+}
+
+// stream reads one SSE connection. It returns the last seq read, and
+// whether the stream is over for good (the job ended, or fn failed).
+func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(Event) error) (uint64, bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return after, true, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if after > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatUint(after, 10))
+	}
+	c.auth(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return after, false, c.dialError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return after, false, readError(resp)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var data bytes.Buffer
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "data:"):
+			data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		case line == "" && data.Len() > 0:
+			var e Event
+			if err := json.Unmarshal(data.Bytes(), &e); err != nil {
+				return after, true, fmt.Errorf("event stream: %w", err)
+			}
+			data.Reset()
+			after = e.Seq
+			if err := fn(e); err != nil {
+				return after, true, err
+			}
+			if e.Kind == EventEnded {
+				return after, true, nil
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return after, false, err
+	}
+	return after, false, io.ErrUnexpectedEOF
+}
+
+func (c *Client) auth(req *http.Request) {
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+}
+
+func (c *Client) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	c.auth(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.dialError(err)
+	}
+	return resp, nil
+}
+
+func (c *Client) dialError(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return fmt.Errorf("%w: %w", ErrNoDaemon, err)
+	}
+	return err
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body any, want int, out any) error {
+	resp, err := c.send(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != want {
+		return readError(resp)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("decode %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+func readError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var e Error
+	if json.Unmarshal(b, &e) != nil || e.Error == "" {
+		e.Error = strings.TrimSpace(string(b))
+	}
+	return &APIError{Status: resp.StatusCode, Message: e.Error, Field: e.Field}
+}

@@ -1,0 +1,15 @@
+// Package client speaks the optimizer daemon's protocol: JSON over HTTP,
+// versioned under /v1, on a unix socket or on TCP with a bearer token.
+//
+// # What flows through it
+//
+// A [JobRequest] goes to the daemon with [Client.Submit], which returns once
+// the daemon has recorded the job durably. [Client.Events] streams the job's
+// [Event]s (Server-Sent Events, resumed with Last-Event-ID after a broken
+// connection); [Client.Job] and [Client.Report] read its state and report;
+// [Client.Cancel] cancels it. The types here are the wire format: the daemon
+// package decodes the same structs, so the two cannot drift apart. The
+// OpenAPI document the daemon serves at /v1/openapi.json describes them.
+//
+// Nothing else speaks the protocol by hand: the CLI uses this package.
+package client

@@ -1,0 +1,154 @@
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/client"
+)
+
+// newTestRepo makes a git repository holding files, committed on main.
+func newTestRepo(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for p, s := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	runGit(tb, dir, "init", "-q", "-b", "main")
+	runGit(tb, dir, "add", "-A")
+	runGit(tb, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+	return dir
+}
+
+func runGit(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// shellRepo: the test passes while the file ok says yes.
+func shellRepo(tb testing.TB) string {
+	return newTestRepo(tb, map[string]string{"ok": "yes\n", "lib.txt": "one\n"})
+}
+
+const shellTest = "grep -q yes ok"
+
+// repoState is what the user's repository shows: its working tree's files,
+// its index, HEAD, refs and stash. It leaves out the optimizer's directory
+// under .git and git's own worktree records, which the pool keeps.
+func repoState(tb testing.TB, dir string) string {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString(runGit(tb, dir, "rev-parse", "HEAD"))
+	b.WriteString(runGit(tb, dir, "for-each-ref"))
+	b.WriteString(runGit(tb, dir, "stash", "list"))
+	b.WriteString(runGit(tb, dir, "status", "--porcelain", "--ignored"))
+	idx, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sum := sha256.Sum256(idx)
+	b.WriteString("index " + hex.EncodeToString(sum[:]) + "\n")
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == ".git" {
+			return fs.SkipDir
+		}
+		if d.Type().IsRegular() {
+			data, _ := os.ReadFile(p)
+			s := sha256.Sum256(data)
+			b.WriteString(rel + " " + hex.EncodeToString(s[:8]) + "\n")
+		}
+		return nil
+	})
+	return b.String()
+}
+
+// startServer runs a daemon on a fresh socket until the test ends.
+func startServer(tb testing.TB, mod func(*Options)) (*Server, *client.Client) {
+	tb.Helper()
+	sockDir, err := os.MkdirTemp("", "odt")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(sockDir) })
+	opts := Options{
+		Socket:  filepath.Join(sockDir, "d.sock"),
+		StateDB: filepath.Join(tb.TempDir(), "daemon.db"),
+		Slots:   2,
+		CPUs:    2,
+	}
+	if mod != nil {
+		mod(&opts)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := New(ctx, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ready := make(chan struct{})
+	srv.opts.Ready = func() { close(ready) }
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		tb.Fatalf("daemon stopped before it was ready: %v", err)
+	}
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("daemon Run: %v", err)
+		}
+	})
+	return srv, client.New(opts.Socket)
+}
+
+// inline is an inline candidate that writes files.
+func inline(tb testing.TB, name string, files map[string]string) json.RawMessage {
+	tb.Helper()
+	b, err := json.Marshal(map[string]any{"name": name, "files": files})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// waitEnded streams job id's events until it ends, and returns them.
+func waitEnded(tb testing.TB, c *client.Client, id string) []client.Event {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var evs []client.Event
+	err := c.Events(ctx, id, 0, func(e client.Event) error {
+		evs = append(evs, e)
+		return nil
+	})
+	if err != nil {
+		tb.Fatalf("events of %s: %v", id, err)
+	}
+	return evs
+}

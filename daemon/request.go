@@ -1,0 +1,330 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/proc"
+)
+
+// DefaultMaxBody bounds a request body: 64 MB, room for a few hundred
+// candidates of the largest size a candidate may have.
+const DefaultMaxBody = 64 << 20
+
+// requestError is a bad request: its HTTP status, and the field to fix.
+type requestError struct {
+	status int
+	field  string
+	msg    string
+}
+
+func (e *requestError) Error() string {
+	if e.field == "" {
+		return e.msg
+	}
+	return e.field + ": " + e.msg
+}
+
+func badRequest(field, format string, args ...any) error {
+	return &requestError{status: http.StatusBadRequest, field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+func unprocessable(field, format string, args ...any) error {
+	return &requestError{status: http.StatusUnprocessableEntity, field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// decodeJSON decodes a request body into v, strictly: one JSON value, no
+// unknown fields, at most limit bytes. Its errors are *requestError.
+func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return &requestError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type is %q: send application/json", ct)}
+		}
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			return badRequest("", "the body holds more than one JSON value")
+		}
+		return nil
+	}
+	var maxErr *http.MaxBytesError
+	var synErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &maxErr):
+		return &requestError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the body is over %d bytes", maxErr.Limit)}
+	case errors.As(err, &synErr):
+		return badRequest("", "bad JSON at byte %d: %v", synErr.Offset, err)
+	case errors.Is(err, io.EOF):
+		return badRequest("", "empty body: send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "bad JSON: the body ends too soon")
+	case errors.As(err, &typeErr):
+		return badRequest(typeErr.Field, "is %s, want %s", typeErr.Value, jsonType(typeErr.Type.Kind().String()))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return badRequest(name, "unknown field %q", name)
+	}
+	return badRequest("", "bad JSON: %v", err)
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "bool":
+		return "true or false"
+	case "int", "int64", "float64":
+		return "a number"
+	}
+	return kind
+}
+
+// jobSpec is an accepted job, normalised: the repository found, the base
+// resolved, every candidate loaded. It is what the queue keeps, as JSON,
+// so that the job runs the same however late, and after a restart.
+type jobSpec struct {
+	Request    client.JobRequest `json:"request"` // its inline candidates moved to Candidates
+	Root       string            `json:"root"`
+	CommonDir  string            `json:"common_dir"`
+	Base       string            `json:"base"` // 40 hex
+	Candidates []storedCandidate `json:"candidates"`
+}
+
+// storedCandidate is a candidate.Candidate as JSON.
+type storedCandidate struct {
+	Name        string            `json:"name"`
+	Source      string            `json:"source,omitempty"`
+	Patch       []byte            `json:"patch,omitempty"`
+	Files       map[string][]byte `json:"files,omitempty"`
+	Deleted     []string          `json:"deleted,omitempty"`
+	Parent      string            `json:"parent,omitempty"`
+	Explanation string            `json:"explanation,omitempty"`
+	Invalid     string            `json:"invalid,omitempty"`
+}
+
+func storeCandidate(c candidate.Candidate) storedCandidate {
+	s := storedCandidate{Name: c.Name, Source: c.Source, Patch: c.Patch, Files: c.Files, Deleted: c.Deleted,
+		Parent: c.Parent, Explanation: c.Explanation}
+	if c.Invalid != nil {
+		s.Invalid = c.Invalid.Error()
+	}
+	return s
+}
+
+func (s storedCandidate) candidate() candidate.Candidate {
+	c := candidate.Candidate{Name: s.Name, Source: s.Source, Patch: s.Patch, Files: s.Files, Deleted: s.Deleted,
+		Parent: s.Parent, Explanation: s.Explanation}
+	if s.Invalid != "" {
+		c.Invalid = errors.New(s.Invalid)
+	}
+	return c
+}
+
+// validate checks a request against the machine and loads what it names.
+// It reads the repository, never writes it. Its errors are *requestError.
+func validate(ctx context.Context, req client.JobRequest) (*jobSpec, error) {
+	if err := checkOptions(req); err != nil {
+		return nil, err
+	}
+	spec := &jobSpec{Request: req}
+	if err := spec.findRepo(ctx); err != nil {
+		return nil, err
+	}
+	if err := spec.resolveBase(ctx); err != nil {
+		return nil, err
+	}
+	if err := spec.loadCandidates(ctx); err != nil {
+		return nil, err
+	}
+	if req.Options.Test == "" {
+		if _, err := os.Stat(filepath.Join(spec.Root, "go.mod")); err != nil {
+			return nil, unprocessable("options.test", "no test command, and %s is no Go module: give one", spec.Root)
+		}
+	}
+	if req.Options.Sandbox == "on" {
+		if err := proc.SandboxAvailable(); err != nil {
+			return nil, unprocessable("options.sandbox", "on, but %v on the daemon's machine", err)
+		}
+	}
+	spec.Request.Candidates = nil
+	return spec, nil
+}
+
+// checkOptions checks what needs no look at the machine.
+func checkOptions(req client.JobRequest) error {
+	switch {
+	case req.Repo == "":
+		return badRequest("repo", "is required: the repository's directory, an absolute path")
+	case !filepath.IsAbs(req.Repo):
+		return badRequest("repo", "%q is relative: give an absolute path on the daemon's machine", req.Repo)
+	case len(req.Candidates)+len(req.CandidatePaths)+len(req.CandidateRefs) == 0:
+		return badRequest("candidates", "no candidates: give candidates, candidate_paths or candidate_refs")
+	case strings.HasPrefix(req.Base, "-"):
+		return badRequest("base", "%q is no revision", req.Base)
+	}
+	switch req.Kind {
+	case "", "run", "watch":
+	default:
+		return badRequest("kind", "%q: want run or watch", req.Kind)
+	}
+	for i, p := range req.CandidatePaths {
+		if !filepath.IsAbs(p) {
+			return badRequest(fmt.Sprintf("candidate_paths[%d]", i), "%q is relative: give an absolute path on the daemon's machine", p)
+		}
+	}
+	o := req.Options
+	for _, d := range []struct{ field, v string }{{"options.timeout", o.Timeout}, {"options.bench_budget", o.BenchBudget}} {
+		if d.v == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.v)
+		if err != nil || v <= 0 {
+			return badRequest(d.field, "%q is no positive duration (say 90s or 10m)", d.v)
+		}
+	}
+	switch o.Metric {
+	case "", string(evaluator.MetricWall), string(evaluator.MetricCPU):
+	default:
+		return badRequest("options.metric", "%q: want wall or cpu", o.Metric)
+	}
+	switch o.Sandbox {
+	case "", "auto", "on", "off":
+	default:
+		return badRequest("options.sandbox", "%q: want auto, on or off", o.Sandbox)
+	}
+	switch {
+	case o.MinSpeedup < 0 || o.MinSpeedup >= 100:
+		return badRequest("options.min_speedup", "%v: want a percentage from 0 to 100", o.MinSpeedup)
+	case o.MinPairs < 0:
+		return badRequest("options.min_pairs", "%d is negative", o.MinPairs)
+	case o.MaxPairs < 0 || (o.MaxPairs > 0 && o.MaxPairs < o.MinPairs):
+		return badRequest("options.max_pairs", "%d: want at least min_pairs (%d)", o.MaxPairs, o.MinPairs)
+	case o.Parallel < 0:
+		return badRequest("options.parallel", "%d is negative", o.Parallel)
+	case o.MemLimit < 0:
+		return badRequest("options.mem_limit", "%d is negative", o.MemLimit)
+	}
+	for i, f := range o.CopyFiles {
+		if f == "" || path.IsAbs(f) || !filepath.IsLocal(filepath.FromSlash(f)) {
+			return badRequest(fmt.Sprintf("options.copy_files[%d]", i), "%q leaves the repository: give a relative path inside it", f)
+		}
+	}
+	return nil
+}
+
+func (s *jobSpec) findRepo(ctx context.Context) error {
+	fi, err := os.Stat(s.Request.Repo)
+	if err != nil || !fi.IsDir() {
+		return unprocessable("repo", "%s: no such directory on the daemon's machine", s.Request.Repo)
+	}
+	out, err := git(ctx, s.Request.Repo, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+	lines := strings.Split(out, "\n")
+	if err != nil || len(lines) != 2 {
+		return unprocessable("repo", "%s is not in a git repository", s.Request.Repo)
+	}
+	s.Root, s.CommonDir = lines[0], lines[1]
+	return nil
+}
+
+func (s *jobSpec) resolveBase(ctx context.Context) error {
+	rev := s.Request.Base
+	if rev == "" {
+		rev = "HEAD"
+	}
+	out, err := git(ctx, s.Root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil || len(out) != 40 {
+		return unprocessable("base", "unknown revision %q in %s", rev, s.Root)
+	}
+	s.Base = out
+	return nil
+}
+
+func (s *jobSpec) loadCandidates(ctx context.Context) error {
+	var all []candidate.Candidate
+	for i, raw := range s.Request.Candidates {
+		field := fmt.Sprintf("candidates[%d]", i)
+		line := bytes.TrimSpace(raw)
+		if len(line) == 0 || line[0] != '{' || bytes.ContainsAny(line, "\n") {
+			return badRequest(field, "want a JSON object with name and patch or files")
+		}
+		cs, err := candidate.ParseJSONL(bytes.NewReader(line), field)
+		if err != nil {
+			var se *candidate.SyntaxError
+			if errors.As(err, &se) {
+				return badRequest(field, "%s", se.Msg)
+			}
+			return badRequest(field, "%v", err)
+		}
+		c := cs[0]
+		if c.Invalid != nil {
+			f := field
+			if errors.Is(c.Invalid, candidate.ErrBadPath) {
+				f += ".files"
+			}
+			return badRequest(f, "%v", c.Invalid)
+		}
+		all = append(all, c)
+	}
+	for i, p := range s.Request.CandidatePaths {
+		field := fmt.Sprintf("candidate_paths[%d]", i)
+		cs, err := candidate.Load(p)
+		if err != nil {
+			return unprocessable(field, "%v", err)
+		}
+		all = append(all, cs...)
+	}
+	for i, ref := range s.Request.CandidateRefs {
+		field := fmt.Sprintf("candidate_refs[%d]", i)
+		if strings.HasPrefix(ref, "-") {
+			return badRequest(field, "%q is no revision", ref)
+		}
+		c, err := candidate.FromRef(ctx, s.Root, s.Base, ref)
+		if err != nil {
+			return unprocessable(field, "%v", err)
+		}
+		all = append(all, c)
+	}
+	if err := candidate.CheckNames(all); err != nil {
+		return badRequest("candidates", "%v", err)
+	}
+	for _, c := range all {
+		s.Candidates = append(s.Candidates, storeCandidate(c))
+	}
+	return nil
+}
+
+// git runs a read-only git command in dir and returns its trimmed stdout.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}

@@ -1,0 +1,346 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxJobs = 8
+	// DefaultShutdownTimeout bounds how long Run waits, once its context
+	// ends, for running jobs to stop and be recorded.
+	DefaultShutdownTimeout = 2 * time.Minute
+)
+
+// Errors a caller can recognise.
+var (
+	// ErrSocketInUse: another daemon answers on the socket.
+	ErrSocketInUse = errors.New("another daemon is listening on the socket")
+	// ErrRemoteListen: a non-loopback TCP address without AllowRemote.
+	ErrRemoteListen = errors.New("a TCP address that is not loopback needs --allow-remote")
+)
+
+// RunFunc evaluates one job; evaluator.Run is the real one.
+type RunFunc func(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evaluator.Options) (*evaluator.Report, error)
+
+// RenderFunc writes a report in a format: text, markdown or json.
+type RenderFunc func(w io.Writer, rep *evaluator.Report, format string) error
+
+// Options configure a Server. Only cmd reads flags; it fills these.
+type Options struct {
+	Socket string // the unix socket; required
+	// Listen, when set, is a TCP address (127.0.0.1:PORT) served besides
+	// the socket; every request on it must carry Token.
+	Listen      string
+	AllowRemote bool
+	Token       string
+
+	StateDB    string // the daemon's own store: its queue
+	Slots      int    // the machine-wide slot budget; required
+	CPUs       int    // the machine's CPUs, for the evaluator; 0 is NumCPU
+	MaxJobs    int    // jobs run at once (they share Slots); 0 is DefaultMaxJobs
+	DiskBudget int64  // bytes of idle warm pools; 0 is DefaultDiskBudget
+	MaxBody    int64  // request body limit; 0 is DefaultMaxBody
+	Paranoid   bool   // worktreepool.Options.Paranoid
+
+	Run    RunFunc    // nil is evaluator.Run
+	Render RenderFunc // renders ?format=text|markdown; nil serves json only
+	// Other serves every path outside /v1/ and /metrics (the dashboard);
+	// nil answers 404.
+	Other http.Handler
+
+	Logger *slog.Logger
+	// Ready, when set, is called once the daemon can take jobs.
+	Ready func()
+}
+
+// Server is the daemon: it owns the queue, the scheduler, the warm pools,
+// the event broker and the HTTP API. Make one with New, then call Run.
+type Server struct {
+	opts   Options
+	log    *slog.Logger
+	db     *store.DB
+	broker *Broker
+	gate   *gate
+	pools  *repoPools
+	sched  *scheduler
+	met    *metrics
+	mux    *http.ServeMux
+
+	mu        sync.Mutex
+	listeners []net.Listener
+}
+
+// New opens the daemon's store and checks its options. It listens on
+// nothing yet: Run does.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Socket == "" {
+		return nil, errors.New("no socket path")
+	}
+	if opts.Slots < 1 {
+		return nil, errors.New("slot budget under 1")
+	}
+	if opts.MaxJobs <= 0 {
+		opts.MaxJobs = DefaultMaxJobs
+	}
+	if opts.DiskBudget <= 0 {
+		opts.DiskBudget = DefaultDiskBudget
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.Run == nil {
+		opts.Run = evaluator.Run
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Listen != "" {
+		if err := checkListen(opts.Listen, opts.AllowRemote); err != nil {
+			return nil, err
+		}
+		if opts.Token == "" {
+			return nil, errors.New("--listen needs a token")
+		}
+	}
+	db, err := store.Open(ctx, opts.StateDB)
+	if err != nil {
+		return nil, fmt.Errorf("open daemon store: %w", err)
+	}
+	s := &Server{
+		opts:   opts,
+		log:    opts.Logger.With("component", "daemon"),
+		db:     db,
+		broker: NewBroker(uint64(time.Now().UnixMicro())),
+		gate:   newGate(opts.Slots),
+	}
+	s.pools = newRepoPools(opts.Slots, opts.DiskBudget, opts.Paranoid, opts.Logger.With("component", "pool"))
+	s.sched = newScheduler(s)
+	s.met = newMetrics(s)
+	s.gate.waitHook = s.met.observeWait
+	s.mux = s.routes()
+	return s, nil
+}
+
+// checkListen refuses a TCP address that is not loopback unless allowed.
+func checkListen(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	if allowRemote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("--listen %s: %w", addr, ErrRemoteListen)
+	}
+	return nil
+}
+
+// Broker returns the server's event broker, for in-process subscribers
+// such as the dashboard.
+func (s *Server) Broker() *Broker { return s.broker }
+
+// Handler is the whole API, unauthenticated: what the unix socket serves.
+// The TCP listener wraps it in the token check.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Run listens, takes jobs and runs them until ctx ends. Then it stops
+// accepting, cancels running jobs, records them to run again at the next
+// start, keeps the warm pools for it, and returns nil.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.db.Close()
+	proc.KillOrphans() // what a killed daemon's jobs left running
+	evaluator.RemoveStaleScratch(func(pid int) bool { return proc.Alive(pid, "") })
+	requeued, err := s.db.RequeueRunning(ctx, "interrupted: the daemon that ran it stopped; run again")
+	if err != nil {
+		return err
+	}
+	if len(requeued) > 0 {
+		s.log.Info("jobs interrupted by the last daemon are queued again", "jobs", requeued)
+	}
+	unix, err := listenUnix(s.opts.Socket)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(s.opts.Socket)
+	srvs := []*http.Server{{Handler: s.mux, BaseContext: func(net.Listener) context.Context { return ctx }}}
+	lns := []net.Listener{unix}
+	if s.opts.Listen != "" {
+		tcp, err := net.Listen("tcp", s.opts.Listen)
+		if err != nil {
+			unix.Close()
+			return fmt.Errorf("listen on %s: %w", s.opts.Listen, err)
+		}
+		srvs = append(srvs, &http.Server{Handler: s.withToken(s.mux), BaseContext: func(net.Listener) context.Context { return ctx }})
+		lns = append(lns, tcp)
+	}
+	s.mu.Lock()
+	s.listeners = lns
+	s.mu.Unlock()
+
+	schedCtx, stopSched := context.WithCancel(context.WithoutCancel(ctx))
+	schedDone := make(chan struct{})
+	go func() { // owned by Run: stopped and waited for below
+		defer close(schedDone)
+		s.sched.run(schedCtx)
+	}()
+	var wg sync.WaitGroup
+	for i, srv := range srvs {
+		wg.Go(func() {
+			if err := srv.Serve(lns[i]); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("serve", "addr", lns[i].Addr(), "err", err)
+			}
+		})
+	}
+	s.log.Info("ready", "socket", s.opts.Socket, "listen", s.opts.Listen, "slots", s.opts.Slots)
+	if s.opts.Ready != nil {
+		s.opts.Ready()
+	}
+	<-ctx.Done()
+	s.log.Info("stopping: cancelling running jobs")
+	sctx, cancel := context.WithTimeout(context.Background(), DefaultShutdownTimeout)
+	defer cancel()
+	for _, srv := range srvs {
+		srv.Close() // SSE streams never end by themselves: close, not Shutdown
+	}
+	wg.Wait()
+	stopSched()
+	<-schedDone
+	if err := s.pools.close(sctx); err != nil {
+		s.log.Warn("keep pools", "err", err)
+	}
+	s.log.Info("stopped")
+	return nil
+}
+
+// Addr returns the address of the TCP listener, once Run listens; nil without one.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.listeners) < 2 {
+		return nil
+	}
+	return s.listeners[1].Addr()
+}
+
+// listenUnix listens on path with mode 0600. A socket that answers is
+// another daemon: ErrSocketInUse. One that does not is a killed daemon's,
+// and is taken over.
+func listenUnix(path string) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("make socket directory: %w", err)
+	}
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: %w (stop it first, or pass --socket)", path, ErrSocketInUse)
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket: remove it, or pass --socket", path)
+		}
+		os.Remove(path) // stale: its daemon is gone
+	}
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// TokenCookie is the cookie a browser may carry the token in: a request
+// with ?token=TOKEN sets it.
+const TokenCookie = "optimizer_token"
+
+// withToken lets through only requests that carry the token: as
+// "Authorization: Bearer TOKEN", in the TokenCookie cookie, or as ?token=
+// (which sets the cookie, for a browser's first visit).
+func (s *Server) withToken(next http.Handler) http.Handler {
+	want := []byte(s.opts.Token)
+	ok := func(got string) bool { return got != "" && subtle.ConstantTimeCompare([]byte(got), want) == 1 }
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		switch {
+		case strings.HasPrefix(auth, "Bearer ") && ok(strings.TrimPrefix(auth, "Bearer ")):
+		case cookieOK(r, ok):
+		case ok(r.URL.Query().Get("token")):
+			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		case auth == "" && r.URL.Query().Get("token") == "":
+			w.Header().Set("WWW-Authenticate", `Bearer realm="optimizer"`)
+			writeError(w, &requestError{status: http.StatusUnauthorized, field: "Authorization",
+				msg: "missing token: send Authorization: Bearer TOKEN (the daemon's token file)"})
+			return
+		default:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="optimizer", error="invalid_token"`)
+			writeError(w, &requestError{status: http.StatusUnauthorized, field: "Authorization",
+				msg: "wrong token: send the one in the daemon's token file"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func cookieOK(r *http.Request, ok func(string) bool) bool {
+	c, err := r.Cookie(TokenCookie)
+	return err == nil && ok(c.Value)
+}
+
+// NewToken returns a random bearer token.
+func NewToken() string {
+	var b [24]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// LoadToken reads the token at path, or makes one there (mode 0600) when
+// the file does not exist.
+func LoadToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return t, nil
+		}
+		return "", fmt.Errorf("token file %s is empty", path)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read token: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("make token directory: %w", err)
+	}
+	t := NewToken()
+	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	return t, nil
+}

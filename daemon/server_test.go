@@ -1,0 +1,74 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+func TestServer_SubmitRunsJob(t *testing.T) {
+	repo := shellRepo(t)
+	before := repoState(t, repo)
+	_, c := startServer(t, nil)
+	ctx := context.Background()
+	sub, err := c.Submit(ctx, client.JobRequest{
+		Repo: repo,
+		Candidates: []json.RawMessage{
+			inline(t, "good", map[string]string{"lib.txt": "two\n"}),
+			inline(t, "bad", map[string]string{"ok": "no\n"}),
+		},
+		Options: client.JobOptions{Test: shellTest, Bench: "none"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := waitEnded(t, c, sub.ID)
+	kinds := map[string]int{}
+	for i, e := range evs {
+		kinds[e.Kind]++
+		if i > 0 && e.Seq <= evs[i-1].Seq {
+			t.Errorf("event %d has seq %d after %d", i, e.Seq, evs[i-1].Seq)
+		}
+	}
+	if kinds["queued"] != 1 || kinds["job-start"] != 1 || kinds["done"] != 2 || kinds["ended"] != 1 {
+		t.Errorf("event kinds = %v, want one queued, job-start and ended, two done", kinds)
+	}
+	if last := evs[len(evs)-1]; last.Kind != client.EventEnded || last.Message != store.QueueFinished {
+		t.Errorf("last event = %+v, want ended finished", last)
+	}
+	j, err := c.Job(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != store.QueueFinished || j.Report == nil || j.RunID == "" {
+		t.Fatalf("job = %+v, want finished with a report and a run id", j)
+	}
+	verdicts := map[string]evaluator.Verdict{}
+	for _, cr := range j.Report.Candidates {
+		verdicts[cr.Name] = cr.Verdict
+	}
+	if verdicts["good"] != evaluator.VerdictPassed || verdicts["bad"] != evaluator.VerdictFailed {
+		t.Errorf("verdicts = %v, want good passed, bad failed", verdicts)
+	}
+	// The run is in the repository's own store, as the CLI records it.
+	db, err := store.Open(ctx, filepath.Join(repo, ".git", "optimizer", "optimizer.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec, err := db.Job(ctx, j.RunID)
+	if err != nil {
+		t.Fatalf("the repo's store has no job %s: %v", j.RunID, err)
+	}
+	if rec.State != "finished" {
+		t.Errorf("the repo's store has job %s as %s, want finished", j.RunID, rec.State)
+	}
+	if after := repoState(t, repo); after != before {
+		t.Errorf("the daemon changed the user's repository:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

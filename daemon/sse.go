@@ -1,0 +1,127 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// keepAlive is how often an idle event stream gets a comment line, so that
+// a dead client is noticed and proxies keep the connection.
+const keepAlive = 15 * time.Second
+
+func lastEventID(r *http.Request) (uint64, error) {
+	v := r.Header.Get("Last-Event-ID")
+	if v == "" {
+		v = r.URL.Query().Get("after")
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, badRequest("Last-Event-ID", "%q: want the id of the last event read, a number", v)
+	}
+	return n, nil
+}
+
+// handleJobEvents is GET /v1/jobs/{id}/events: the job's events as SSE,
+// from after Last-Event-ID, ending with its "ended" event.
+func (s *Server) handleJobEvents(w http.ResponseWriter, r *http.Request) {
+	after, err := lastEventID(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	j, ok := s.jobOr404(w, r)
+	if !ok {
+		return
+	}
+	ch, err := s.broker.Subscribe(r.Context(), j.ID, after)
+	if errors.Is(err, ErrUnknownJob) {
+		// Known to the queue, not to this daemon's broker: it ended before
+		// this daemon started, or it waits in the queue since then.
+		s.broker.Open(j.ID)
+		if j.Ended() {
+			s.broker.Publish(client.Event{Job: j.ID, Kind: client.EventEnded, Time: time.Now(), Message: j.State})
+		}
+		ch, err = s.broker.Subscribe(r.Context(), j.ID, after)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.stream(w, r, ch)
+}
+
+// handleEvents is GET /v1/events: every job's events.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	after, err := lastEventID(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	ch, err := s.broker.Subscribe(r.Context(), "", after)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.stream(w, r, ch)
+}
+
+// stream writes events as SSE until ch closes or the client goes. A reader
+// too slow for the broker has its channel closed: the stream ends, and the
+// client resumes with Last-Event-ID.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, ch <-chan client.Event) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return
+			}
+			b, _ := json.Marshal(e)
+			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, b); err != nil {
+				return
+			}
+			for more := true; more; { // write what is queued before flushing
+				select {
+				case e, ok := <-ch:
+					if !ok {
+						rc.Flush()
+						return
+					}
+					b, _ := json.Marshal(e)
+					if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, b); err != nil {
+						return
+					}
+				default:
+					more = false
+				}
+			}
+			if rc.Flush() != nil {
+				return
+			}
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+var _ = store.QueueQueued

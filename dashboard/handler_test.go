@@ -1,0 +1,290 @@
+package dashboard
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+var t0 = time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC)
+
+func TestHandler_JobPage(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	rep := demoLikeJob(t, db, src, "job-demo-1", t0)
+	url := newTestServer(t, src)
+
+	status, body := get(t, url+"/jobs/job-demo-1")
+	if status != http.StatusOK {
+		t.Fatalf("status %d, body:\n%s", status, body)
+	}
+	// The verdict table has one row per candidate, with its verdict.
+	for _, c := range rep.Candidates {
+		row := regexp.MustCompile(`<tr id="c-[^"]*" class="v-` + string(c.Verdict) + `"><td class="name">` + regexp.QuoteMeta(c.Name) + `</td>`)
+		if !row.MatchString(body) {
+			t.Errorf("no verdict row for %s (%s)", c.Name, c.Verdict)
+		}
+	}
+	for _, want := range []string{
+		"fast (250.00× faster [230.00×, 270.00×])",                           // the winner line
+		"[0.45×, 0.55×]",                                                     // slower's interval
+		"test failure: tests fail: TestSumSquares",                           // why broken failed
+		"sumsq_test.go:20: got 0, want 1",                                    // its output excerpt
+		`<span class="add">&#43;	for i := 1; i &lt; n; i&#43;&#43; {</span>`, // its diff, coloured
+		`<span class="del">-	slow()</span>`,                                  // the winner's diff
+		"produces the same tree as fast",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("job page lacks %q", want)
+		}
+	}
+	// The forest plot: one mark per benchmarked candidate (fast, slower).
+	forest := section(t, body, `<svg class="forest"`, `</svg>`)
+	if n := strings.Count(forest, `class="mark"`); n != 2 {
+		t.Errorf("forest plot has %d marks, want 2 (fast and slower)", n)
+	}
+	for _, want := range []string{`class="one"`, `class="threshold"`, `class="row v-winner"`, `class="row v-slower"`} {
+		if !strings.Contains(forest, want) {
+			t.Errorf("forest plot lacks %s", want)
+		}
+	}
+	// The pairs: one point per pair measured, 8 for fast and 6 for slower,
+	// with the running interval.
+	if n := strings.Count(body, `<circle class="pair"`); n != 14 {
+		t.Errorf("pairs plots have %d points, want 14", n)
+	}
+	if n := strings.Count(body, `<polygon class="band"`); n != 2 {
+		t.Errorf("%d running-interval bands, want 2", n)
+	}
+}
+
+func TestHandler_JobsPage(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	demoLikeJob(t, db, src, "job-old", t0)
+	src.queued = []Job{
+		{ID: "job-q", Repo: "/src/other", State: "queued", Total: 3},
+		{ID: "job-r", Repo: "/src/repo", State: "running", Done: 1, Total: 4, ETA: 65 * time.Second, Started: time.Now()},
+	}
+	url := newTestServer(t, src)
+	status, body := get(t, url+"/")
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	for _, tt := range []struct{ section, job, want string }{
+		{"queued", "job-q", "0/3"},
+		{"running", "job-r", "1m05s"},
+		{"finished", "job-old", "250.00×"},
+	} {
+		s := section(t, body, `<section id="`+tt.section+`">`, `</section>`)
+		if !strings.Contains(s, `data-job="`+tt.job+`"`) || !strings.Contains(s, tt.want) {
+			t.Errorf("section %s lacks job %s with %q:\n%s", tt.section, tt.job, tt.want, s)
+		}
+	}
+	if !strings.Contains(body, `href="/repo?path=%2Fsrc%2Frepo"`) {
+		t.Error("the jobs page does not link the repository page")
+	}
+}
+
+func TestHandler_RepoPage(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	demoLikeJob(t, db, src, "job-1", t0)
+	demoLikeJob(t, db, src, "job-2", t0.Add(time.Hour))
+	seedJob(t, db, src, "job-elsewhere", "/src/elsewhere", t0, []fixtureCandidate{{res: measured("x", evaluator.VerdictNotFaster, 1, 0.9, 1.1, 6)}})
+	url := newTestServer(t, src)
+
+	status, body := get(t, url+"/repo?path=/src/repo")
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	if n := strings.Count(body, `<circle class="point"`); n != 2 {
+		t.Errorf("the base trend has %d points, want one per job of the repo (2)", n)
+	}
+	winners := section(t, body, `<section id="winners">`, `</section>`)
+	if strings.Count(winners, "<td>fast</td>") != 2 || strings.Index(winners, "job-2") > strings.Index(winners, "job-1") {
+		t.Errorf("winners are not both jobs' fast, newest first:\n%s", winners)
+	}
+}
+
+func TestHandler_BadRequests(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	demoLikeJob(t, db, src, "job-1", t0)
+	url := newTestServer(t, src)
+	for _, tt := range []struct {
+		name, path string
+		status     int
+		want       string
+	}{
+		{"UnknownJob", "/jobs/no-such-job", http.StatusNotFound, `There is no job &#34;no-such-job&#34;`},
+		{"UnknownPage", "/no/such/page", http.StatusNotFound, "There is no page at /no/such/page"},
+		{"UnknownRepo", "/repo?path=/nowhere", http.StatusNotFound, "No job has run in the repository"},
+		{"RepoWithoutPath", "/repo", http.StatusBadRequest, "?path="},
+		{"UnknownAsset", "/assets/nope.js", http.StatusNotFound, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := get(t, url+tt.path)
+			if status != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("GET %s: %d, want %d with %q; body:\n%s", tt.path, status, tt.status, tt.want, body)
+			}
+			if strings.Contains(body, "goroutine ") {
+				t.Error("the page shows a stack trace")
+			}
+		})
+	}
+}
+
+func TestHandler_EscapesUserText(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	evil := `<script>alert("name")</script>`
+	m := measured(evil, evaluator.VerdictWinner, 2, 1.8, 2.2, 6)
+	seedJob(t, db, src, "job-x", "/src/<b>repo</b>", t0, []fixtureCandidate{
+		{res: m, ratio: 0.5, pairs: 6, diff: "+<script>alert('diff')</script>\n"},
+		{res: failed(`<img src=x onerror=alert(1)>`, evaluator.FailTest, `<script>alert("msg")</script>`,
+			`<script>alert("output")</script>`, `Test<script>`), diff: "-</pre><script>alert(2)</script>\n"},
+	})
+	url := newTestServer(t, src)
+	for _, path := range []string{"/jobs/job-x", "/", "/repo?path=" + "%2Fsrc%2F%3Cb%3Erepo%3C%2Fb%3E"} {
+		status, body := get(t, url+path)
+		if status != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, status)
+		}
+		for _, raw := range []string{"<script>alert", "<img src=x", "<b>repo", "</pre><script>"} {
+			if strings.Contains(body, raw) {
+				t.Errorf("GET %s: %q is not escaped", path, raw)
+			}
+		}
+		if scripts := strings.Count(body, "<script"); scripts != 1 {
+			t.Errorf("GET %s: %d <script> tags, want only the dashboard's own", path, scripts)
+		}
+	}
+	_, body := get(t, url+"/jobs/job-x")
+	if !strings.Contains(body, "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;") {
+		t.Error("the candidate's name is not shown, escaped")
+	}
+}
+
+func TestHandler_Events(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	url := newTestServer(t, src)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	read := func(lastID string) (*bufio.Reader, func()) {
+		req, _ := http.NewRequestWithContext(ctx, "GET", url+"/events", nil)
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+			t.Fatalf("GET /events: %d %s", resp.StatusCode, ct)
+		}
+		return bufio.NewReader(resp.Body), func() { resp.Body.Close() }
+	}
+	next := func(r *bufio.Reader) (id, data string) {
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("read event: %v", err)
+			}
+			line = strings.TrimSuffix(line, "\n")
+			switch {
+			case strings.HasPrefix(line, "id: "):
+				id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				data = strings.TrimPrefix(line, "data: ")
+			case line == "" && data != "":
+				return id, data
+			}
+		}
+	}
+
+	r, closeBody := read("")
+	if src.subscribers() == 0 { // the server subscribes before it answers
+		t.Fatal("no subscription after the stream's headers")
+	}
+	src.publish("job-1", "job-start")
+	src.publish("job-1", "done")
+	if id, data := next(r); id != "1" || data != `{"job":"job-1","kind":"job-start"}` {
+		t.Errorf("first event: id %q data %s", id, data)
+	}
+	if id, _ := next(r); id != "2" {
+		t.Errorf("second event id %q, want 2", id)
+	}
+	closeBody()
+
+	// A reconnecting browser sends the last id it saw, and gets what came
+	// after it.
+	src.publish("job-2", "job-start")
+	r, closeBody = read("2")
+	defer closeBody()
+	if id, data := next(r); id != "3" || !strings.Contains(data, `"job-2"`) {
+		t.Errorf("resumed stream starts at id %q (%s), want 3", id, data)
+	}
+}
+
+// section returns body from the first start to the first end after it.
+func section(t *testing.T, body, start, end string) string {
+	t.Helper()
+	i := strings.Index(body, start)
+	if i < 0 {
+		t.Fatalf("no %s in the page", start)
+	}
+	j := strings.Index(body[i:], end)
+	if j < 0 {
+		t.Fatalf("no %s after %s", end, start)
+	}
+	return body[i : i+j+len(end)]
+}
+
+// TestHandler_SelfContained checks that the pages ask for nothing from
+// another host, and weigh what docs/dashboard.md says.
+func TestHandler_SelfContained(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	demoLikeJob(t, db, src, "job-1", t0)
+	url := newTestServer(t, src)
+	ref := regexp.MustCompile(`(?:src|href)="([^"]*)"`)
+	total := 0
+	for _, path := range []string{"/", "/jobs/job-1", "/repo?path=/src/repo"} {
+		status, body := get(t, url+path)
+		if status != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, status)
+		}
+		total += len(body)
+		for _, m := range ref.FindAllStringSubmatch(body, -1) {
+			if u := m[1]; !strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//") {
+				if !strings.HasPrefix(u, "data:") {
+					t.Errorf("GET %s refers to %q, not to this server", path, u)
+				}
+			}
+		}
+	}
+	for _, asset := range []string{"/assets/style.css", "/assets/live.js"} {
+		status, body := get(t, url+asset)
+		if status != http.StatusOK {
+			t.Fatalf("GET %s: %d", asset, status)
+		}
+		if strings.Contains(body, "http://") || strings.Contains(body, "https://") || strings.Contains(body, "@import") {
+			t.Errorf("%s refers to another host", asset)
+		}
+		total += len(body)
+	}
+	const budget = 300 << 10
+	if total > budget {
+		t.Errorf("the three pages and their assets weigh %d bytes, over the %d budget", total, budget)
+	}
+	t.Logf("the three pages and their assets: %d bytes", total)
+}

@@ -1,0 +1,262 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// jobView is the job page.
+type jobView struct {
+	Rep        *evaluator.Report
+	State      string
+	Live       bool   // the job is queued or running: the page follows it
+	Progress   string // "3/6 candidates, ETA 1m05s"
+	RepoLink   string
+	Winner     string
+	Rows       []verdictRow
+	Forest     *forestView
+	BenchPlot  *forestView
+	Measured   []measuredView
+	Failures   []failureView
+	Profile    *profileView
+	Noise      string
+	SeenAt     string
+	MinSpeedup string
+}
+
+// verdictRow is one row of the verdict table: the text report's columns,
+// and why.
+type verdictRow struct {
+	Name, Anchor, Verdict, Class string
+	Speedup, Interval, Pairs     string
+	Time, Reason                 string
+}
+
+// measuredView is one benchmarked candidate: its benchmark table and the
+// pairs behind each row.
+type measuredView struct {
+	Name, Anchor string
+	Benchmarks   []benchRow
+	Pairs        []pairsView
+	Interference string
+	Diff         []diffLine
+}
+
+type benchRow struct {
+	Name, Unit, Base, Candidate, Speedup, Interval, P, Pairs, Note, Class string
+}
+
+// failureView is one failed candidate: what failed, where, and its change.
+type failureView struct {
+	Name, Anchor, Kind, Message string
+	Tests                       []string
+	Output                      string
+	Diff                        []diffLine
+}
+
+func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := requestContext(r)
+	defer cancel()
+	id := r.PathValue("id")
+	rep, err := h.src.Report(ctx, id)
+	switch {
+	case notFound(err):
+		h.notFound(w, r, fmt.Sprintf("There is no job %q. The jobs page lists every job the daemon knows.", id))
+		return
+	case err != nil:
+		h.serverError(w, r, err)
+		return
+	}
+	v := jobView{Rep: rep, State: rep.State, RepoLink: repoLink(rep.Repo), MinSpeedup: percentText(rep.MinSpeedup),
+		SeenAt: time.Now().UTC().Format("15:04:05Z")}
+	if v.State == "" {
+		v.State = "finished"
+	}
+	if err := h.jobProgress(r, rep.Job, &v); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	v.Winner = winnerText(rep)
+	for _, c := range rep.Candidates {
+		v.Rows = append(v.Rows, newVerdictRow(rep, c))
+	}
+	v.Forest, v.BenchPlot = candidateForest(rep), benchmarkForest(rep)
+	if err := h.evidence(r, rep, &v); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	v.Profile = newProfileView(rep.Profile)
+	if n := rep.Noise; n != nil {
+		v.Noise = fmt.Sprintf("±%s%% (base against itself, %d pairs)", percentText(n.Floor), n.Pairs)
+	}
+	id = rep.Job
+	if id == "" {
+		id = r.PathValue("id")
+	}
+	h.render(w, http.StatusOK, "job", page{Title: "job " + id, Job: id, Body: v})
+}
+
+// jobProgress fills in the live state of a job the source lists.
+func (h *Handler) jobProgress(r *http.Request, id string, v *jobView) error {
+	jobs, err := h.src.Jobs(r.Context())
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.ID != id {
+			continue
+		}
+		v.State = j.State
+		v.Live = j.State == "queued" || j.State == "running"
+		if v.Live && j.Total > 0 {
+			v.Progress = fmt.Sprintf("%d/%d candidates done", j.Done, j.Total)
+			if j.ETA > 0 {
+				v.Progress += ", ETA " + shortDuration(j.ETA)
+			}
+		}
+	}
+	return nil
+}
+
+// evidence reads the samples and diffs behind the report: the pairs of
+// every benchmarked candidate, and the change of every failed one and of
+// the winner.
+func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) error {
+	ctx := r.Context()
+	for _, c := range rep.Candidates {
+		if c.Verdict == evaluator.VerdictFailed {
+			f := failureView{Name: c.Name, Anchor: anchor("failure", c.Name)}
+			if c.Failure != nil {
+				f.Kind, f.Message, f.Tests, f.Output = string(c.Failure.Kind), c.Failure.Message, c.Failure.Tests, c.Failure.Output
+			}
+			diff, err := h.src.Diff(ctx, rep.Job, c.Name)
+			if err != nil {
+				return fmt.Errorf("read diff of %s: %w", c.Name, err)
+			}
+			f.Diff = diffLines(diff)
+			v.Failures = append(v.Failures, f)
+		}
+		if len(c.Benchmarks) == 0 {
+			continue
+		}
+		m := measuredView{Name: c.Name, Anchor: anchor("bench", c.Name)}
+		for _, b := range c.Benchmarks {
+			m.Benchmarks = append(m.Benchmarks, newBenchRow(b))
+		}
+		samples, err := h.src.Samples(ctx, rep.Job, c.Name)
+		if err != nil {
+			return fmt.Errorf("read samples of %s: %w", c.Name, err)
+		}
+		m.Pairs = newPairsViews(c, samples, rep.MinSpeedup)
+		if i := c.Interference; i.Significant() {
+			m.Interference = i.Summary()
+		}
+		if c.Verdict == evaluator.VerdictWinner {
+			diff, err := h.src.Diff(ctx, rep.Job, c.Name)
+			if err != nil {
+				return fmt.Errorf("read diff of %s: %w", c.Name, err)
+			}
+			m.Diff = diffLines(diff)
+		}
+		v.Measured = append(v.Measured, m)
+	}
+	return nil
+}
+
+func newVerdictRow(rep *evaluator.Report, c evaluator.CandidateResult) verdictRow {
+	verdict := string(c.Verdict)
+	if c.Failure != nil {
+		verdict += " (" + string(c.Failure.Kind) + ")"
+	}
+	if c.Qualifier != "" {
+		verdict += " (" + c.Qualifier + ")"
+	}
+	row := verdictRow{
+		Name: c.Name, Anchor: anchor("c", c.Name), Verdict: verdict, Class: "v-" + string(c.Verdict),
+		Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI), Pairs: countText(c.Pairs),
+		Time: secondsText(c.Seconds), Reason: reasonText(rep, c),
+	}
+	if c.WaitSeconds >= 1 {
+		row.Time += " (+" + secondsText(c.WaitSeconds) + " wait)"
+	}
+	return row
+}
+
+func newBenchRow(b evaluator.BenchResult) benchRow {
+	row := benchRow{
+		Name: b.Name, Unit: b.Unit, Base: valueText(b.Unit, b.Base), Candidate: valueText(b.Unit, b.Candidate),
+		Speedup: speedupText(b.Speedup), Interval: intervalText(&b.CI), P: pText(b.P), Pairs: countText(b.Pairs),
+		Class: "v-" + string(b.Verdict),
+	}
+	var notes []string
+	if b.Verdict != "" {
+		notes = append(notes, string(b.Verdict))
+	}
+	if b.Exact {
+		row.Speedup, row.Interval, row.P = "-", "-", "-"
+		notes = append(notes, "exact")
+	}
+	if b.Increased {
+		notes = append(notes, "increased")
+	}
+	row.Note = strings.Join(notes, ", ")
+	return row
+}
+
+// winnerText is the report's winner line.
+func winnerText(rep *evaluator.Report) string {
+	if rep.Winner == nil {
+		if rep.State == "running" || rep.State == "queued" {
+			return "not chosen yet"
+		}
+		return "none: no candidate is significantly more than " + percentText(rep.MinSpeedup) + "% faster"
+	}
+	for _, c := range rep.Candidates {
+		if c.Name == *rep.Winner {
+			return c.Name + " (" + speedupText(c.Speedup) + " faster " + intervalText(c.CI) + ")"
+		}
+	}
+	return *rep.Winner
+}
+
+// anchor is an element id for a candidate's section: the name's letters
+// and digits, and a hash so that two names never share one.
+func anchor(prefix, name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			b.WriteRune(r)
+		}
+	}
+	return fmt.Sprintf("%s-%s-%08x", prefix, b.String(), fnv32(name))
+}
+
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+func countText(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return itoa(n)
+}
+
+func pText(p float64) string {
+	switch {
+	case p <= 0 || p != p:
+		return "-"
+	case p < 0.001:
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
