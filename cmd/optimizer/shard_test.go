@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -89,6 +90,9 @@ func TestShards_SameVerdicts(t *testing.T) {
 			if len(rep.Candidates) != len(want) {
 				t.Errorf("the merged report has %d candidates, want %d", len(rep.Candidates), len(want))
 			}
+			if n == 1 {
+				refuseOtherHost(t, repo, merged)
+			}
 			if n == 5 {
 				spread := map[int]bool{}
 				for _, name := range []string{"fast", "broken", "hang", "slowpoke", "faster"} {
@@ -105,6 +109,26 @@ func TestShards_SameVerdicts(t *testing.T) {
 	}
 	if wt := linkedWorktrees(t, repo); len(wt) != 0 {
 		t.Errorf("slots left behind: %v", wt)
+	}
+}
+
+// refuseOtherHost makes the merged store's samples another host's, and
+// checks that bench then refuses to add this host's to them.
+func refuseOtherHost(t *testing.T, repo, merged string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Exec(`UPDATE bench_samples SET host_name = 'elsewhere'`)
+	db.Close()
+	if n, _ := res.RowsAffected(); err != nil || n == 0 {
+		t.Fatalf("mark the samples another host's: %d rows, %v", n, err)
+	}
+	var stdout, stderr bytes.Buffer
+	err = run(t.Context(), []string{"bench", "--repo", repo, "--db", merged, "--bench", "sh bench.sh", "--sandbox", "off"}, &stdout, &stderr)
+	if code := exitCode(err); code != exitUsage || !strings.Contains(stderr.String(), "benchmark samples from elsewhere") {
+		t.Errorf("bench of a job with another host's samples: exit %d, stderr:\n%s\nwant exit 2 naming the other host", code, stderr.String())
 	}
 }
 
