@@ -301,3 +301,6 @@ func readError(resp *http.Response) error {
 	}
 	return &APIError{Status: resp.StatusCode, Message: e.Error, Field: e.Field}
 }
+
+// Socket returns the unix socket the client talks to; "" over TCP.
+func (c *Client) Socket() string { return c.sock }

@@ -51,11 +51,22 @@ func newGate(size int) *gate { return &gate{size: max(1, size)} }
 // acquire waits for one slot, or for the whole budget when exclusive. It
 // fails only with ctx's error, holding nothing then.
 func (g *gate) acquire(ctx context.Context, j *gateJob, exclusive bool) error {
+	return g.wait(ctx, g.request(j, exclusive))
+}
+
+// request queues a request, granting it at once if the rules allow.
+func (g *gate) request(j *gateJob, exclusive bool) *waiter {
 	w := &waiter{job: j, exclusive: exclusive, since: time.Now(), ready: make(chan struct{})}
 	g.mu.Lock()
 	g.waiters = append(g.waiters, w)
 	g.grant()
 	g.mu.Unlock()
+	return w
+}
+
+// wait waits until w is granted or ctx ends; then w is withdrawn, or given
+// back if it was granted meanwhile.
+func (g *gate) wait(ctx context.Context, w *waiter) error {
 	select {
 	case <-w.ready:
 		return nil
@@ -64,15 +75,10 @@ func (g *gate) acquire(ctx context.Context, j *gateJob, exclusive bool) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if w.granted { // granted as ctx ended: give it back
-		g.releaseLocked(j, exclusive)
+		g.releaseLocked(w.job, w.exclusive)
 		return ctx.Err()
 	}
-	for i, x := range g.waiters {
-		if x == w {
-			g.waiters = append(g.waiters[:i], g.waiters[i+1:]...)
-			break
-		}
-	}
+	g.remove(w)
 	g.grant()
 	return ctx.Err()
 }

@@ -28,6 +28,7 @@ type repoPools struct {
 	size     int   // slots per pool: the machine-wide budget
 	budget   int64 // bytes of idle pools' slots
 	paranoid bool
+	lock     string // the machine lock file; "" is the default
 	log      *slog.Logger
 
 	mu      sync.Mutex
@@ -47,8 +48,8 @@ type repoEntry struct {
 	bytes    int64 // disk its slots took when last measured
 }
 
-func newRepoPools(size int, budget int64, paranoid bool, log *slog.Logger) *repoPools {
-	return &repoPools{size: size, budget: budget, paranoid: paranoid, log: log,
+func newRepoPools(size int, budget int64, paranoid bool, lock string, log *slog.Logger) *repoPools {
+	return &repoPools{size: size, budget: budget, paranoid: paranoid, lock: lock, log: log,
 		changed: make(chan struct{}), repos: map[string]*repoEntry{}}
 }
 
@@ -93,7 +94,7 @@ func (p *repoPools) get(ctx context.Context, root, commonDir, base string) (*rep
 		return nil, fmt.Errorf("mark dead jobs of %s interrupted: %w", root, err)
 	}
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{
-		Repo: root, Base: base, Size: p.size, Keep: true, Paranoid: p.paranoid, Logger: p.log,
+		Repo: root, Base: base, Size: p.size, Keep: true, Paranoid: p.paranoid, MachineLock: p.lock, Logger: p.log,
 	})
 	if err != nil {
 		db.Close()

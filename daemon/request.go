@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net/http"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -217,8 +217,8 @@ func checkOptions(req client.JobRequest) error {
 		return badRequest("options.sandbox", "%q: want auto, on or off", o.Sandbox)
 	}
 	switch {
-	case o.MinSpeedup < 0 || o.MinSpeedup >= 100:
-		return badRequest("options.min_speedup", "%v: want a percentage from 0 to 100", o.MinSpeedup)
+	case o.MinSpeedup < 0 || o.MinSpeedup >= 1000:
+		return badRequest("options.min_speedup", "%v: want a percentage, such as 5", o.MinSpeedup)
 	case o.MinPairs < 0:
 		return badRequest("options.min_pairs", "%d is negative", o.MinPairs)
 	case o.MaxPairs < 0 || (o.MaxPairs > 0 && o.MaxPairs < o.MinPairs):
@@ -319,12 +319,6 @@ func (s *jobSpec) loadCandidates(ctx context.Context) error {
 
 // git runs a read-only git command in dir and returns its trimmed stdout.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return strings.TrimSpace(out.String()), nil
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: dir, Args: args, ReadOnly: true})
+	return strings.TrimSpace(string(out)), err
 }

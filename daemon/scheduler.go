@@ -15,7 +15,7 @@ import (
 
 // Why a job's context was cancelled.
 var (
-	errCancelled = errors.New("cancelled by a client")
+	errCancelled  = errors.New("cancelled by a client")
 	errSuperseded = errors.New("cancelled: a newer job of its watch session replaced it")
 )
 
@@ -209,4 +209,3 @@ func (s *Server) endJob(ctx context.Context, id, state, msg string, report []byt
 	s.met.ended(state)
 	s.broker.Publish(client.Event{Job: id, Kind: client.EventEnded, Time: time.Now(), Message: state})
 }
-

@@ -20,6 +20,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -61,11 +62,15 @@ type Options struct {
 	DiskBudget int64  // bytes of idle warm pools; 0 is DefaultDiskBudget
 	MaxBody    int64  // request body limit; 0 is DefaultMaxBody
 	Paranoid   bool   // worktreepool.Options.Paranoid
+	// MachineLock is the lock file that orders the daemon's slots against
+	// optimizer processes outside it (worktreepool.Options.MachineLock); ""
+	// is the default, the one the CLI uses.
+	MachineLock string
 
 	Run    RunFunc    // nil is evaluator.Run
-	Render RenderFunc // renders ?format=text|markdown; nil serves json only
-	// Other serves every path outside /v1/ and /metrics (the dashboard);
-	// nil answers 404.
+	Render RenderFunc // renders ?format=; nil is report.Write
+	// Other serves every path outside /v1/ and /metrics; nil serves the
+	// dashboard (package dashboard, daemon/dashboard.go).
 	Other http.Handler
 
 	Logger *slog.Logger
@@ -111,6 +116,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Run == nil {
 		opts.Run = evaluator.Run
 	}
+	if opts.Render == nil {
+		opts.Render = report.Write
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -133,11 +141,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		broker: NewBroker(uint64(time.Now().UnixMicro())),
 		gate:   newGate(opts.Slots),
 	}
-	s.pools = newRepoPools(opts.Slots, opts.DiskBudget, opts.Paranoid, opts.Logger.With("component", "pool"))
+	s.pools = newRepoPools(opts.Slots, opts.DiskBudget, opts.Paranoid, opts.MachineLock, opts.Logger.With("component", "pool"))
 	s.sched = newScheduler(s)
 	s.met = newMetrics(s)
 	s.gate.waitHook = s.met.observeWait
 	s.mux = s.routes()
+	if err := s.mountDashboard(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

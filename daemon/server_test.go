@@ -3,7 +3,9 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/optimizer-dev/optimizer/client"
@@ -67,6 +69,31 @@ func TestServer_SubmitRunsJob(t *testing.T) {
 	}
 	if rec.State != "finished" {
 		t.Errorf("the repo's store has job %s as %s, want finished", j.RunID, rec.State)
+	}
+	// Every answer about it matches the OpenAPI document.
+	router := specRouter(t)
+	hc := unixHTTP(c.Socket())
+	for _, tt := range []struct{ path, want string }{
+		{"/v1/jobs/" + sub.ID, `"verdict": "passed"`},
+		{"/v1/jobs/" + sub.ID + "/report?format=json", `"name": "good"`},
+		{"/v1/jobs/" + sub.ID + "/report?format=text", "good"},
+		{"/v1/jobs/" + sub.ID + "/report?format=markdown", "| "},
+		{"/v1/jobs?state=finished&limit=5", sub.ID},
+		{"/v1/jobs?repo=" + repo, sub.ID},
+		{"/v1/health", `"status": "ok"`},
+		{"/metrics", `optimizer_jobs_ended_total{outcome="finished"} 1`},
+		{"/v1/openapi.json", `"openapi"`},
+	} {
+		req, _ := http.NewRequest("GET", "http://optimizer"+tt.path, nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := checkResponse(t, router, req, resp)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), tt.want) {
+			t.Errorf("GET %s: %d, want 200 with %q:\n%s", tt.path, resp.StatusCode, tt.want, body)
+		}
 	}
 	if after := repoState(t, repo); after != before {
 		t.Errorf("the daemon changed the user's repository:\nbefore:\n%s\nafter:\n%s", before, after)

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bufio"
 	"context"
+	"html/template"
 	"net/http"
 	"regexp"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 var t0 = time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC)
@@ -42,6 +44,23 @@ func TestHandler_JobPage(t *testing.T) {
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("job page lacks %q", want)
+		}
+	}
+	// The text report is on the page, and each row's why is its verdict line.
+	loaded, err := evaluator.LoadReport(context.Background(), db, "job-demo-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := report.Text(&text, loaded); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, template.HTMLEscapeString(text.String())) {
+		t.Errorf("the job page lacks the text report:\n%s", text.String())
+	}
+	for _, c := range loaded.Candidates {
+		if why := `<td class="why">` + template.HTMLEscapeString(report.Reason(loaded, c)) + `</td>`; !strings.Contains(body, why) {
+			t.Errorf("the row of %s lacks %s", c.Name, why)
 		}
 	}
 	// The forest plot: one mark per benchmarked candidate (fast, slower).

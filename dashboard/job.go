@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // jobView is the job page.
 type jobView struct {
+	ID         string // the Source's id of the job
 	Rep        *evaluator.Report
 	State      string
 	Live       bool   // the job is queued or running: the page follows it
@@ -26,6 +28,7 @@ type jobView struct {
 	Noise      string
 	SeenAt     string
 	MinSpeedup string
+	Text       string // the text report, as optimizer report prints it
 }
 
 // verdictRow is one row of the verdict table: the text report's columns,
@@ -71,12 +74,12 @@ func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	v := jobView{Rep: rep, State: rep.State, RepoLink: repoLink(rep.Repo), MinSpeedup: percentText(rep.MinSpeedup),
+	v := jobView{ID: id, Rep: rep, State: rep.State, RepoLink: repoLink(rep.Repo), MinSpeedup: percentText(rep.MinSpeedup),
 		SeenAt: time.Now().UTC().Format("15:04:05Z")}
 	if v.State == "" {
 		v.State = "finished"
 	}
-	if err := h.jobProgress(r, rep.Job, &v); err != nil {
+	if err := h.jobProgress(r, id, &v); err != nil {
 		h.serverError(w, r, err)
 		return
 	}
@@ -85,17 +88,19 @@ func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
 		v.Rows = append(v.Rows, newVerdictRow(rep, c))
 	}
 	v.Forest, v.BenchPlot = candidateForest(rep), benchmarkForest(rep)
-	if err := h.evidence(r, rep, &v); err != nil {
+	if err := h.evidence(r, id, rep, &v); err != nil {
 		h.serverError(w, r, err)
 		return
 	}
 	v.Profile = newProfileView(rep.Profile)
+	var text strings.Builder
+	if err := report.Text(&text, rep); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	v.Text = text.String()
 	if n := rep.Noise; n != nil {
 		v.Noise = fmt.Sprintf("±%s%% (base against itself, %d pairs)", percentText(n.Floor), n.Pairs)
-	}
-	id = rep.Job
-	if id == "" {
-		id = r.PathValue("id")
 	}
 	h.render(w, http.StatusOK, "job", page{Title: "job " + id, Job: id, Body: v})
 }
@@ -125,7 +130,7 @@ func (h *Handler) jobProgress(r *http.Request, id string, v *jobView) error {
 // evidence reads the samples and diffs behind the report: the pairs of
 // every benchmarked candidate, and the change of every failed one and of
 // the winner.
-func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) error {
+func (h *Handler) evidence(r *http.Request, id string, rep *evaluator.Report, v *jobView) error {
 	ctx := r.Context()
 	for _, c := range rep.Candidates {
 		if c.Verdict == evaluator.VerdictFailed {
@@ -133,7 +138,7 @@ func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) e
 			if c.Failure != nil {
 				f.Kind, f.Message, f.Tests, f.Output = string(c.Failure.Kind), c.Failure.Message, c.Failure.Tests, c.Failure.Output
 			}
-			diff, err := h.src.Diff(ctx, rep.Job, c.Name)
+			diff, err := h.src.Diff(ctx, id, c.Name)
 			if err != nil {
 				return fmt.Errorf("read diff of %s: %w", c.Name, err)
 			}
@@ -147,7 +152,7 @@ func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) e
 		for _, b := range c.Benchmarks {
 			m.Benchmarks = append(m.Benchmarks, newBenchRow(b))
 		}
-		samples, err := h.src.Samples(ctx, rep.Job, c.Name)
+		samples, err := h.src.Samples(ctx, id, c.Name)
 		if err != nil {
 			return fmt.Errorf("read samples of %s: %w", c.Name, err)
 		}
@@ -156,7 +161,7 @@ func (h *Handler) evidence(r *http.Request, rep *evaluator.Report, v *jobView) e
 			m.Interference = i.Summary()
 		}
 		if c.Verdict == evaluator.VerdictWinner {
-			diff, err := h.src.Diff(ctx, rep.Job, c.Name)
+			diff, err := h.src.Diff(ctx, id, c.Name)
 			if err != nil {
 				return fmt.Errorf("read diff of %s: %w", c.Name, err)
 			}
@@ -178,7 +183,7 @@ func newVerdictRow(rep *evaluator.Report, c evaluator.CandidateResult) verdictRo
 	row := verdictRow{
 		Name: c.Name, Anchor: anchor("c", c.Name), Verdict: verdict, Class: "v-" + string(c.Verdict),
 		Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI), Pairs: countText(c.Pairs),
-		Time: secondsText(c.Seconds), Reason: reasonText(rep, c),
+		Time: secondsText(c.Seconds), Reason: report.Reason(rep, c),
 	}
 	if c.WaitSeconds >= 1 {
 		row.Time += " (+" + secondsText(c.WaitSeconds) + " wait)"

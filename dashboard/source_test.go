@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"sync"
 
@@ -58,33 +57,10 @@ func (s *storeSource) Jobs(ctx context.Context) ([]Job, error) {
 	return out, nil
 }
 
-// Report decodes the stored report, or rebuilds a partial one from the
-// candidates' rows while the job runs.
+// Report is the stored report, or one rebuilt from the candidates' rows
+// while the job runs.
 func (s *storeSource) Report(ctx context.Context, id string) (*evaluator.Report, error) {
-	j, err := s.db.Job(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	rep := &evaluator.Report{Job: j.ID, Repo: j.Repo, Base: j.Base, Parallel: j.Parallel, MinSpeedup: 0.05, Started: j.Started}
-	if len(j.Report) > 0 {
-		if err := json.Unmarshal(j.Report, rep); err != nil {
-			return nil, err
-		}
-	} else {
-		cands, err := s.db.Candidates(ctx, j.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cands {
-			var res evaluator.CandidateResult
-			if len(c.Result) == 0 || json.Unmarshal(c.Result, &res) != nil {
-				res = evaluator.CandidateResult{Name: c.Name, Verdict: evaluator.VerdictPending}
-			}
-			rep.Candidates = append(rep.Candidates, res)
-		}
-	}
-	rep.State = j.State
-	return rep, nil
+	return evaluator.LoadReport(ctx, s.db, id)
 }
 
 func (s *storeSource) Samples(ctx context.Context, id, cand string) ([]store.BenchSample, error) {

@@ -1,6 +1,11 @@
 package evaluator
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
+)
 
 // Verdict is the outcome for one candidate.
 type Verdict string
@@ -42,6 +47,26 @@ type Failure struct {
 	Tests   []string    `json:"tests,omitempty"`
 	Message string      `json:"message"`
 	Output  string      `json:"output,omitempty"`
+}
+
+// BenchSlower reports whether c's benchmark b is significantly slower than
+// base by more than the threshold, as the evaluator judged it (SlowerOn);
+// in a report from before benchmarks had a Level, by b's interval and the
+// same rule (stats.SlowerBeyond). Exact metrics are never tested.
+func (c CandidateResult) BenchSlower(b BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.SlowerOn, b.Name)
+	}
+	return !b.Exact && b.CI[1] > 0 && stats.SlowerBeyond(b.CI[1], minSpeedup)
+}
+
+// BenchFaster is BenchSlower's twin: significantly faster by at least the
+// threshold (FasterOn).
+func (c CandidateResult) BenchFaster(b BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.FasterOn, b.Name)
+	}
+	return !b.Exact && stats.FasterBeyond(b.CI[0], minSpeedup)
 }
 
 // BenchResult is the comparison of one benchmark metric between base and candidate.

@@ -17,6 +17,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -83,7 +84,7 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 		return err
 	}
 	if head, err := r.resolve(ctx, "HEAD"); err == nil && head != j.Base {
-		fmt.Fprintf(stderr, "optimizer: note: HEAD is %s, the job's base was %s\n", shortHash(head), shortHash(j.Base))
+		fmt.Fprintf(stderr, "optimizer: note: HEAD is %s, the job's base was %s\n", report.ShortHash(head), report.ShortHash(j.Base))
 	}
 	if len(c.Patch) > 0 {
 		err = applyPatch(ctx, r.Root, c.Patch)
@@ -193,7 +194,7 @@ func checkContentID(ctx context.Context, db *store.DB, j store.Job, r repo, c ca
 		return fmt.Errorf("compute the content id of %s's kept change: %w", c.Name, err)
 	}
 	if got != want {
-		return fmt.Errorf("the kept change of %s is not what job %s evaluated (content id %s, recorded %s): it was altered after the job, so it is not applied", c.Name, j.ID, shortHash(got), shortHash(want))
+		return fmt.Errorf("the kept change of %s is not what job %s evaluated (content id %s, recorded %s): it was altered after the job, so it is not applied", c.Name, j.ID, report.ShortHash(got), report.ShortHash(want))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -71,7 +72,7 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 	opts := o.evaluatorOptions(r, job.Base, 1, nil, w.logger)
 	rep, err := evaluator.Bench(ctx, w.pool, w.db, job.ID, opts)
 	if rep != nil {
-		if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
+		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
 			err = werr
 		}
 	}

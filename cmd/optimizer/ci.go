@@ -16,14 +16,15 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // The --fail-on gates of optimizer ci.
 const (
-	gateRegression = "regression" // slower overall, or any benchmark significantly slower
-	gateMixed      = "mixed"      // benchmarks significantly disagree in direction
-	gateAllocs     = "allocs"     // allocs/op increased on some benchmark (exact, not tested)
-	gateNone       = "none"       // no performance gate; a failing head still fails
+	gateRegression = report.GateRegression
+	gateMixed      = report.GateMixed
+	gateAllocs     = report.GateAllocs
+	gateNone       = report.GateNone
 )
 
 // ciOptions are the flags of optimizer ci: run's, plus the pull request's
@@ -140,7 +141,7 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 		plan.deadline = start.Add(o.Budget)
 	}
 	fmt.Fprintf(stderr, "optimizer ci: %shead %s (%s) against the merge base %s of %s\n",
-		prLabel(pr), shortHash(head), plan.cands[0].Name, shortHash(mergeBase), firstNonEmpty(pr.BaseRef, shortHash(pr.BaseSHA)))
+		prLabel(pr), report.ShortHash(head), plan.cands[0].Name, report.ShortHash(mergeBase), firstNonEmpty(pr.BaseRef, report.ShortHash(pr.BaseSHA)))
 
 	return executeJob(ctx, run, plan, stderr, func(rep *evaluator.Report, err error) error {
 		if rep == nil {
@@ -149,7 +150,7 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 			}
 			return fmt.Errorf("evaluate: %w", err)
 		}
-		g := judgeGate(rep, plan.cands[0].Name, o.FailOn)
+		g := report.JudgeGate(rep, plan.cands[0].Name, o.FailOn)
 		if werr := writeCIOutputs(out, pr, rep, g, stdout, o.Format); werr != nil && err == nil {
 			err = werr
 		}
@@ -159,10 +160,10 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 		case err != nil:
 			return fmt.Errorf("evaluate: %w", err)
 		}
-		if g.passed() {
-			fmt.Fprintf(stderr, "optimizer ci: %s\n", g.line())
+		if g.Passed() {
+			fmt.Fprintf(stderr, "optimizer ci: %s\n", g.Line())
 		}
-		return g.err() // run prints it
+		return gateErr(g) // run prints it
 
 	})
 }
@@ -186,7 +187,7 @@ func prLabel(pr pullRequest) string {
 func ciPlan(ctx context.Context, o ciOptions, r repo, pr pullRequest, mergeBase, head string) (jobPlan, error) {
 	c, err := candidate.FromRef(ctx, r.Root, mergeBase, head)
 	if err != nil {
-		return jobPlan{}, fmt.Errorf("read the head %s: %w", shortHash(head), err)
+		return jobPlan{}, fmt.Errorf("read the head %s: %w", report.ShortHash(head), err)
 	}
 	c.Name = pr.headName()
 	c.Source = "pull request head " + head
@@ -219,9 +220,9 @@ func resolveSides(ctx context.Context, r repo, pr pullRequest) (mergeBase, head 
 	if err != nil {
 		if isShallow(ctx, r) {
 			return "", "", fmt.Errorf("find the merge base of %s and %s: this clone is shallow and does not reach it: %s",
-				shortHash(base), shortHash(head), fetchAdvice)
+				report.ShortHash(base), report.ShortHash(head), fetchAdvice)
 		}
-		return "", "", fmt.Errorf("find the merge base of %s and %s: they have no common history: %w", shortHash(base), shortHash(head), err)
+		return "", "", fmt.Errorf("find the merge base of %s and %s: they have no common history: %w", report.ShortHash(base), report.ShortHash(head), err)
 	}
 	return mergeBase, head, nil
 }
@@ -256,15 +257,15 @@ func isShallow(ctx context.Context, r repo) bool {
 
 // writeCIOutputs writes the reports and the comment into out, appends the
 // comment to GitHub's step summary, and the report in format to stdout.
-func writeCIOutputs(out string, pr pullRequest, rep *evaluator.Report, g gate, stdout io.Writer, format string) error {
+func writeCIOutputs(out string, pr pullRequest, rep *evaluator.Report, g report.Gate, stdout io.Writer, format string) error {
 	var comment, full, js bytes.Buffer
-	if err := writeComment(&comment, rep, g, out); err != nil {
+	if err := report.Comment(&comment, rep, g, out); err != nil {
 		return err
 	}
-	if err := writeMarkdown(&full, rep); err != nil {
+	if err := report.Markdown(&full, rep); err != nil {
 		return err
 	}
-	if err := writeJSON(&js, rep); err != nil {
+	if err := report.JSON(&js, rep); err != nil {
 		return err
 	}
 	for name, b := range map[string][]byte{"comment.md": comment.Bytes(), "report.md": full.Bytes(), "report.json": js.Bytes()} {
@@ -277,7 +278,7 @@ func writeCIOutputs(out string, pr pullRequest, rep *evaluator.Report, g gate, s
 			return fmt.Errorf("write GITHUB_STEP_SUMMARY: %w", err)
 		}
 	}
-	return writeReport(stdout, rep, format)
+	return report.Write(stdout, rep, format)
 }
 
 func appendFile(path string, b []byte) error {

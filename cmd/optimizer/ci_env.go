@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // pullRequest is what optimizer ci needs to know of the change under review:
@@ -27,7 +29,7 @@ func (pr pullRequest) headName() string {
 	case pr.HeadRef != "":
 		return pr.HeadRef
 	case pr.HeadSHA != "":
-		return shortHash(pr.HeadSHA)
+		return report.ShortHash(pr.HeadSHA)
 	}
 	return "head"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 
+	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/shard"
@@ -66,6 +67,8 @@ type runOptions struct {
 	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
 	Verbose       bool          `json:"-"`
+	Socket        string        `json:"-"` // the daemon's socket
+	NoDaemon      bool          `json:"-"` // run in-process even when a daemon answers
 
 	// copyFiles are the files CopyIgnored matched, found by configure.
 	copyFiles []string
@@ -133,6 +136,12 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event: slots made, adopted and reset; phases; each candidate's staging, tests and benchmark pairs, with times; the baseline run or cached; the profile")
 	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
 	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")
+}
+
+// registerDaemon adds the flags of the commands that may go through a daemon.
+func (o *runOptions) registerDaemon(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Socket, "socket", o.Socket, "the daemon's socket (default $OPTIMIZER_SOCKET, else "+client.DefaultSocket()+")")
+	fs.BoolVar(&o.NoDaemon, "no-daemon", o.NoDaemon, "run in this process even when a daemon answers on the socket")
 }
 
 // validate checks values that flags and optimizer.toml cannot check by type.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -130,7 +131,7 @@ func writeDemoIntro(w io.Writer, repoDir, candDir string) {
 	for _, c := range testdata.DemoCandidates {
 		rows = append(rows, []string{"  " + c.Name, c.Verdict, c.About})
 	}
-	writeColumns(w, "", rows)
+	report.Columns(w, "", rows)
 	fmt.Fprintf(w, "\nEach candidate's tests run in its own git worktree, two at a time, against the baseline's;\n")
 	fmt.Fprintf(w, "hang is killed at the %s timeout. The correct ones are then benchmarked one at a time,\n", demoTimeout)
 	fmt.Fprintf(w, "interleaved with base, and the winner is profiled. Progress goes to stderr.\n\n")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // dirtyFiles lists the working tree's uncommitted changes that are the
@@ -84,5 +85,5 @@ func warnDirty(ctx context.Context, r repo, o runOptions, base string, stderr io
 		return
 	}
 	fmt.Fprintf(stderr, "optimizer: warning: the working tree has uncommitted changes (%s) that are not part of the base %s (%s): candidates are compared against that commit alone; commit them first, or use optimizer watch to evaluate them\n",
-		listSome(files, 3), o.Base, shortHash(base))
+		report.ListSome(files, 3), o.Base, report.ShortHash(base))
 }

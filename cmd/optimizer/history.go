@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/spf13/cobra"
 )
 
@@ -61,8 +62,8 @@ func history(ctx context.Context, o historyOptions, w io.Writer) error {
 			winner = "-"
 		}
 		rows = append(rows, []string{j.ID, j.Started.Local().Format("2006-01-02 15:04:05"), j.Kind, j.State,
-			shortHash(j.Base), fmt.Sprint(len(cands)), winner})
+			report.ShortHash(j.Base), fmt.Sprint(len(cands)), winner})
 	}
-	writeColumns(w, "", rows)
+	report.Columns(w, "", rows)
 	return nil
 }

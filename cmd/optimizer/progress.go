@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // showProgress drains events until the channel is closed, writing progress
@@ -116,7 +115,7 @@ func (t *tracker) line(e evaluator.Event) string {
 		return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)
 	case evaluator.EventDone:
 		t.done = max(t.done, e.Done)
-		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, resultLine(e.Result), t.eta())
+		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, report.ProgressLine(e.Result), t.eta())
 	}
 	return ""
 }
@@ -134,15 +133,15 @@ func (t *tracker) eta() string {
 		case !ok:
 			return ""
 		case tests:
-			return ", tests ETA " + shortDuration(d)
+			return ", tests ETA " + report.ShortDuration(d)
 		}
-		return ", ETA " + shortDuration(d)
+		return ", ETA " + report.ShortDuration(d)
 	}
 	if t.done == 0 {
 		return ""
 	}
 	per := t.now().Sub(t.start) / time.Duration(t.done)
-	return ", ETA " + shortDuration(per*time.Duration(t.total-t.done))
+	return ", ETA " + report.ShortDuration(per*time.Duration(t.total-t.done))
 }
 
 // status is the overall bar's activity text.
@@ -156,66 +155,4 @@ func (t *tracker) status() string {
 		return t.phase
 	}
 	return "starting"
-}
-
-// resultLine says in a few words what became of a candidate, with its time:
-// "failed (test: TestX) 1.2s".
-func resultLine(r *evaluator.CandidateResult) string {
-	if r == nil {
-		return "done"
-	}
-	var b strings.Builder
-	b.WriteString(string(r.Verdict))
-	switch r.Verdict {
-	case evaluator.VerdictFailed:
-		if f := r.Failure; f != nil {
-			b.WriteString(" (" + string(f.Kind))
-			if len(f.Tests) > 0 {
-				b.WriteString(": " + listSome(gotest.Names(f.Tests), 3))
-			}
-			b.WriteString(")")
-		}
-	case evaluator.VerdictDuplicate:
-		b.WriteString(" of " + r.DuplicateOf)
-	case evaluator.VerdictPassed:
-		if r.TestsTotal > 0 {
-			fmt.Fprintf(&b, " (tests %d/%d)", r.TestsPassed, r.TestsTotal)
-		}
-	default:
-		if r.Speedup > 0 {
-			b.WriteString(" " + speedupText(r.Speedup))
-			if r.CI != nil {
-				b.WriteString(" " + ciText(*r.CI))
-			}
-		}
-	}
-	if r.Seconds > 0 {
-		b.WriteString(" " + shortDuration(time.Duration(r.Seconds*float64(time.Second))))
-	}
-	if r.WaitSeconds >= 1 {
-		b.WriteString(" (after waiting " + shortDuration(time.Duration(r.WaitSeconds*float64(time.Second))) + " for the machine)")
-	}
-	return b.String()
-}
-
-// listSome joins up to n items and says how many more there are.
-func listSome(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
-}
-
-// shortDuration is 850ms, 1.2s, 48s or 3m05s.
-func shortDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
-	}
-	d = d.Round(time.Second)
-	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }

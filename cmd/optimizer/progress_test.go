@@ -68,29 +68,6 @@ func TestTracker_Waiting(t *testing.T) {
 	if got := tr.status(); got != "benchmark fast (0 samples)" {
 		t.Errorf("status after the wait = %q", got)
 	}
-	r := &evaluator.CandidateResult{Verdict: evaluator.VerdictNotFaster, Seconds: 9, WaitSeconds: 65}
-	if got, want := resultLine(r), "not-faster 9.0s (after waiting 1m05s for the machine)"; got != want {
-		t.Errorf("resultLine = %q, want %q", got, want)
-	}
-	if got, want := timeText(*r), "9.0s (+1m05s wait)"; got != want {
-		t.Errorf("timeText = %q, want %q", got, want)
-	}
-}
-
-func TestShortDuration(t *testing.T) {
-	for _, tt := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{850 * time.Millisecond, "850ms"},
-		{1200 * time.Millisecond, "1.2s"},
-		{48 * time.Second, "48s"},
-		{185 * time.Second, "3m05s"},
-	} {
-		if got := shortDuration(tt.d); got != tt.want {
-			t.Errorf("shortDuration(%v) = %q, want %q", tt.d, got, tt.want)
-		}
-	}
 }
 
 // TestTracker_ETA: the ETA comes from what is left: candidates still to

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +29,7 @@ func newReportCmd(stdout io.Writer) *cobra.Command {
 			if o.Format != formatText && o.Format != formatJSON && o.Format != formatMarkdown {
 				return usageErrorf("--format %q: want text, json or markdown", o.Format)
 			}
-			return report(cmd.Context(), o, stdout)
+			return printReport(cmd.Context(), o, stdout)
 		},
 	}
 	o.register(cmd.Flags())
@@ -35,9 +37,9 @@ func newReportCmd(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// report prints a stored job's report in o.Format. A job that did not
+// printReport prints a stored job's report in o.Format. A job that did not
 // finish is rebuilt from what it recorded, with its state.
-func report(ctx context.Context, o reportOptions, w io.Writer) error {
+func printReport(ctx context.Context, o reportOptions, w io.Writer) error {
 	db, _, err := o.open(ctx)
 	if err != nil {
 		return err
@@ -47,9 +49,9 @@ func report(ctx context.Context, o reportOptions, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := jobReport(ctx, db, j)
+	rep, err := evaluator.JobReport(ctx, db, j)
 	if err != nil {
 		return err
 	}
-	return writeReport(w, rep, o.Format)
+	return report.Write(w, rep, o.Format)
 }

@@ -118,6 +118,9 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 		newDemoGeneratorCmd(stdout),
 		newMergeCmd(stdout),
 		newBenchCmd(stdout, stderr),
+		newDaemonCmd(stdout, stderr),
+		newJobsCmd(stdout),
+		newCancelCmd(stdout),
 	)
 	root.Version = version()
 	root.SuggestionsMinimumDistance = 2

@@ -19,6 +19,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -43,13 +44,17 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 			}
 			var err error
 			if o.shard, err = sf.resolve(o.DB); err != nil {
-				return err
+				return err // a shard has a --db of its own, so it never runs on the daemon
+			}
+			if c := o.onDaemon(cmd.Context()); c != nil {
+				return runOnDaemon(cmd.Context(), c, o, stdout, stderr)
 			}
 			return runJob(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.register(cmd.Flags())
 	sf.register(cmd.Flags())
+	o.registerDaemon(cmd.Flags())
 	return cmd
 }
 
@@ -100,7 +105,7 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	}
 	return executeJob(ctx, o, plan, stderr, func(rep *evaluator.Report, err error) error {
 		if rep != nil {
-			if werr := writeReport(stdout, rep, o.Format); werr != nil && err == nil {
+			if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
 				err = werr
 			}
 		}

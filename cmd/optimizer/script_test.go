@@ -14,11 +14,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
 func TestMain(m *testing.M) {
+	// A daemon the developer runs must not take the tests' jobs: the tests
+	// that want one start their own and name its socket.
+	if os.Getenv(client.SocketEnv) == "" {
+		os.Setenv(client.SocketEnv, filepath.Join(os.TempDir(), "optimizer-tests-no-daemon.sock"))
+	}
 	testscript.Main(m, map[string]func(){"optimizer": main})
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/spf13/cobra"
 )
 
@@ -47,20 +49,16 @@ func show(ctx context.Context, o showOptions, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := jobReport(ctx, db, j)
+	rep, err := evaluator.JobReport(ctx, db, j)
 	if err != nil {
 		return err
 	}
 	if !o.Profile {
-		return writeText(w, rep)
+		return report.Text(w, rep)
 	}
-	p, ok := rep.Profile.(textProfile)
-	if !ok {
-		return fmt.Errorf("job %s has no profile", j.ID)
+	ok, err := report.ProfileText(w, rep)
+	if err == nil && !ok {
+		err = fmt.Errorf("job %s has no profile", j.ID)
 	}
-	if err := p.WriteText(w); err != nil {
-		return err
-	}
-	writeProfileFiles(w, rep.Profile)
-	return nil
+	return err
 }

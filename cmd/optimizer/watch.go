@@ -22,6 +22,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -194,7 +195,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	// is seen, as a change, even if this snapshot already has it.
 	first := s.planTree(ctx, watch.Change{Time: time.Now()}, true)
 	fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s); Ctrl-C to stop\n",
-		s.root, shortHash(s.head), plural(s.n, "slot"), s.why)
+		s.root, report.ShortHash(s.head), plural(s.n, "slot"), s.why)
 	return s.loop(ctx, first, changes, wdone, func() error { return werr })
 }
 

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // watchRecord is one line of optimizer watch --format json: the candidate
@@ -60,13 +58,13 @@ func (s *session) emitReport(f *flight, res outcome) {
 		var msg string
 		switch {
 		case state == "interrupted" && c.Verdict != evaluator.VerdictPending:
-			msg = s.cut(f) + "; so far: " + candidateLine(c)
+			msg = s.cut(f) + "; so far: " + report.WatchLine(c)
 		case state == "interrupted":
 			msg = s.cut(f)
 		case state == "failed" && c.Verdict == evaluator.VerdictPending:
 			msg = fmt.Sprintf("evaluate: %v", res.err)
 		default:
-			msg = candidateLine(c)
+			msg = report.WatchLine(c)
 		}
 		if len(rep.Candidates) > 1 || f.w.key != "tree" {
 			msg = c.Name + ": " + msg
@@ -81,7 +79,7 @@ func (s *session) emitReport(f *flight, res outcome) {
 		if s.o.Format == formatJSON {
 			out = s.screen.err
 		}
-		writeText(out, rep)
+		report.Text(out, rep)
 		fmt.Fprintln(out)
 	}
 }
@@ -125,7 +123,7 @@ func (s *session) tested(f *flight, c *evaluator.CandidateResult) {
 	if f.w.refine {
 		return // said by the quick verdict already
 	}
-	msg := candidateLine(c) + " · measuring speed…"
+	msg := report.WatchLine(c) + " · measuring speed…"
 	if f.w.key != "tree" {
 		msg = c.Name + ": " + msg
 	}
@@ -163,7 +161,7 @@ func (s *session) emitCandidate(w *work, rep *evaluator.Report, c *evaluator.Can
 func (s *session) subject(w *work) string {
 	var parts []string
 	if w.headMoved {
-		parts = append(parts, "HEAD → "+shortHash(w.head))
+		parts = append(parts, "HEAD → "+report.ShortHash(w.head))
 	}
 	if t := triggerText(w.trigger); t != "" {
 		parts = append(parts, t)
@@ -180,125 +178,6 @@ func triggerText(paths []string) string {
 		return strings.Join(paths, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(paths[:2], ", "), len(paths)-2)
-}
-
-// candidateLine says what became of a candidate in a few words:
-// "tests 48/48 pass · BenchmarkSumSquares 3.10× faster [2.90×, 3.30×]" or
-// "FAIL TestX (sumsq_test.go:21)".
-func candidateLine(c *evaluator.CandidateResult) string {
-	switch c.Verdict {
-	case evaluator.VerdictFailed:
-		return failureLine(c.Failure)
-	case evaluator.VerdictDuplicate:
-		if c.DuplicateOf == "base" {
-			return "same tree as HEAD: nothing to evaluate"
-		}
-		return "same tree as " + c.DuplicateOf + ": not run again"
-	case evaluator.VerdictPending:
-		return "not finished"
-	}
-	parts := []string{testsText(c)}
-	if b := benchText(c); b != "" {
-		parts = append(parts, b)
-	}
-	if c.Note != "" {
-		parts = append(parts, c.Note)
-	}
-	if c.Seconds > 0 {
-		parts = append(parts, shortDuration(time.Duration(c.Seconds*float64(time.Second))))
-	}
-	return strings.Join(parts, " · ")
-}
-
-func testsText(c *evaluator.CandidateResult) string {
-	if c.TestsTotal > 0 {
-		return fmt.Sprintf("tests %d/%d pass", c.TestsPassed, c.TestsTotal)
-	}
-	return "tests pass"
-}
-
-// benchText is the measured part of a line: the benchmark's name when one
-// was measured, the speedup, its interval and what it means; and exact
-// metrics that increased.
-func benchText(c *evaluator.CandidateResult) string {
-	if c.Speedup <= 0 {
-		return ""
-	}
-	var names, increased []string
-	for _, b := range c.Benchmarks {
-		switch {
-		case b.Exact && b.Increased:
-			increased = append(increased, b.Unit)
-		case !b.Exact && !slices.Contains(names, b.Name):
-			names = append(names, b.Name)
-		}
-	}
-	var what string
-	switch len(names) {
-	case 0:
-	case 1:
-		what = names[0] + " "
-	default:
-		what = fmt.Sprintf("%d benchmarks ", len(names))
-	}
-	ci := ""
-	if c.CI != nil {
-		ci = " " + ciText(*c.CI)
-	}
-	var s string
-	switch c.Verdict {
-	case evaluator.VerdictWinner, evaluator.VerdictFaster:
-		s = fmt.Sprintf("%s%s faster%s", what, speedupText(c.Speedup), ci)
-	case evaluator.VerdictSlower:
-		s = fmt.Sprintf("%s%s slower%s", what, speedupText(c.Speedup), ci)
-	case evaluator.VerdictMixed:
-		s = fmt.Sprintf("%s%s%s mixed: some benchmark is slower", what, speedupText(c.Speedup), ci)
-	default:
-		s = fmt.Sprintf("%s%s%s not faster", what, speedupText(c.Speedup), ci)
-	}
-	if len(increased) > 0 {
-		slices.Sort(increased)
-		s += " · " + strings.Join(slices.Compact(increased), ", ") + " increased"
-	}
-	return s
-}
-
-// failureLine is "FAIL TestX (sumsq_test.go:21)", "FAIL build: … (x.go:3)",
-// "FAIL timeout: …".
-func failureLine(f *evaluator.Failure) string {
-	if f == nil {
-		return "FAIL"
-	}
-	var s string
-	switch {
-	case f.Kind == evaluator.FailTest && len(f.Tests) > 0:
-		s = "FAIL " + listSome(gotest.Names(f.Tests), 3)
-	case f.Kind == evaluator.FailTest:
-		s = "FAIL " + firstLine(f.Message)
-	case f.Kind == evaluator.FailError:
-		s = "ERROR " + firstLine(f.Message)
-	default:
-		s = fmt.Sprintf("FAIL %s: %s", f.Kind, firstLine(f.Message))
-	}
-	if loc := location(f.Output); loc != "" {
-		s += " (" + loc + ")"
-	}
-	return s
-}
-
-// Where an output excerpt points: a Go file and line first, else any
-// file.ext:line.
-var (
-	goLocation  = regexp.MustCompile(`[\w.\-/]*\w\.go:\d+`)
-	anyLocation = regexp.MustCompile(`[\w.\-/]*\w\.[A-Za-z]\w*:\d+`)
-)
-
-// location finds the first file:line in a failure's output, or "".
-func location(out string) string {
-	if loc := goLocation.FindString(out); loc != "" {
-		return loc
-	}
-	return anyLocation.FindString(out)
 }
 
 // screen is the terminal, owned by loop: result lines go to out; on a

@@ -66,14 +66,23 @@ func subset(v Verdict, per []Estimate, minSpeedup float64) bool {
 // fasterBeyond reports whether an estimate is significantly faster by at
 // least the threshold.
 func fasterBeyond(e Estimate, minSpeedup float64) bool {
-	return e.Low >= 1+minSpeedup
+	return FasterBeyond(e.Low, minSpeedup)
 }
 
 // regressed reports whether a benchmark is significantly slower by more
 // than the threshold.
 func regressed(e Estimate, minSpeedup float64) bool {
-	return e.High < 1/(1+minSpeedup)
+	return SlowerBeyond(e.High, minSpeedup)
 }
+
+// FasterBeyond is the rule for "significantly faster by at least the
+// threshold" on an interval's lower bound: low >= 1 + minSpeedup. Readers
+// of old reports, which lack the verdicts it made, apply it themselves.
+func FasterBeyond(low, minSpeedup float64) bool { return low >= 1+minSpeedup }
+
+// SlowerBeyond is the rule for "significantly slower by more than the
+// threshold" on an interval's upper bound: high < 1/(1 + minSpeedup).
+func SlowerBeyond(high, minSpeedup float64) bool { return high < 1/(1+minSpeedup) }
 
 // judge is one benchmark's own verdict, for the report: faster, slower or
 // not-faster on its interval alone.

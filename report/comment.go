@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -13,18 +13,18 @@ import (
 // can find its earlier comment and update it rather than add another.
 const commentMarker = "<!-- optimizer ci -->"
 
-// writeComment writes the pull request comment for the head g judged: a
+// Comment writes the pull request comment for the head g judged: a
 // one-line headline (verdict, speedup and interval, the gate), a table of
 // only the benchmarks that changed significantly, and everything else
 // folded in <details>. It names no path of the machine it ran on: paths
 // under the repository, or under any of roots, are made relative.
-func writeComment(w io.Writer, rep *evaluator.Report, g gate, roots ...string) error {
+func Comment(w io.Writer, rep *evaluator.Report, g Gate, roots ...string) error {
 	var buf bytes.Buffer
 	ew := &errWriter{w: &buf}
-	c := g.head
+	c := g.Head
 	fmt.Fprintln(ew, commentMarker)
 	fmt.Fprintf(ew, "### optimizer: %s\n\n", commentHeadline(rep, g))
-	fmt.Fprintf(ew, "Head %s against the merge base %s: %s.\n\n", code(c.Name), code(shortHash(rep.Base)), commentEffort(rep, c))
+	fmt.Fprintf(ew, "Head %s against the merge base %s: %s.\n\n", code(c.Name), code(ShortHash(rep.Base)), commentEffort(rep, c))
 
 	if e := c.TestEdits; e != nil && e.Summary() != "" {
 		fmt.Fprintf(ew, "Test edits: %s.\n\n", mdText(e.Summary()))
@@ -73,15 +73,15 @@ func writeComment(w io.Writer, rep *evaluator.Report, g gate, roots ...string) e
 
 // commentHeadline is the comment's one line: what the head is, with its
 // evidence, and the gate's outcome.
-func commentHeadline(rep *evaluator.Report, g gate) string {
-	c := g.head
+func commentHeadline(rep *evaluator.Report, g Gate) string {
+	c := g.Head
 	outcome := "gate passed"
-	if !g.passed() {
+	if !g.Passed() {
 		outcome = "**gate failed**"
-		if len(g.reasons) > 0 {
-			names := make([]string, len(g.reasons))
-			for i, r := range g.reasons {
-				names[i] = r.gate
+		if len(g.Reasons) > 0 {
+			names := make([]string, len(g.Reasons))
+			for i, r := range g.Reasons {
+				names[i] = r.Gate
 			}
 			outcome += " (" + strings.Join(names, ", ") + ")"
 		}
@@ -89,7 +89,7 @@ func commentHeadline(rep *evaluator.Report, g gate) string {
 	var what string
 	switch c.Verdict {
 	case evaluator.VerdictFailed:
-		what = "**failed**: " + mdText(reason(rep, c))
+		what = "**failed**: " + mdText(Reason(rep, c))
 	case evaluator.VerdictPending:
 		what = "**not finished**: the job stopped before the head was judged"
 	case evaluator.VerdictDuplicate:
@@ -135,9 +135,9 @@ func countBenchmarks(c evaluator.CandidateResult, minSpeedup float64) (faster, s
 	for _, b := range c.Benchmarks {
 		switch {
 		case b.Exact:
-		case benchFaster(c, b, minSpeedup):
+		case c.BenchFaster(b, minSpeedup):
 			faster++
-		case benchSlower(c, b, minSpeedup):
+		case c.BenchSlower(b, minSpeedup):
 			slower++
 		}
 	}

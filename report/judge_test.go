@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -17,22 +17,22 @@ func TestWriteReport_TestEdits(t *testing.T) {
 	rep.Candidates[2].TestEdits = &evaluator.TestEdits{Files: []string{"sum/new_test.go"},
 		Added: []string{"sum/new_test.go:TestNew"}, Judged: "base"} // adds only: not flagged
 	for _, tt := range []struct{ format, want string }{
-		{formatText, "    edits the judge: its tests: changes sum/sum_test.go:TestSum; judged with base's sum/sum_test.go\n"},
-		{formatMarkdown, "  - edits the judge: its tests: changes sum/sum\\_test.go:TestSum; judged with base's sum/sum\\_test.go\n"},
-		{formatJSON, `"test_edits":{"files":["sum/sum_test.go"],"changed":["sum/sum_test.go:TestSum"],"judged":"base"}`},
+		{FormatText, "    edits the judge: its tests: changes sum/sum_test.go:TestSum; judged with base's sum/sum_test.go\n"},
+		{FormatMarkdown, "  - edits the judge: its tests: changes sum/sum\\_test.go:TestSum; judged with base's sum/sum\\_test.go\n"},
+		{FormatJSON, `"test_edits":{"files":["sum/sum_test.go"],"changed":["sum/sum_test.go:TestSum"],"judged":"base"}`},
 	} {
 		var buf bytes.Buffer
-		if err := writeReport(&buf, rep, tt.format); err != nil {
+		if err := Write(&buf, rep, tt.format); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
-		if tt.format == formatJSON {
+		if tt.format == FormatJSON {
 			out = strings.Join(strings.Fields(out), "")
 		}
 		if !strings.Contains(out, tt.want) {
 			t.Errorf("%s report lacks %q:\n%s", tt.format, tt.want, out)
 		}
-		if n := strings.Count(out, "edits the judge"); tt.format != formatJSON && n != 1 {
+		if n := strings.Count(out, "edits the judge"); tt.format != FormatJSON && n != 1 {
 			t.Errorf("%s report flags %d candidates, want 1", tt.format, n)
 		}
 	}
@@ -47,23 +47,23 @@ func TestWriteReport_Interference(t *testing.T) {
 	rep.Candidates[2].Interference = &evaluator.Interference{Samples: 12, OtherCPU: 0.01, MaxOtherCPU: 0.03}             // quiet
 	rep.Candidates[3].Interference = &evaluator.Interference{Samples: 4, Disturbed: 1, OtherCPU: 0.02, MaxOtherCPU: 0.2} // one burst
 	for _, tt := range []struct{ format, want string }{
-		{formatText, "    measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU (at most 52%)"},
-		{formatMarkdown, "  - measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU"},
-		{formatJSON, `"interference":{"samples":12,"disturbed":9,"other_cpu":0.48,"max_other_cpu":0.52,"max_steal":0,"invol_switches":31}`},
+		{FormatText, "    measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU (at most 52%)"},
+		{FormatMarkdown, "  - measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU"},
+		{FormatJSON, `"interference":{"samples":12,"disturbed":9,"other_cpu":0.48,"max_other_cpu":0.52,"max_steal":0,"invol_switches":31}`},
 	} {
 		var buf bytes.Buffer
-		if err := writeReport(&buf, rep, tt.format); err != nil {
+		if err := Write(&buf, rep, tt.format); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
-		if tt.format == formatJSON {
+		if tt.format == FormatJSON {
 			out = strings.Join(strings.Fields(out), "")
 			tt.want = strings.Join(strings.Fields(tt.want), "")
 		}
 		if !strings.Contains(out, tt.want) {
 			t.Errorf("%s report lacks %q:\n%s", tt.format, tt.want, out)
 		}
-		if n := strings.Count(out, "busy machine"); tt.format != formatJSON && n != 1 {
+		if n := strings.Count(out, "busy machine"); tt.format != FormatJSON && n != 1 {
 			t.Errorf("%s report calls %d candidates disturbed, want 1", tt.format, n)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -14,16 +14,16 @@ import (
 // outputLines is how many lines of a failure's output the reports show.
 const outputLines = 8
 
-// writeText writes rep for a terminal: a header, one row per candidate in
+// Text writes rep for a terminal: a header, one row per candidate in
 // input order, why each got its verdict, a benchmark table per measured
 // candidate, the profile, the noise floor and warnings.
-func writeText(w io.Writer, rep *evaluator.Report) error {
+func Text(w io.Writer, rep *evaluator.Report) error {
 	ew := &errWriter{w: w}
 	writeTextHeader(ew, rep)
 	writeTextTable(ew, rep)
 	fmt.Fprintln(ew)
 	for _, c := range rep.Candidates {
-		fmt.Fprintf(ew, "%s: %s\n", c.Name, reason(rep, c))
+		fmt.Fprintf(ew, "%s: %s\n", c.Name, Reason(rep, c))
 		if c.TestEdits.Flagged() {
 			fmt.Fprintf(ew, "    edits the judge: %s\n", c.TestEdits.Summary())
 		}
@@ -78,7 +78,7 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 		state = "finished"
 	}
 	fmt.Fprintf(w, "job %s: %s in %.1fs%s\n", rep.Job, state, rep.Seconds, phasesText(rep.Phases))
-	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, shortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
+	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, ShortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 
@@ -99,7 +99,7 @@ func phasesText(p *evaluator.Phases) string {
 		{evaluator.PhaseProfile, p.Profile},
 	} {
 		if ph.secs > 0 {
-			parts = append(parts, ph.name+" "+shortDuration(time.Duration(ph.secs*float64(time.Second))))
+			parts = append(parts, ph.name+" "+ShortDuration(time.Duration(ph.secs*float64(time.Second))))
 		}
 	}
 	if len(parts) == 0 {
@@ -136,7 +136,7 @@ func writeTextTable(w io.Writer, rep *evaluator.Report) {
 		}
 		rows = append(rows, []string{c.Name, verdict, speedupText(c.Speedup), ciFor(rep, c), pairsText(c.Pairs), timeText(c)})
 	}
-	writeColumns(w, "", rows)
+	Columns(w, "", rows)
 }
 
 // timeText is a candidate's time, and beside it any wait for the machine
@@ -145,7 +145,7 @@ func timeText(c evaluator.CandidateResult) string {
 	if c.WaitSeconds < 1 {
 		return secondsText(c.Seconds)
 	}
-	return fmt.Sprintf("%s (+%s wait)", secondsText(c.Seconds), shortDuration(time.Duration(c.WaitSeconds*float64(time.Second))))
+	return fmt.Sprintf("%s (+%s wait)", secondsText(c.Seconds), ShortDuration(time.Duration(c.WaitSeconds*float64(time.Second))))
 }
 
 // writeTextBenchmarks writes a benchstat-like table of one candidate's
@@ -160,15 +160,15 @@ func writeTextBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
 		rows = append(rows, []string{b.Name, b.Unit, valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate),
 			speedup, ci, p, pairsText(b.Pairs), benchNote(b)})
 	}
-	writeColumns(w, "  ", rows)
+	Columns(w, "  ", rows)
 	if note := levelNote(bs); note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
 }
 
-// writeColumns writes rows as aligned columns, each line prefixed and
+// Columns writes rows as aligned columns, each line prefixed and
 // without trailing blanks.
-func writeColumns(w io.Writer, prefix string, rows [][]string) {
+func Columns(w io.Writer, prefix string, rows [][]string) {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	for _, r := range rows {
@@ -180,7 +180,7 @@ func writeColumns(w io.Writer, prefix string, rows [][]string) {
 	}
 }
 
-func shortHash(h string) string {
+func ShortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12]
 	}

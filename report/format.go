@@ -1,36 +1,51 @@
-package main
+package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/profiler"
 )
 
-// writeReport writes rep in format: text, json or markdown.
-func writeReport(w io.Writer, rep *evaluator.Report, format string) error {
+// The formats Write knows.
+const (
+	FormatText     = "text"
+	FormatJSON     = "json"
+	FormatMarkdown = "markdown"
+)
+
+// Write writes rep in format: FormatText (the default for any other
+// value), FormatJSON or FormatMarkdown.
+func Write(w io.Writer, rep *evaluator.Report, format string) error {
 	switch format {
-	case formatJSON:
-		return writeJSON(w, rep)
-	case formatMarkdown:
-		return writeMarkdown(w, rep)
+	case FormatJSON:
+		return JSON(w, rep)
+	case FormatMarkdown:
+		return Markdown(w, rep)
 	default:
-		return writeText(w, rep)
+		return Text(w, rep)
 	}
 }
 
-// writeJSON writes rep as DESIGN.md's JSON contract: evaluator.Report's
-// json tags, indented, nothing else on the stream.
-func writeJSON(w io.Writer, rep *evaluator.Report) error {
+// JSON writes rep as DESIGN.md's JSON contract: evaluator.Report's json
+// tags, indented, nothing else on the stream.
+func JSON(w io.Writer, rep *evaluator.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(rep)
+}
+
+// plural is "1 slot" or "2 slots".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // The profile section's writers; *profiler.Summary has both.
@@ -39,8 +54,8 @@ type (
 	markdownProfile interface{ WriteMarkdown(io.Writer) error }
 )
 
-// reason says in one line why c got its verdict, in terms of the numbers.
-func reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
+// Reason says in one line why c got its verdict, in terms of the numbers.
+func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	threshold := speedupText(1 + rep.MinSpeedup)
 	ci := ciFor(rep, c)
 	var s string
@@ -101,7 +116,7 @@ func namedRows(c evaluator.CandidateResult, names []string) string {
 			}
 		}
 	}
-	return listSome(out, 6)
+	return ListSome(out, 6)
 }
 
 // otherReason is the reason of the verdicts that carry no speedup.
@@ -139,30 +154,11 @@ func otherReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	return s
 }
 
-// benchSlower reports whether benchmark b of c is significantly slower by
-// more than the threshold, as the evaluator judged it (c.SlowerOn); in a
-// report from before benchmarks had a level, by b's interval.
-func benchSlower(c evaluator.CandidateResult, b evaluator.BenchResult, minSpeedup float64) bool {
-	if b.Level > 0 {
-		return !b.Exact && slices.Contains(c.SlowerOn, b.Name)
-	}
-	return significantlySlower(b, minSpeedup)
-}
-
-// benchFaster is benchSlower's twin: significantly faster by at least the
-// threshold (c.FasterOn).
-func benchFaster(c evaluator.CandidateResult, b evaluator.BenchResult, minSpeedup float64) bool {
-	if b.Level > 0 {
-		return !b.Exact && slices.Contains(c.FasterOn, b.Name)
-	}
-	return !b.Exact && b.CI[0] >= 1+minSpeedup
-}
-
 // slowerBenchmarks names the benchmarks that make a candidate mixed.
 func slowerBenchmarks(c evaluator.CandidateResult, minSpeedup float64) string {
 	var out []string
 	for _, b := range c.Benchmarks {
-		if benchSlower(c, b, minSpeedup) {
+		if c.BenchSlower(b, minSpeedup) {
 			out = append(out, fmt.Sprintf("%s %s is significantly slower (%s %s)", b.Name, b.Unit, speedupText(b.Speedup), ciText(b.CI)))
 		}
 	}
@@ -186,13 +182,27 @@ func failureDetails(f *evaluator.Failure, maxLines int) (tests string, output []
 		return "", nil
 	}
 	if len(f.Tests) > 0 {
-		tests = listSome(f.Tests, 8)
+		tests = ListSome(f.Tests, 8)
 	}
 	lines, more := evaluator.KeyLines(f.Output, maxLines)
 	if more > 0 {
 		lines = append(lines, fmt.Sprintf("[… %d more lines]", more))
 	}
 	return tests, lines
+}
+
+// ProfileText writes rep's profile section as text, with the raw profiles
+// it kept; it reports false, having written nothing, when rep has none.
+func ProfileText(w io.Writer, rep *evaluator.Report) (bool, error) {
+	p, ok := rep.Profile.(textProfile)
+	if !ok {
+		return false, nil
+	}
+	if err := p.WriteText(w); err != nil {
+		return true, err
+	}
+	writeProfileFiles(w, rep.Profile)
+	return true, nil
 }
 
 // writeProfileFiles lists the raw profiles a job keeps, and how to compare

@@ -1,9 +1,8 @@
-package main
+package report
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -97,18 +97,18 @@ func TestWriteReport_Golden(t *testing.T) {
 		format string
 		rep    func() *evaluator.Report
 	}{
-		{"all-verdicts.txt", formatText, sampleReport},
-		{"all-verdicts.md", formatMarkdown, sampleReport},
-		{"all-verdicts.json", formatJSON, sampleReport},
-		{"no-winner.txt", formatText, noWinnerReport},
-		{"no-winner.md", formatMarkdown, noWinnerReport},
-		{"across-benchmarks.txt", formatText, acrossReport},
-		{"across-benchmarks.md", formatMarkdown, acrossReport},
-		{"across-benchmarks.json", formatJSON, acrossReport},
+		{"all-verdicts.txt", FormatText, sampleReport},
+		{"all-verdicts.md", FormatMarkdown, sampleReport},
+		{"all-verdicts.json", FormatJSON, sampleReport},
+		{"no-winner.txt", FormatText, noWinnerReport},
+		{"no-winner.md", FormatMarkdown, noWinnerReport},
+		{"across-benchmarks.txt", FormatText, acrossReport},
+		{"across-benchmarks.md", FormatMarkdown, acrossReport},
+		{"across-benchmarks.json", FormatJSON, acrossReport},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := writeReport(&buf, tt.rep(), tt.format); err != nil {
+			if err := Write(&buf, tt.rep(), tt.format); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, filepath.Join("testdata", tt.name+".golden"), buf.String())
@@ -173,7 +173,7 @@ func acrossReport() *evaluator.Report {
 // they may be added to, never renamed.
 func TestWriteJSON_Contract(t *testing.T) {
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, sampleReport()); err != nil {
+	if err := JSON(&buf, sampleReport()); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -209,7 +209,7 @@ func TestWriteJSON_Contract(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := writeJSON(&buf, noWinnerReport()); err != nil {
+	if err := JSON(&buf, noWinnerReport()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"winner": null`) {
@@ -256,27 +256,8 @@ func golden(t *testing.T, path, got string) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, lineDiff(string(want), got))
+		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, diff.Diff("want", want, "got", []byte(got)))
 	}
-}
-
-// lineDiff lists the lines that differ, numbered, want then got.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }
 
 func TestBoundText(t *testing.T) {
@@ -295,32 +276,5 @@ func TestBoundText(t *testing.T) {
 		if got := boundText(tt.x, marks); got != tt.want {
 			t.Errorf("boundText(%v) = %q, want %q", tt.x, got, tt.want)
 		}
-	}
-}
-
-// TestRegressions checks the --fail-on-regression gate: any benchmark
-// significantly slower beyond the threshold fails it, whatever the verdict.
-func TestRegressions(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		c    evaluator.CandidateResult
-		fail bool
-	}{
-		{"Faster", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictFaster}, false},
-		{"Slower", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictSlower}, true},
-		{"Mixed", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictMixed}, true},
-		{"NotFasterSlowerOnOne", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictNotFaster,
-			SlowerOn: []string{"BenchmarkBig"}}, true},
-		{"NotFaster", evaluator.CandidateResult{Name: "a", Verdict: evaluator.VerdictNotFaster}, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			err := regressions(&evaluator.Report{Candidates: []evaluator.CandidateResult{tt.c}})
-			if got := errors.Is(err, errRegression); got != tt.fail {
-				t.Errorf("regressions = %v, want failing %v", err, tt.fail)
-			}
-			if tt.fail && len(tt.c.SlowerOn) > 0 && !strings.Contains(err.Error(), "BenchmarkBig") {
-				t.Errorf("regressions = %v, want the slower benchmark named", err)
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
-// writeMarkdown writes rep for a pull-request comment or a README: the same
-// content as writeText, as tables, with failure output in collapsed blocks.
-func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
+// Markdown writes rep for a pull-request comment or a README: the same
+// content as Text, as tables, with failure output in collapsed blocks.
+func Markdown(w io.Writer, rep *evaluator.Report) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## optimizer: %s\n\n", markdownWinner(rep))
 	state := rep.State
@@ -18,7 +18,7 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 		state = "finished"
 	}
 	fmt.Fprintf(ew, "Job %s %s in %.1fs%s: %s at base %s, %s, min speedup %s%%.\n\n",
-		code(rep.Job), state, rep.Seconds, phasesText(rep.Phases), code(rep.Repo), code(shortHash(rep.Base)), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
+		code(rep.Job), state, rep.Seconds, phasesText(rep.Phases), code(rep.Repo), code(ShortHash(rep.Base)), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 
 	fmt.Fprintln(ew, "| candidate | verdict | speedup | interval | pairs | time |")
 	fmt.Fprintln(ew, "|---|---|---:|---|---:|---:|")
@@ -39,7 +39,7 @@ func writeMarkdown(w io.Writer, rep *evaluator.Report) error {
 
 	fmt.Fprintf(ew, "\n### Verdicts\n\n")
 	for _, c := range rep.Candidates {
-		fmt.Fprintf(ew, "- %s: %s\n", code(c.Name), mdText(reason(rep, c)))
+		fmt.Fprintf(ew, "- %s: %s\n", code(c.Name), mdText(Reason(rep, c)))
 		if c.TestEdits.Flagged() {
 			fmt.Fprintf(ew, "  - edits the judge: %s\n", mdText(c.TestEdits.Summary()))
 		}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimizer-dev/optimizer/client"
+)
+
+// jobsOptions are optimizer jobs' flags.
+type jobsOptions struct {
+	Socket string
+	All    bool
+	Limit  int
+	Format string
+}
+
+func newJobsCmd(stdout io.Writer) *cobra.Command {
+	var o jobsOptions
+	cmd := &cobra.Command{
+		Use:   "jobs [flags]",
+		Short: "List the daemon's queued and running jobs",
+		Long: `List the daemon's jobs: those queued and running, or with --all the ended
+ones too, newest first. Their results are in each repository's store:
+optimizer show RUN_ID there.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return listDaemonJobs(cmd.Context(), o, stdout)
+		},
+	}
+	cmd.Flags().StringVar(&o.Socket, "socket", "", "the daemon's socket (default $OPTIMIZER_SOCKET, else "+client.DefaultSocket()+")")
+	cmd.Flags().BoolVar(&o.All, "all", false, "list ended jobs too")
+	cmd.Flags().IntVarP(&o.Limit, "limit", "n", 50, "most jobs listed")
+	cmd.Flags().StringVar(&o.Format, "format", formatText, "text or json")
+	return cmd
+}
+
+// needDaemon returns the daemon's client, or an error saying how to start one.
+func needDaemon(ctx context.Context, socketFlag string) (*client.Client, error) {
+	if c := daemonClient(ctx, socketFlag); c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w on %s: start one with optimizer daemon", client.ErrNoDaemon, socketPath(socketFlag))
+}
+
+func listDaemonJobs(ctx context.Context, o jobsOptions, w io.Writer) error {
+	if o.Format != formatText && o.Format != formatJSON {
+		return usageErrorf("--format %q: want text or json", o.Format)
+	}
+	if o.Limit < 1 || o.Limit > 1000 {
+		return usageErrorf("--limit %d: want 1 to 1000", o.Limit)
+	}
+	c, err := needDaemon(ctx, o.Socket)
+	if err != nil {
+		return err
+	}
+	lo := client.ListOptions{Limit: o.Limit}
+	if !o.All {
+		lo.States = []string{"queued", "running"}
+	}
+	list, err := c.Jobs(ctx, lo)
+	if err != nil {
+		return fmt.Errorf("list jobs: %w", err)
+	}
+	if o.Format == formatJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list.Jobs)
+	}
+	if len(list.Jobs) == 0 {
+		fmt.Fprintln(w, "no jobs")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSTATE\tSUBMITTED\tREPO\tBASE\tRUN")
+	for _, j := range list.Jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.State, j.Submitted.Local().Format(time.DateTime), j.Repo, j.Base[:min(12, len(j.Base))], j.RunID)
+	}
+	return tw.Flush()
+}
+
+// cancelOptions are optimizer cancel's flags.
+type cancelOptions struct {
+	Socket string
+}
+
+func newCancelCmd(stdout io.Writer) *cobra.Command {
+	var o cancelOptions
+	cmd := &cobra.Command{
+		Use:   "cancel JOB",
+		Short: "Cancel a daemon's job: its processes are killed and its slots released",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := needDaemon(cmd.Context(), o.Socket)
+			if err != nil {
+				return err
+			}
+			j, err := c.Cancel(cmd.Context(), args[0])
+			if err != nil {
+				return fmt.Errorf("cancel %s: %w", args[0], err)
+			}
+			fmt.Fprintf(stdout, "%s %s\n", j.ID, j.State)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.Socket, "socket", "", "the daemon's socket (default $OPTIMIZER_SOCKET, else "+client.DefaultSocket()+")")
+	return cmd
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/daemon"
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
+)
+
+// startTestDaemon runs a daemon in this process on a fresh socket until the
+// test ends, and returns the socket.
+func startTestDaemon(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "odc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "d.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	srv, err := daemon.New(ctx, daemon.Options{
+		Socket: sock, StateDB: filepath.Join(t.TempDir(), "daemon.db"), Slots: 2, CPUs: 2,
+		MachineLock: filepath.Join(dir, "machine.lock"),
+		Ready:       func() { close(ready) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("daemon: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	})
+	return sock
+}
+
+// runCLI runs the CLI in-process and returns stdout, stderr and the exit code.
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), args, &stdout, &stderr)
+	return stdout.String(), stderr.String(), exitCode(err)
+}
+
+// verdictsOf reads a JSON report's verdicts, by candidate.
+func verdictsOf(t *testing.T, out string) map[string]string {
+	t.Helper()
+	var rep evaluator.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not a JSON report: %v\n%s", err, out)
+	}
+	m := map[string]string{}
+	for _, c := range rep.Candidates {
+		m[c.Name] = string(c.Verdict)
+	}
+	return m
+}
+
+// TestRun_ThroughDaemon: with a daemon on the socket, optimizer run
+// submits to it and prints the same report, with the same exit code, as
+// --no-daemon; the user's repository is untouched either way.
+func TestRun_ThroughDaemon(t *testing.T) {
+	repo, cands := newShellRepo(t, 1)
+	before := snapshot(t, repo)
+	sock := startTestDaemon(t)
+	args := []string{"--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "none",
+		"--format", "json", "--socket", sock, "--sandbox", "off"}
+
+	local, localErr, localCode := runCLI(t, append(args, "--no-daemon")...)
+	remote, remoteErr, remoteCode := runCLI(t, args...)
+	if strings.Contains(localErr, "on the daemon") {
+		t.Errorf("--no-daemon went to the daemon:\n%s", localErr)
+	}
+	if !strings.Contains(remoteErr, "on the daemon (job ") {
+		t.Errorf("the run did not go to the daemon:\n%s", remoteErr)
+	}
+	if localCode != remoteCode {
+		t.Errorf("exit %d through the daemon, %d in-process", remoteCode, localCode)
+	}
+	lv, rv := verdictsOf(t, local), verdictsOf(t, remote)
+	if len(lv) != 4 || lv["broken"] != "failed" {
+		t.Fatalf("in-process verdicts = %v, want 4 with broken failed", lv)
+	}
+	for name, v := range lv {
+		if rv[name] != v {
+			t.Errorf("candidate %s: %s through the daemon, %s in-process", name, rv[name], v)
+		}
+	}
+	after := snapshot(t, repo)
+	delete(before.git, "worktrees") // the daemon keeps its slots warm, as --keep-slots does
+	delete(after.git, "worktrees")
+	if d := before.diff(after); d != "" {
+		t.Errorf("the user's repository changed:\n%s", d)
+	}
+
+	// The daemon's run is in the repository's store: history lists it.
+	hist, _, code := runCLI(t, "history", "--repo", repo)
+	if code != 0 || strings.Count(hist, "finished") < 2 {
+		t.Errorf("history (exit %d) should list both runs as finished:\n%s", code, hist)
+	}
+	// jobs lists it with --all; nothing is queued or running now.
+	out, _, code := runCLI(t, "jobs", "--socket", sock)
+	if code != 0 || strings.TrimSpace(out) != "no jobs" {
+		t.Errorf("jobs (exit %d) = %q, want no jobs", code, out)
+	}
+	out, _, code = runCLI(t, "jobs", "--all", "--socket", sock)
+	if code != 0 || !strings.Contains(out, "finished") {
+		t.Errorf("jobs --all (exit %d) = %q, want the finished job", code, out)
+	}
+}
+
+// TestRun_NoDaemon: with nothing on the socket, run works in-process
+// without a word about a daemon; jobs and cancel say how to start one.
+func TestRun_NoDaemon(t *testing.T) {
+	repo, cands := newShellRepo(t, 0)
+	sock := filepath.Join(t.TempDir(), "none.sock")
+	out, stderr, code := runCLI(t, "--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "none",
+		"--format", "json", "--socket", sock, "--sandbox", "off")
+	if code != 0 || strings.Contains(stderr, "daemon") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if v := verdictsOf(t, out); v["broken"] != "failed" {
+		t.Errorf("verdicts = %v", v)
+	}
+	for _, args := range [][]string{{"jobs", "--socket", sock}, {"cancel", "x", "--socket", sock}} {
+		_, stderr, code := runCLI(t, args...)
+		if code != exitError || !strings.Contains(stderr, "optimizer daemon") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and how to start a daemon", args, code, stderr)
+		}
+	}
+	t.Setenv(client.SocketEnv, sock)
+	if got := socketPath(""); got != sock {
+		t.Errorf("socketPath with %s set = %s", client.SocketEnv, got)
+	}
+}
+
+// TestRun_ThroughDaemonBench: the same through the benchmark phase.
+func TestRun_ThroughDaemonBench(t *testing.T) {
+	testenv.Long(t)
+	repo, cands := newShellRepo(t, 0)
+	sock := startTestDaemon(t)
+	args := []string{"--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "sh bench.sh",
+		"--max-pairs", "8", "--format", "json", "--socket", sock, "--sandbox", "off", "--fail-on-regression"}
+	local, _, localCode := runCLI(t, append(args, "--no-daemon")...)
+	remote, stderr, remoteCode := runCLI(t, args...)
+	if localCode != remoteCode {
+		t.Errorf("exit %d through the daemon, %d in-process\n%s", remoteCode, localCode, stderr)
+	}
+	lv, rv := verdictsOf(t, local), verdictsOf(t, remote)
+	if lv["fast"] != "winner" || rv["fast"] != "winner" {
+		t.Errorf("fast: %s in-process, %s through the daemon; want winner", lv["fast"], rv["fast"])
+	}
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
+)
+
+// cancelTimeout bounds the cancel of a daemon's job after Ctrl-C.
+const cancelTimeout = time.Minute
+
+// onDaemon returns the daemon the job should go to: the one answering on
+// the socket, unless --no-daemon or --db (the daemon records in the
+// repository's own store) says to run in-process. nil runs in-process.
+func (o runOptions) onDaemon(ctx context.Context) *client.Client {
+	if o.NoDaemon || o.DB != "" {
+		return nil
+	}
+	return daemonClient(ctx, o.Socket)
+}
+
+// jobRequest is the daemon's request for the job o describes.
+func (o runOptions) jobRequest(plan jobPlan) (client.JobRequest, error) {
+	req := client.JobRequest{Repo: plan.repo.Root, Base: plan.base, CandidateRefs: o.CandidateRefs, Kind: o.Kind}
+	for _, p := range o.Candidates {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return req, err
+		}
+		req.CandidatePaths = append(req.CandidatePaths, abs)
+	}
+	parallel := 0 // the daemon's budget
+	if o.Parallel == 0 {
+		parallel = max(1, len(plan.cands))
+	} else if o.Parallel > 0 {
+		parallel = int(o.Parallel)
+	}
+	cfg, err := json.Marshal(o)
+	if err != nil {
+		return req, err
+	}
+	req.Options = client.JobOptions{
+		Test: o.Test, Bench: o.Bench, Setup: o.Setup, CopyFiles: o.copyFiles,
+		Timeout: o.Timeout.String(), MinSpeedup: o.MinSpeedup, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
+		BenchBudget: o.BenchBudget.String(), Metric: o.Metric, BenchFilter: o.BenchFilter, BenchArgs: o.BenchArgs,
+		BuildFlags: o.buildFlags(), NoPin: o.NoPin, MemLimit: o.memLimit(), Sandbox: o.Sandbox,
+		SandboxNet: o.SandboxNet, NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustTests,
+		NoProfile: o.NoProfile, ProfileCmd: o.ProfileCmd, Parallel: parallel, Config: cfg,
+	}
+	if req.Kind == "" {
+		req.Kind = "run"
+	}
+	return req, nil
+}
+
+// runOnDaemon is optimizer run through a daemon: submit, show its events
+// with the same progress display, print the same report, exit the same
+// way. Ctrl-C cancels the job on the daemon.
+func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, stderr io.Writer) error {
+	plan, err := planJob(ctx, o, stderr) // the same checks and messages as in-process
+	if err != nil {
+		return err
+	}
+	req, err := o.jobRequest(plan)
+	if err != nil {
+		return err
+	}
+	sub, err := c.Submit(ctx, req)
+	if err != nil {
+		return fmt.Errorf("submit to the daemon: %w", err)
+	}
+	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, on the daemon (job %s)\n",
+		plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
+	rep, err := followJob(ctx, c, sub.ID, o, stderr)
+	if rep != nil {
+		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	switch {
+	case ctx.Err() != nil && rep != nil:
+		return fmt.Errorf("%w: job %s is cancelled on the daemon", errInterrupted, sub.ID)
+	case ctx.Err() != nil:
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("evaluate: %w", err)
+	case o.FailOnRegr:
+		return regressions(rep)
+	}
+	return nil
+}
+
+// followJob streams a job's events into the progress display until it
+// ends, and returns its report and the error it ended with. When ctx ends
+// first, it cancels the job and returns what the job has.
+func followJob(ctx context.Context, c *client.Client, id string, o runOptions, stderr io.Writer) (*evaluator.Report, error) {
+	events := make(chan evaluator.Event, 64)
+	done := make(chan struct{})
+	plan := etaPlan{timeout: o.Timeout, budget: o.BenchBudget, maxPairs: o.MaxPairs, noBench: o.Bench == "none"}
+	go func() { // owned by followJob: it ends when events is closed below
+		defer close(done)
+		showProgress(events, stderr, o.Verbose, plan)
+	}()
+	err := c.Events(ctx, id, 0, func(e client.Event) error {
+		switch e.Kind {
+		case client.EventQueued, client.EventEnded:
+			return nil
+		}
+		events <- e.Evaluator()
+		return nil
+	})
+	close(events)
+	<-done
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	if ctx.Err() != nil {
+		j, cerr := c.Cancel(bg, id)
+		if cerr != nil {
+			return nil, fmt.Errorf("cancel job %s on the daemon: %w", id, cerr)
+		}
+		return j.Report, ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("follow job %s: %w", id, err)
+	}
+	j, err := c.Job(bg, id)
+	if err != nil {
+		return nil, fmt.Errorf("read job %s: %w", id, err)
+	}
+	switch {
+	case j.Error != "":
+		return j.Report, errors.New(j.Error)
+	case j.State != "finished":
+		return j.Report, fmt.Errorf("the daemon's job %s is %s", id, j.State)
+	}
+	return j.Report, nil
+}

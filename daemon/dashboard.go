@@ -1,0 +1,219 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/dashboard"
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// dashboardJobs is how many of the latest jobs the dashboard lists.
+const dashboardJobs = 500
+
+// mountDashboard serves the dashboard at "/" (Options.Other), unless the
+// caller gave another handler.
+func (s *Server) mountDashboard() error {
+	if s.opts.Other != nil {
+		return nil
+	}
+	h, err := dashboard.New(dashSource{s}, dashboard.Options{Logger: s.opts.Logger.With("component", "dashboard")})
+	if err != nil {
+		return fmt.Errorf("make the dashboard: %w", err)
+	}
+	s.opts.Other = h
+	return nil
+}
+
+// dashSource is the dashboard's view of the server: the queue's jobs with
+// their progress, their reports, the samples in each repository's store,
+// the candidates' changes as submitted, and the broker's events.
+type dashSource struct{ s *Server }
+
+var _ dashboard.Source = dashSource{}
+
+func (d dashSource) Jobs(ctx context.Context) ([]dashboard.Job, error) {
+	rows, err := d.s.db.QueuedJobs(ctx, store.QueueFilter{Limit: dashboardJobs})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dashboard.Job, 0, len(rows))
+	for _, qj := range rows {
+		out = append(out, d.job(qj))
+	}
+	return out, nil
+}
+
+// job is a queue row as the jobs page shows it; a running job's progress
+// comes from its live report.
+func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
+	j := dashboard.Job{ID: qj.ID, Repo: qj.Repo, Base: qj.Base, State: qj.State, Started: qj.Started, Finished: qj.Finished}
+	var rep *evaluator.Report
+	switch {
+	case len(qj.Report) > 0:
+		rep = new(evaluator.Report)
+		if json.Unmarshal(qj.Report, rep) != nil {
+			rep = nil
+		}
+	case qj.State == store.QueueRunning:
+		if rj := d.s.sched.get(qj.ID); rj != nil {
+			rep = rj.live.snapshot()
+		}
+	case qj.State == store.QueueQueued:
+		if spec, err := decodeSpec(qj); err == nil {
+			j.Total, j.Kind = len(spec.Candidates), spec.Request.Kind
+		}
+	}
+	if rep == nil {
+		return j
+	}
+	j.Total = len(rep.Candidates)
+	for _, c := range rep.Candidates {
+		if c.Verdict != evaluator.VerdictPending && c.Verdict != "" {
+			j.Done++
+		}
+		if rep.Winner != nil && c.Name == *rep.Winner {
+			j.Winner, j.Speedup = c.Name, c.Speedup
+		}
+	}
+	if qj.State == store.QueueRunning && j.Done > 0 && !qj.Started.IsZero() {
+		// A plain ETA: the time per candidate so far, times those left.
+		per := time.Since(qj.Started) / time.Duration(j.Done)
+		j.ETA = per * time.Duration(j.Total-j.Done)
+	}
+	return j
+}
+
+// Report is the job's report: whole once it ended, partial while it runs,
+// and its candidates, all pending, while it is queued.
+func (d dashSource) Report(ctx context.Context, id string) (*evaluator.Report, error) {
+	j, err := d.s.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rep := j.Report
+	if rep == nil {
+		qj, err := d.s.db.QueuedJobByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := decodeSpec(qj)
+		if err != nil {
+			return nil, err
+		}
+		rep = &evaluator.Report{Repo: spec.Root, Base: spec.Base, Started: qj.Submitted}
+		for _, c := range spec.Candidates {
+			rep.Candidates = append(rep.Candidates, evaluator.CandidateResult{Name: c.Name, Source: c.Source, Verdict: evaluator.VerdictPending})
+		}
+	}
+	rep.State = j.State
+	return rep, nil
+}
+
+// Samples reads a candidate's samples from the repository's store, where
+// the job's run recorded them.
+func (d dashSource) Samples(ctx context.Context, id, cand string) ([]store.BenchSample, error) {
+	qj, err := d.s.db.QueuedJobByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if qj.RunID == "" {
+		return nil, nil
+	}
+	spec, err := decodeSpec(qj)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, filepath.Join(spec.CommonDir, "optimizer", "optimizer.db"))
+	if err != nil {
+		return nil, fmt.Errorf("open the store of %s: %w", spec.Root, err)
+	}
+	defer db.Close()
+	return db.BenchSamples(ctx, qj.RunID, cand)
+}
+
+// Diff is the candidate's change as it was submitted: its patch, or its
+// whole files as additions.
+func (d dashSource) Diff(ctx context.Context, id, cand string) (string, error) {
+	qj, err := d.s.db.QueuedJobByID(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	spec, err := decodeSpec(qj)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range spec.Candidates {
+		if c.Name != cand {
+			continue
+		}
+		if len(c.Patch) > 0 {
+			return string(c.Patch), nil
+		}
+		return filesDiff(c), nil
+	}
+	return "", nil
+}
+
+// filesDiff shows a whole-files candidate as a diff that adds each file's
+// content (the base's versions are not in the request) and deletes the
+// deleted ones.
+func filesDiff(c storedCandidate) string {
+	var b strings.Builder
+	for _, p := range slices.Sorted(maps.Keys(c.Files)) {
+		fmt.Fprintf(&b, "+++ b/%s (the whole file)\n", p)
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(string(c.Files[p]), "\n"), "\n") {
+			b.WriteString("+" + strings.TrimSuffix(l, "\n") + "\n")
+		}
+	}
+	for _, p := range c.Deleted {
+		fmt.Fprintf(&b, "--- a/%s (deleted)\n", p)
+	}
+	return b.String()
+}
+
+// Subscribe streams the broker's events of every job after lastEventID;
+// "" (or an id that is not one of the broker's) is from now on.
+func (d dashSource) Subscribe(ctx context.Context, lastEventID string) (<-chan dashboard.Event, error) {
+	last, err := strconv.ParseUint(lastEventID, 10, 64)
+	if err != nil {
+		last = d.s.broker.Last()
+	}
+	in, err := d.s.broker.Subscribe(ctx, "", last)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan dashboard.Event)
+	go func() { // owned by the subscription: it ends with in (closed when ctx ends) or ctx
+		defer close(out)
+		for e := range in {
+			select {
+			case out <- dashEvent(e):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+func dashEvent(e client.Event) dashboard.Event {
+	return dashboard.Event{ID: strconv.FormatUint(e.Seq, 10), Job: e.Job, Kind: e.Kind}
+}
+
+func decodeSpec(qj store.QueuedJob) (*jobSpec, error) {
+	var spec jobSpec
+	if err := json.Unmarshal(qj.Request, &spec); err != nil {
+		return nil, fmt.Errorf("read the request of job %s: %w", qj.ID, err)
+	}
+	return &spec, nil
+}

@@ -1,0 +1,142 @@
+package evaluator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/profiler"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// LoadReport reads back the report of job id (or a unique prefix of it)
+// from db: as stored when the job finished, or rebuilt from its candidates'
+// rows when it did not (interrupted, failed, running). Its State is the
+// job's state now. A missing job is store.ErrNotFound, an ambiguous prefix
+// store.ErrAmbiguous.
+func LoadReport(ctx context.Context, db *store.DB, id string) (*Report, error) {
+	j, err := db.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return JobReport(ctx, db, j)
+}
+
+// JobReport is LoadReport for a job already read.
+func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) {
+	if len(j.Report) > 0 {
+		rep, err := DecodeReport(j.Report)
+		if err != nil {
+			return nil, fmt.Errorf("decode report of job %s: %w", j.ID, err)
+		}
+		rep.State = j.State
+		return rep, nil
+	}
+	rows, err := db.Candidates(ctx, j.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read candidates of job %s: %w", j.ID, err)
+	}
+	rep := &Report{
+		Job:        j.ID,
+		Repo:       j.Repo,
+		Base:       j.Base,
+		Parallel:   j.Parallel,
+		MinSpeedup: recordedMinSpeedup(j.Config),
+		State:      j.State,
+		Started:    j.Started,
+	}
+	if j.Winner != "" {
+		rep.Winner = &j.Winner
+	}
+	end := j.Finished
+	if end.IsZero() {
+		end = time.Now()
+	}
+	rep.Seconds = end.Sub(j.Started).Seconds()
+	if j.Error != "" {
+		rep.Warnings = append(rep.Warnings, "job error: "+j.Error)
+	}
+	for _, row := range rows {
+		res := rowResult(row)
+		if rep.Winner == nil && res.Verdict == VerdictWinner {
+			// A job cut off after selection recorded its winner's row
+			// but not the job's end: the row is what is true.
+			name := res.Name
+			rep.Winner = &name
+		}
+		rep.Candidates = append(rep.Candidates, res)
+	}
+	return rep, nil
+}
+
+// recordedMinSpeedup is the threshold a job's recorded configuration
+// (Options.Config, as the CLI writes it: min_speedup in percent) names, or
+// DefaultMinSpeedup.
+func recordedMinSpeedup(config []byte) float64 {
+	cfg := struct {
+		MinSpeedup float64 `json:"min_speedup"`
+	}{DefaultMinSpeedup * 100}
+	if len(config) > 0 {
+		_ = json.Unmarshal(config, &cfg)
+	}
+	return cfg.MinSpeedup / 100
+}
+
+// DecodeReport reads a stored report, with its profile as a
+// *profiler.Summary so that it renders as it did.
+func DecodeReport(b []byte) (*Report, error) {
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, err
+	}
+	var aux struct {
+		Profile json.RawMessage `json:"profile"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return nil, err
+	}
+	rep.Profile = nil
+	if len(aux.Profile) > 0 && string(aux.Profile) != "null" {
+		var s profiler.Summary
+		if err := json.Unmarshal(aux.Profile, &s); err != nil {
+			return nil, fmt.Errorf("profile: %w", err)
+		}
+		rep.Profile = &s
+	}
+	return &rep, nil
+}
+
+// rowResult is a candidate row as the report shows it: its stored result
+// when there is one, else what the row's columns say.
+func rowResult(row store.Candidate) CandidateResult {
+	var res CandidateResult
+	if len(row.Result) > 0 && json.Unmarshal(row.Result, &res) == nil {
+		return res
+	}
+	res = CandidateResult{
+		Name:        row.Name,
+		ID:          row.ContentID,
+		Source:      row.Source,
+		Parent:      row.Parent,
+		Explanation: row.Explanation,
+		Verdict:     Verdict(row.Verdict),
+		DuplicateOf: row.DuplicateOf,
+		Speedup:     row.Speedup,
+		Pairs:       row.Pairs,
+		Seconds:     row.Seconds,
+	}
+	if res.Verdict == "" {
+		res.Verdict = VerdictPending
+	}
+	if row.CILow != 0 || row.CIHigh != 0 {
+		res.CI = &[2]float64{row.CILow, row.CIHigh}
+	}
+	if len(row.Failure) > 0 {
+		var f Failure
+		if json.Unmarshal(row.Failure, &f) == nil {
+			res.Failure = &f
+		}
+	}
+	return res
+}

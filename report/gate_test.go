@@ -1,0 +1,121 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// headReport is a report of one head, as optimizer ci sees it.
+func headReport(c evaluator.CandidateResult) *evaluator.Report {
+	return &evaluator.Report{
+		Job: "ci0123456789", Repo: "/runner/work/project", Base: "0123456789abcdef0123456789abcdef01234567",
+		Parallel: 1, MinSpeedup: 0.05, Candidates: []evaluator.CandidateResult{c}, Seconds: 151,
+	}
+}
+
+func bench(name string, speedup, lo, hi float64) evaluator.BenchResult {
+	v := evaluator.VerdictNotFaster
+	switch {
+	case lo >= 1.05:
+		v = evaluator.VerdictFaster
+	case hi < 1:
+		v = evaluator.VerdictSlower
+	}
+	return evaluator.BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / speedup,
+		Speedup: speedup, CI: [2]float64{lo, hi}, P: 0.001, Pairs: 12, Verdict: v}
+}
+
+func allocs(name string, base, cand float64) evaluator.BenchResult {
+	return evaluator.BenchResult{Name: name, Unit: "allocs/op", Base: base, Candidate: cand, Exact: true, Increased: cand > base}
+}
+
+// ciHeads are the heads the comment golden files show.
+func ciHeads() map[string]evaluator.CandidateResult {
+	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
+	return map[string]evaluator.CandidateResult{
+		"faster": {Name: "feature", Verdict: evaluator.VerdictWinner, Speedup: 1.42, CI: ci(1.31, 1.55), Pairs: 12,
+			TestEdits: &evaluator.TestEdits{Files: []string{"parse/parse_test.go"}, Added: []string{"parse/parse_test.go:TestParseEmpty"}, Judged: "candidate"},
+			Benchmarks: []evaluator.BenchResult{
+				bench("BenchmarkParse/small", 1.9, 1.8, 2.0), bench("BenchmarkParse/large", 1.06, 0.99, 1.12),
+				bench("BenchmarkEncode", 1.0, 0.98, 1.02), allocs("BenchmarkParse/small", 3, 1), allocs("BenchmarkEncode", 2, 2),
+			}},
+		"slower": {Name: "feature", Verdict: evaluator.VerdictSlower, Speedup: 0.5, CI: ci(0.47, 0.53), Pairs: 6,
+			Benchmarks: []evaluator.BenchResult{bench("BenchmarkParse", 0.5, 0.47, 0.53), allocs("BenchmarkParse", 1, 4)}},
+		"mixed": {Name: "feature", Verdict: evaluator.VerdictMixed, Speedup: 1.2, CI: ci(1.1, 1.3), Pairs: 18,
+			Benchmarks: []evaluator.BenchResult{bench("BenchmarkSum/4", 1.89, 1.8, 1.97), bench("BenchmarkSum/1M", 0.49, 0.46, 0.52),
+				bench("BenchmarkSum/100", 1.0, 0.97, 1.03)}},
+		"notsettled": {Name: "feature", Verdict: evaluator.VerdictNotFaster, Speedup: 1.04, CI: ci(0.97, 1.12), Pairs: 6,
+			Note: "not settled after 6 pairs: the job's time budget ran out", Unsettled: true,
+			Benchmarks: []evaluator.BenchResult{bench("BenchmarkA", 1.04, 0.97, 1.12), bench("BenchmarkB", 1.0, 0.99, 1.01)}},
+		"failedtests": {Name: "feature", Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
+			Kind: evaluator.FailTest, Tests: []string{"TestParse"}, Message: "TestParse passed at base and fails here",
+			Output: "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: Parse(\"a,b\") = [a], want [a b]\nFAIL\n"}},
+	}
+}
+
+// TestWriteComment_Golden is the pull request comment for a faster, a
+// slower, a mixed, a not-settled and a failing head.
+func TestWriteComment_Golden(t *testing.T) {
+	for name, c := range ciHeads() {
+		t.Run(name, func(t *testing.T) {
+			rep := headReport(c)
+			rep.Warnings = []string{"the working tree at /runner/work/project/x has uncommitted edits"}
+			var b bytes.Buffer
+			if err := Comment(&b, rep, JudgeGate(rep, c.Name, []string{GateRegression})); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			if strings.Contains(got, "/runner/work") {
+				t.Errorf("the comment names the runner's checkout:\n%s", got)
+			}
+			if !strings.HasPrefix(got, commentMarker+"\n### optimizer: ") {
+				t.Errorf("the comment does not open with the marker and a headline:\n%s", got)
+			}
+			golden(t, filepath.Join("testdata", "comment_"+name+".golden"), got)
+		})
+	}
+}
+
+func TestJudgeGate(t *testing.T) {
+	heads := ciHeads()
+	for _, tt := range []struct {
+		head  string
+		gates []string
+		want  string // "passed", "reasons" (a --fail-on gate met) or "failed" (the head failed)
+		why   string // a part of the line
+	}{
+		{"faster", []string{GateRegression}, "passed", ""},
+		{"faster", []string{GateAllocs}, "passed", ""}, // fewer allocs is no failure
+		{"slower", []string{GateRegression}, "reasons", "BenchmarkParse 2.00× slower"},
+		{"slower", []string{GateMixed}, "passed", ""},
+		{"slower", []string{GateAllocs}, "reasons", "allocs: BenchmarkParse 1 → 4 allocs/op"},
+		{"slower", []string{GateNone}, "passed", ""},
+		{"mixed", []string{GateRegression}, "reasons", "BenchmarkSum/1M"},
+		{"mixed", []string{GateMixed}, "reasons", "mixed:"},
+		{"notsettled", []string{GateRegression, GateMixed, GateAllocs}, "passed", ""},
+		{"failedtests", []string{GateNone}, "failed", "feature failed: its test failure"},
+		{"failedtests", []string{GateRegression}, "failed", "TestParse passed at base"},
+	} {
+		t.Run(tt.head+"/"+strings.Join(tt.gates, ","), func(t *testing.T) {
+			rep := headReport(heads[tt.head])
+			g := JudgeGate(rep, "feature", tt.gates)
+			got := "passed"
+			switch {
+			case g.Failed != "":
+				got = "failed"
+			case len(g.Reasons) > 0:
+				got = "reasons"
+			}
+			if got != tt.want || g.Passed() != (tt.want == "passed") {
+				t.Fatalf("gate %s (Passed %v: %s), want %s", got, g.Passed(), g.Line(), tt.want)
+			}
+			if tt.why != "" && !strings.Contains(g.Line(), tt.why) {
+				t.Errorf("line %q does not say %q", g.Line(), tt.why)
+			}
+		})
+	}
+}
