@@ -253,6 +253,9 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	}
 	j.mu.Lock()
 	c.res.Verdict = VerdictPassed
+	if !j.opts.Shard.IsZero() {
+		c.res.Note = "benchmarked on one host after the shards are merged (optimizer merge, then optimizer bench)"
+	}
 	if out.Tests != nil {
 		c.res.TestsPassed, c.res.TestsTotal = out.Tests.Passed, out.Tests.Passed+out.Tests.Failed+out.Tests.Skipped
 	}

@@ -125,11 +125,15 @@ func restoreResult(res *CandidateResult, r store.Candidate) error {
 		}
 	}
 	res.Name, res.ID, res.Verdict, res.DuplicateOf = r.Name, r.ContentID, Verdict(r.Verdict), r.DuplicateOf
+	if res.Verdict == VerdictPassed {
+		res.Note = "" // the shard's "to be benchmarked"
+	}
 	return nil
 }
 
 // benchOnly runs what follows phase 1 for a job rebuilt from the store.
 func (j *job) benchOnly(ctx context.Context) (*Report, error) {
+	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
 	for _, c := range j.cands {
 		if c.res.Verdict != VerdictPassed {
 			continue
@@ -154,6 +158,7 @@ func (j *job) benchOnly(ctx context.Context) (*Report, error) {
 	if uerr := j.unrecorded(); uerr != nil && err == nil {
 		err = uerr
 	}
+	j.emit(Event{Kind: EventJobDone, Total: len(j.cands), Done: j.done, Message: rep.State})
 	return rep, err
 }
 

@@ -70,7 +70,16 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 	}
 	defer w.close()
 	opts := o.evaluatorOptions(r, job.Base, 1, nil, w.logger)
+	events := make(chan evaluator.Event, 64)
+	opts.Events = events
+	done := make(chan struct{})
+	go func() { // owns the terminal while the job runs
+		defer close(done)
+		showProgress(events, stderr, o.Verbose, planOf(opts))
+	}()
 	rep, err := evaluator.Bench(ctx, w.pool, w.db, job.ID, opts)
+	close(events)
+	<-done
 	if rep != nil {
 		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
 			err = werr
