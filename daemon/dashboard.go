@@ -77,17 +77,23 @@ func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 		return j
 	}
 	j.Total = len(rep.Candidates)
+	ran := 0 // done candidates that cost time: not duplicates
 	for _, c := range rep.Candidates {
 		if c.Verdict != evaluator.VerdictPending && c.Verdict != "" {
 			j.Done++
+			if c.Verdict != evaluator.VerdictDuplicate {
+				ran++
+			}
 		}
 		if rep.Winner != nil && c.Name == *rep.Winner {
 			j.Winner, j.Speedup = c.Name, c.Speedup
 		}
 	}
-	if qj.State == store.QueueRunning && j.Done > 0 && !qj.Started.IsZero() {
-		// A plain ETA: the time per candidate so far, times those left.
-		per := time.Since(qj.Started) / time.Duration(j.Done)
+	if qj.State == store.QueueRunning && ran > 0 && !qj.Started.IsZero() {
+		// A plain ETA: the time per candidate judged so far (duplicates
+		// cost none), times those left. The CLI's finer estimate
+		// (cmd/optimizer/eta.go) lives in cmd.
+		per := time.Since(qj.Started) / time.Duration(ran)
 		j.ETA = per * time.Duration(j.Total-j.Done)
 	}
 	return j

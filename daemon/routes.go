@@ -117,8 +117,10 @@ func (s *Server) supersede(ctx context.Context, session, keep string) {
 	if err == nil {
 		for _, qj := range queued {
 			var spec jobSpec
-			if qj.ID != keep && json.Unmarshal(qj.Request, &spec) == nil && spec.Request.Session == session {
-				s.endJob(ctx, qj.ID, store.QueueCancelled, errSuperseded.Error(), nil)
+			if qj.ID != keep && json.Unmarshal(qj.Request, &spec) == nil && spec.Request.Session == session &&
+				s.db.CancelQueued(ctx, qj.ID, errSuperseded.Error()) == nil {
+				s.met.ended(store.QueueCancelled)
+				s.broker.Publish(client.Event{Job: qj.ID, Kind: client.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
 			}
 		}
 	}
@@ -260,7 +262,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 
 // Cancel cancels a job and waits (a bounded time) until it has stopped.
 func (s *Server) Cancel(ctx context.Context, id string) error {
-	if err := s.db.EndQueued(ctx, id, store.QueueCancelled, errCancelled.Error(), nil); err == nil {
+	if err := s.db.CancelQueued(ctx, id, errCancelled.Error()); err == nil {
 		s.met.ended(store.QueueCancelled)
 		s.broker.Publish(client.Event{Job: id, Kind: client.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
 		return nil // it was queued

@@ -48,6 +48,7 @@ func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (
 		NoiseCheck:          o.NoiseCheck,
 		All:                 o.All,
 		TrustCandidateTests: o.TrustCandidateTests,
+		NoCache:             o.NoCache,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,
 		Artifacts:           filepath.Join(spec.CommonDir, "optimizer", "artifacts"),

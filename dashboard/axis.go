@@ -44,11 +44,11 @@ type tick struct {
 	Label string
 }
 
-// ticks are 1-2-5 values (or only powers of 10, when those are too many)
-// inside the axis, labelled as speedups or as values by label.
+// ticks are 1-2-5 values inside the axis: only powers of 10 when those are
+// too many, and finer steps when the axis is too narrow for three.
 func (a logAxis) ticks(label func(float64) string) []tick {
 	var out []tick
-	for _, steps := range [][]float64{{1, 2, 5}, {1}} {
+	for _, steps := range [][]float64{{1, 2, 5}, {1}, {1, 1.5, 2, 3, 4, 5, 6, 7, 8}, {1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9}} {
 		out = out[:0]
 		for e := math.Floor(math.Log10(a.lo)); e <= math.Ceil(math.Log10(a.hi)); e++ {
 			for _, s := range steps {
@@ -58,7 +58,7 @@ func (a logAxis) ticks(label func(float64) string) []tick {
 				}
 			}
 		}
-		if len(out) <= 9 {
+		if len(out) >= 3 && len(out) <= 9 {
 			break
 		}
 	}

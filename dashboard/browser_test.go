@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"flag"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,8 +15,6 @@ import (
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 )
-
-var screenshots = flag.Bool("screenshots", false, "save the job and jobs pages' screenshots to docs/")
 
 // demoStore runs `optimizer demo` and opens the store it wrote, with the
 // candidates' patches as diffs.
@@ -67,11 +64,6 @@ func TestBrowser_Pages(t *testing.T) {
 	})
 	origin := newTestServer(t, src)
 	b := browser.New(t)
-	shot := func(name string) {
-		if *screenshots {
-			b.Screenshot(t, filepath.Join("..", "docs", name))
-		}
-	}
 
 	t.Run("JobPage", func(t *testing.T) {
 		b.Open(t, origin+"/jobs/"+jobID, "svg.forest")
@@ -105,9 +97,6 @@ func TestBrowser_Pages(t *testing.T) {
 			t.Errorf("the demo's job page and its assets weigh %d bytes, over 300 KB", weight)
 		}
 		t.Logf("the demo's job page and its assets: %d bytes", weight)
-		b.Viewport(t, 1200, 1400)
-		shot("dashboard-job.png")
-		b.Viewport(t, 1200, 900)
 	})
 	t.Run("JobsPage", func(t *testing.T) {
 		b.Open(t, origin+"/", "#finished tr.job")
@@ -153,7 +142,6 @@ func TestBrowser_Pages(t *testing.T) {
 		if !b.Eval(t, `window.loadedOnce === 1`) {
 			t.Error("the page reloaded to show the new job")
 		}
-		shot("dashboard-jobs.png")
 	})
 	t.Run("ScriptOff", func(t *testing.T) {
 		b.Scripts(t, false)

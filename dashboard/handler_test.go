@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"html/template"
 	"net/http"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/store"
 )
 
 var t0 = time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC)
@@ -306,4 +308,38 @@ func TestHandler_SelfContained(t *testing.T) {
 		t.Errorf("the three pages and their assets weigh %d bytes, over the %d budget", total, budget)
 	}
 	t.Logf("the three pages and their assets: %d bytes", total)
+}
+
+// TestHandler_RunningJob: a running job's page shows its progress and the
+// candidates not yet judged, and is marked live.
+func TestHandler_RunningJob(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	ctx := context.Background()
+	done, err := json.Marshal(failed("broken", evaluator.FailTest, "tests fail", "boom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StartJob(ctx, store.Job{ID: "job-run", Kind: "run", Repo: "/src/repo", Base: strings.Repeat("cd", 20), Parallel: 2},
+		[]store.Candidate{
+			{JobID: "job-run", Seq: 0, Name: "broken", Verdict: "failed", Result: done},
+			{JobID: "job-run", Seq: 1, Name: "later"},
+		}); err != nil {
+		t.Fatal(err)
+	}
+	url := newTestServer(t, src)
+	status, body := get(t, url+"/jobs/job-run")
+	if status != http.StatusOK {
+		t.Fatalf("status %d:\n%s", status, body)
+	}
+	for _, want := range []string{
+		`<main id="job" class="live">`,
+		"1/2 candidates done",
+		`<td class="name">later</td><td class="verdict">pending</td>`,
+		`<td class="name">broken</td><td class="verdict">failed (test)</td>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the running job's page lacks %q", want)
+		}
+	}
 }

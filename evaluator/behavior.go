@@ -89,7 +89,7 @@ type baseline struct {
 // outcome for this base, command and environment.
 func (j *job) startBaseline(ctx context.Context) *baseline {
 	b := &baseline{done: make(chan struct{})}
-	if out, ok := j.cachedBaseline(ctx); ok {
+	if out, ok := j.cachedBaseline(ctx); ok && !j.opts.NoCache {
 		j.log.Debug("baseline cached", "result", out.summary())
 		b.set(out, nil)
 		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
@@ -153,7 +153,10 @@ func (j *job) behavior(ctx context.Context, base *baseline) error {
 	j.begin(PhaseResolve)
 	ran := j.resolve(ctx, func(c *cand) {
 		begin.Do(func() { j.phase(ctx, PhaseBehavior) })
-		wg.Go(func() { j.behaveOne(ctx, c, base) })
+		wg.Go(func() {
+			defer j.recoverCandidate(ctx, c, time.Now())
+			j.behaveOne(ctx, c, base)
+		})
 	})
 	j.end(PhaseResolve)
 	if ran == 0 {
@@ -221,6 +224,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 // behaveOne runs one candidate's tests and judges them against the baseline.
 func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	start := time.Now()
+	if j.reuseTests(ctx, c, start) {
+		return
+	}
 	out, fail, err := j.testInSlot(ctx, c)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -248,16 +254,26 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 	}
 	if f := j.judge(b, out); f != nil {
 		f.Message += judgedHint(c)
+		j.keepTests(ctx, c, b, f)
 		j.fail(ctx, c, start, f)
 		return
 	}
+	if out.Tests != nil {
+		j.mu.Lock()
+		c.res.TestsPassed, c.res.TestsTotal = out.Tests.Passed, out.Tests.Passed+out.Tests.Failed+out.Tests.Skipped
+		j.mu.Unlock()
+	}
+	j.keepTests(ctx, c, b, nil)
+	j.passed(ctx, c, start)
+}
+
+// passed gives c, whose tests pass, its verdict for phase 1, and settles it
+// when nothing is to come.
+func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 	j.mu.Lock()
 	c.res.Verdict = VerdictPassed
 	if !j.opts.Shard.IsZero() {
 		c.res.Note = "benchmarked on one host after the shards are merged (optimizer merge, then optimizer bench)"
-	}
-	if out.Tests != nil {
-		c.res.TestsPassed, c.res.TestsTotal = out.Tests.Passed, out.Tests.Passed+out.Tests.Failed+out.Tests.Skipped
 	}
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()

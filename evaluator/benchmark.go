@@ -83,7 +83,10 @@ func (j *job) benchmark(ctx context.Context) error {
 			j.unmeasured(ctx, c)
 			continue
 		}
-		j.measureOne(ctx, c)
+		func() {
+			defer j.recoverCandidate(ctx, c, time.Now())
+			j.measureOne(ctx, c)
+		}()
 	}
 	return j.stop
 }
@@ -104,6 +107,9 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	asked := time.Now()
 	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx})
 	j.log.Debug("benchmark start", "candidate", c.c.Name)
+	if j.settleFromSources(ctx, c) {
+		return // its stored pairs settle it: no machine, no build (cache.go)
+	}
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -225,16 +231,30 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		dec    stats.Decision
 		order  int
 		coin   = rand.New(rand.NewPCG(orderSeed(j.id, c.c.Name), 0))
+		kept   = j.reusedRounds(ctx, c) // pairs of earlier jobs (cache.go)
+		r0     = len(kept)
 	)
-	for r := 0; r < j.opts.MaxPairs; r++ {
+	for _, rd := range kept {
+		series.add(toMetrics(rd.Base), toMetrics(rd.Cand))
+	}
+	order = 2 * r0
+	if r0 >= j.opts.MinPairs {
+		dec = seq.Look(series.names(), series.pairs())
+	}
+	for r := r0; r < j.opts.MaxPairs && !dec.Settled; r++ {
 		sides := [2]side{sideBase, sideCand}
 		if coin.IntN(2) == 1 {
 			sides = [2]side{sideCand, sideBase}
 		}
 		var got [2][]metric
 		pairStart := time.Now()
+		var baseTook time.Duration
 		for _, s := range sides {
+			t0 := time.Now()
 			ms, err := smp.sample(ctx, s)
+			if s == sideBase {
+				baseTook = time.Since(t0)
+			}
 			if errors.Is(err, errTooSlow) {
 				j.tooSlow(c, series, err)
 				return nil
@@ -250,9 +270,10 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			order++
 		}
 		series.add(got[sideBase], got[sideCand])
+		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(got[sideBase]), Cand: fromMetrics(got[sideCand])})
 		j.log.Debug("benchmark pair", "candidate", c.c.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
 		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx,
-			Message: fmt.Sprintf("pair %d", r+1)})
+			Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook})
 		if r+1 < j.opts.MinPairs {
 			continue
 		}
@@ -268,6 +289,9 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		dec = seq.Look(series.names(), series.pairs())
 	}
 	j.apply(ctx, c, series, dec)
+	if len(kept) > r0 && ctx.Err() == nil {
+		j.keepRounds(ctx, c, kept)
+	}
 	return nil
 }
 

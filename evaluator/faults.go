@@ -33,9 +33,7 @@ func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, 
 			j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
 		}
 		inSlot := time.Now()
-		out, fail := j.testIn(ctx, slot, c)
-		sound := slot.Sound()
-		j.pool.Release(slot)
+		out, fail, sound := j.testHeld(ctx, slot, c)
 		j.mu.Lock()
 		c.res.TestSeconds += time.Since(inSlot).Seconds()
 		j.mu.Unlock()
@@ -44,6 +42,15 @@ func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, 
 		}
 		j.log.Warn("slot broke under a candidate: trying another", "candidate", c.c.Name, "slot", slot.Name(), "failure", fail.Kind)
 	}
+}
+
+// testHeld is testIn on a slot the caller acquired: it releases the slot
+// on every path, a panic included, saying first whether the slot is sound.
+func (j *job) testHeld(ctx context.Context, slot *worktreepool.Slot, c *cand) (out *testOutcome, fail *Failure, sound bool) {
+	defer j.pool.Release(slot)
+	defer func() { sound = slot.Sound() }()
+	out, fail = j.testIn(ctx, slot, c)
+	return out, fail, sound
 }
 
 // jobFault records a fault of the environment; the first one fails the job.

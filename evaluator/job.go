@@ -59,6 +59,9 @@ type job struct {
 	noBen  bool                    // no benchmark phase
 	tmp    string                  // scratch directory for binaries, removed at the end
 	abort  context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
+	// cancelled is Run's ctx.Done(): once closed, emit no longer waits for
+	// a caller that may have stopped reading events.
+	cancelled <-chan struct{}
 
 	sandbox SandboxReport // whether processes run sandboxed, and why not
 	jail    *jail         // what every sandbox shares; nil: no sandbox
@@ -86,6 +89,9 @@ type job struct {
 	// a phase 2 on another machine (shard runs, and Bench itself).
 	keepChanges bool
 
+	// binHashes keeps each test binary's hash for the result cache (cache.go).
+	binHashes map[string]string
+	goEnv     *string // go env -json, for the result cache's source keys; nil: not read yet
 	// stop, once set, is a problem of the whole job found in phase 2 (a
 	// filter that selects nothing): no further candidate is measured, and
 	// Run returns it.
@@ -102,6 +108,13 @@ type cand struct {
 	// Set by phase 1's first staging (judge.go), read-only after it.
 	restore *restore      // base's test files laid back over it; nil: its own judge it
 	contrib *contribution // the tests it adds or changes; nil: none
+	// samplesKey is the result cache's key of its benchmark pairs, set by
+	// phase 2 once its binaries are built; "": its pairs are not cached.
+	samplesKey string
+	// sourceKey keys the same pairs by the sources that make its binaries;
+	// unbuilt is set when they settled it with no binary built.
+	sourceKey string
+	unbuilt   bool
 }
 
 // Run evaluates opts.Candidates against opts.Base and returns the report.
@@ -115,6 +128,7 @@ func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, e
 		return nil, err
 	}
 	defer os.RemoveAll(j.tmp)
+	j.cancelled = ctx.Done()
 	if err := j.record(ctx); err != nil {
 		return nil, err
 	}
@@ -179,6 +193,8 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		baseBins: map[string]string{},
 		calib:    map[string][]gobench.Count{},
 		skipped:  map[string]bool{},
+
+		binHashes: map[string]string{},
 	}
 	j.log = opts.Logger.With("component", "evaluator", "job", j.id)
 	if _, err := os.Stat(filepath.Join(opts.Repo, "go.mod")); err == nil {
@@ -309,7 +325,10 @@ func (j *job) measureAndSelect(ctx context.Context) error {
 	return nil
 }
 
-// emit sends an event to the caller, if it listens.
+// emit sends an event to the caller, if it listens. Until Run's ctx is
+// done it waits for the caller to take it; after, it gives the event to a
+// caller waiting for one and otherwise drops it, so that a caller that
+// stopped reading cannot block a slot holder (or the job's end).
 func (j *job) emit(e Event) {
 	if j.opts.Events == nil {
 		return
@@ -320,7 +339,15 @@ func (j *job) emit(e Event) {
 	if e.Total == 0 {
 		e.Total = len(j.cands)
 	}
-	j.opts.Events <- e
+	select {
+	case j.opts.Events <- e:
+		return
+	default:
+	}
+	select {
+	case j.opts.Events <- e:
+	case <-j.cancelled:
+	}
 }
 
 func (j *job) phase(ctx context.Context, name string) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/proc"
@@ -158,7 +159,10 @@ func (j *job) crossTests(ctx context.Context) {
 	j.event(ctx, "phase", "", "contributed-tests")
 	var wg sync.WaitGroup
 	for _, a := range authors {
-		wg.Go(func() { j.crossOne(ctx, a, passed) })
+		wg.Go(func() {
+			defer j.recoverCandidate(ctx, a, time.Now())
+			j.crossOne(ctx, a, passed)
+		})
 	}
 	wg.Wait()
 }
@@ -183,6 +187,7 @@ func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
 			continue // its own run already had its tests; or they state nothing of base
 		}
 		wg.Go(func() {
+			defer j.recoverCandidate(ctx, c, time.Now())
 			run, err := j.runContributed(ctx, author, c)
 			if ctx.Err() != nil {
 				return

@@ -83,6 +83,11 @@ type Options struct {
 	// versions of the _test.go files it changes, instead of base's.
 	TrustCandidateTests bool
 
+	// NoCache reuses nothing from earlier jobs: no cached baseline tests,
+	// candidate outcomes, calibrations or benchmark pairs (cache.go). What
+	// the job learns is still kept for later jobs.
+	NoCache bool
+
 	Profile    bool   // profile the winner (Go)
 	ProfileCmd string // shell line run on the winner's slot instead
 	Artifacts  string // directory for profiles and other artifacts of this job

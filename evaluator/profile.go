@@ -24,7 +24,7 @@ import (
 // warning in the report.
 func (j *job) profile(ctx context.Context, w *cand) {
 	j.emit(Event{Kind: EventStart, Phase: "profile", Candidate: w.c.Name, Index: w.idx})
-	if j.opts.ProfileCmd == "" && improved(w) == nil {
+	if j.opts.ProfileCmd == "" && improved(w) == nil && !w.unbuilt {
 		j.mu.Lock()
 		j.profileNote = notProfiled(j.bench != "")
 		j.mu.Unlock()
@@ -36,6 +36,9 @@ func (j *job) profile(ctx context.Context, w *cand) {
 		dir = filepath.Join(j.tmp, "artifacts")
 	}
 	dir = filepath.Join(dir, "profile")
+	if j.opts.ProfileCmd == "" && j.reuseProfile(ctx, w, dir) {
+		return // the same binaries on the same benchmarks were profiled before (cache.go)
+	}
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -49,9 +52,21 @@ func (j *job) profile(ctx context.Context, w *cand) {
 		}
 	}()
 	var sum *profiler.Summary
-	if j.opts.ProfileCmd != "" {
+	switch {
+	case j.opts.ProfileCmd != "":
 		sum, err = j.profileCommand(ctx, w, slots[0], dir)
-	} else {
+	case w.unbuilt:
+		// Its pairs came from the result cache with no binary built.
+		if err = j.rebuild(ctx, w, slots); err == nil {
+			if improved(w) == nil {
+				j.mu.Lock()
+				j.profileNote = notProfiled(false)
+				j.mu.Unlock()
+				return
+			}
+			sum, err = j.profileGo(ctx, w, slots, dir)
+		}
+	default:
 		sum, err = j.profileGo(ctx, w, slots, dir)
 	}
 	if err != nil {
@@ -152,6 +167,7 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 	if sum.Alloc != nil {
 		j.storeProfile(ctx, w.c.Name, "alloc", base.MemOut, cand.MemOut, sum.Alloc)
 	}
+	j.keepProfile(ctx, w, sum, map[string]string{"base": base.Out, "cand": cand.Out, "base-mem": base.MemOut, "cand-mem": cand.MemOut})
 	return sum, nil
 }
 

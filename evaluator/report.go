@@ -135,6 +135,15 @@ type CandidateResult struct {
 	TestEdits *TestEdits `json:"test_edits,omitempty"`
 	// Interference is how much other work competed with its benchmark samples.
 	Interference *Interference `json:"interference,omitempty"`
+
+	// ReusedFrom names the earlier job whose outcome of the same tests on
+	// the same tree, base and environment this candidate reuses instead of
+	// running its tests again (the result cache). ReusedPairs of its Pairs
+	// were measured by the jobs ReusedPairsFrom, on byte-identical test
+	// binaries of both sides, and reused.
+	ReusedFrom      string   `json:"reused_from,omitempty"`
+	ReusedPairs     int      `json:"reused_pairs,omitempty"`
+	ReusedPairsFrom []string `json:"reused_pairs_from,omitempty"`
 }
 
 // Report is the result of one job. Its JSON form is the contract in DESIGN.md:
@@ -216,4 +225,7 @@ type Event struct {
 	Total     int
 	Message   string
 	Result    *CandidateResult
+	// BaseSample is, for EventSample, how long the pair's base sample took
+	// (ETA predicts the benchmarks to come from it).
+	BaseSample time.Duration
 }

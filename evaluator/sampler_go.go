@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -178,6 +179,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 		b.candBin, b.candDir = bin, filepath.Join(candSlot.Dir(), b.pkg.Dir)
 		b.candAt = j.place(candSlot, bin)
 	}
+	c.samplesKey = j.samplesKey(benches)
 	j.mu.Lock()
 	c.measured = &measured{goBench: benches}
 	j.mu.Unlock()
@@ -271,7 +273,15 @@ func (j *job) calibration(ctx context.Context, b *goBench, filter *gobench.Filte
 	if c, ok := j.calib[key]; ok {
 		return c, nil
 	}
+	ckey := j.calibKey(b, filter.Pattern(b.name))
+	if counts, ok := j.cachedCalibration(ctx, ckey); ok {
+		j.calib[key] = counts
+		return counts, nil
+	}
 	counts, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, filter.Pattern(b.name), j.opts.calibrateTarget, b.baseAt, j.opts.BenchArgs)
+	if err == nil && ckey != "" && len(counts) > 0 {
+		j.putCache(ctx, store.CacheCalibration, ckey, "", counts)
+	}
 	var nr *gobench.NoResultError
 	switch {
 	case errors.As(err, &nr) && filter != nil && filter.String() != "" && !filter.Match(b.name):

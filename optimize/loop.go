@@ -510,6 +510,9 @@ func (r *run) remeasure(ctx context.Context) error {
 	opts.MinPairs = max(opts.MinPairs, evaluator.DefaultMinPairs) * RemeasureFactor
 	opts.MaxPairs = max(opts.MaxPairs, evaluator.DefaultMaxPairs) * RemeasureFactor
 	opts.Budget = max(opts.Budget, evaluator.DefaultBudget) * RemeasureFactor
+	// A confirmation must be measured anew: reused pairs from the round
+	// that found it would confirm it by its own evidence.
+	opts.NoCache = true
 	start := time.Now()
 	rep, err := r.evaluate(ctx, opts)
 	r.report.JudgeSeconds += time.Since(start).Seconds()

@@ -424,3 +424,18 @@ func benchNote(b evaluator.BenchResult) string {
 	}
 	return strings.Join(notes, ", ")
 }
+
+// reusedText says what of c's evaluation came from earlier jobs through the
+// result cache, or "" when nothing did: "its tests' outcome from job X; 8
+// of its 8 benchmark pairs from job Y".
+func reusedText(c evaluator.CandidateResult) string {
+	var out []string
+	if c.ReusedFrom != "" {
+		out = append(out, fmt.Sprintf("its tests' outcome from job %s (same tree, base, test command and environment)", c.ReusedFrom))
+	}
+	if c.ReusedPairs > 0 {
+		out = append(out, fmt.Sprintf("%d of its %d benchmark pairs from job %s (byte-identical test binaries)",
+			c.ReusedPairs, c.Pairs, strings.Join(c.ReusedPairsFrom, ", ")))
+	}
+	return strings.Join(out, "; ")
+}

@@ -46,6 +46,9 @@ func Markdown(w io.Writer, rep *evaluator.Report) error {
 		if i := c.Interference; i.Significant() {
 			fmt.Fprintf(ew, "  - measured on a busy machine: %s\n", mdText(i.Summary()))
 		}
+		if r := reusedText(c); r != "" {
+			fmt.Fprintf(ew, "  - reused: %s\n", mdText(r))
+		}
 		if c.Verdict == evaluator.VerdictFailed {
 			writeMarkdownFailure(ew, c.Failure)
 		}

@@ -30,6 +30,9 @@ func Text(w io.Writer, rep *evaluator.Report) error {
 		if i := c.Interference; i.Significant() {
 			fmt.Fprintf(ew, "    measured on a busy machine: %s\n", i.Summary())
 		}
+		if r := reusedText(c); r != "" {
+			fmt.Fprintf(ew, "    reused: %s\n", r)
+		}
 		if c.Verdict != evaluator.VerdictFailed {
 			continue
 		}

@@ -206,3 +206,18 @@ func scanQueued(s scanner) (QueuedJob, error) {
 	}
 	return j, err
 }
+
+// CancelQueued ends a job that is still queued as cancelled. It returns
+// ErrNotFound when the job is not queued: a running job is cancelled by
+// whoever runs it.
+func (db *DB) CancelQueued(ctx context.Context, id, why string) error {
+	n, err := db.exec(ctx, `UPDATE queue SET state = ?, finished = ?, error = ? WHERE id = ? AND state = ?`,
+		QueueCancelled, timeArg(time.Now()), why, id, QueueQueued)
+	if err != nil {
+		return fmt.Errorf("cancel queued job %s: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("cancel queued job %s: %w", id, ErrNotFound)
+	}
+	return nil
+}

@@ -24,6 +24,10 @@ type BenchSample struct {
 	Steal         float64
 	InvolSwitches int64
 
+	// ReusedFrom names the job that measured the sample, when this row's
+	// job reused it from the result cache instead; "" when it measured it.
+	ReusedFrom string
+
 	Host Host // the machine the sample was taken on
 }
 
@@ -86,10 +90,10 @@ func (db *DB) AddBenchSamples(ctx context.Context, rows []BenchSample) error {
 		}
 		return insertRows(ctx, tx, `INSERT INTO bench_samples
 		(job_id, candidate, benchmark, unit, side, round, run_order, value, iterations,
-		 probed, other_cpu, steal, invol_switches, host_name, host_cpu, host_kernel, host_go)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows, func(r BenchSample) []any {
+		 probed, other_cpu, steal, invol_switches, reused_from, host_name, host_cpu, host_kernel, host_go)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rows, func(r BenchSample) []any {
 			return []any{r.JobID, r.Candidate, r.Benchmark, r.Unit, r.Side, r.Round, r.Order, r.Value, r.Iterations,
-				r.Probed, r.OtherCPU, r.Steal, r.InvolSwitches, r.Host.Name, r.Host.CPU, r.Host.Kernel, r.Host.Go}
+				r.Probed, r.OtherCPU, r.Steal, r.InvolSwitches, r.ReusedFrom, r.Host.Name, r.Host.CPU, r.Host.Kernel, r.Host.Go}
 		})
 	})
 	if err != nil {
@@ -102,13 +106,13 @@ func (db *DB) AddBenchSamples(ctx context.Context, rows []BenchSample) error {
 // Benchmark, then Unit.
 func (db *DB) BenchSamples(ctx context.Context, jobID, candidate string) ([]BenchSample, error) {
 	rows, err := queryAll(ctx, db, `SELECT job_id, candidate, benchmark, unit, side, round, run_order, value, iterations,
-		probed, other_cpu, steal, invol_switches, host_name, host_cpu, host_kernel, host_go
+		probed, other_cpu, steal, invol_switches, reused_from, host_name, host_cpu, host_kernel, host_go
 		FROM bench_samples WHERE job_id = ? AND candidate = ?
 		ORDER BY run_order, benchmark, unit, id`,
 		func(s scanner) (BenchSample, error) {
 			var r BenchSample
 			err := s.Scan(&r.JobID, &r.Candidate, &r.Benchmark, &r.Unit, &r.Side, &r.Round, &r.Order,
-				&r.Value, &r.Iterations, &r.Probed, &r.OtherCPU, &r.Steal, &r.InvolSwitches,
+				&r.Value, &r.Iterations, &r.Probed, &r.OtherCPU, &r.Steal, &r.InvolSwitches, &r.ReusedFrom,
 				&r.Host.Name, &r.Host.CPU, &r.Host.Kernel, &r.Host.Go)
 			return r, err
 		}, jobID, candidate)

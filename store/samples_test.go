@@ -34,7 +34,7 @@ func TestDB_BenchSamplesInterference(t *testing.T) {
 	}
 }
 
-// TestDB_BenchSamplesHost: every sample records its host (migration 0006),
+// TestDB_BenchSamplesHost: every sample records its host (migration 0007),
 // and a job refuses samples from a second host, within one call or after
 // earlier ones, inserting none of them.
 func TestDB_BenchSamplesHost(t *testing.T) {

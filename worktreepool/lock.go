@@ -1,6 +1,7 @@
 package worktreepool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -58,8 +59,9 @@ func newLock(path string) (*lockFile, error) {
 // A lock whose file names a dead owner is waited for, up to orphanWait:
 // for a moment after the owner is killed, a child it was starting can still
 // hold a copy of the descriptor (between fork and exec, until Pdeathsig
-// kills it), and the slot would be taken for owned.
-func takeLock(path string) (*lockFile, error) {
+// kills it), and the slot would be taken for owned. That wait ends early,
+// with ctx's error, when ctx is done.
+func takeLock(ctx context.Context, path string) (*lockFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -81,7 +83,12 @@ func takeLock(path string) (*lockFile, error) {
 			f.Close()
 			return nil, nil
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	held, err1 := f.Stat()
 	now, err2 := os.Stat(path)

@@ -130,12 +130,12 @@ func (p *Pool) newSlot(name, dir, gitDir string, lock *lockFile) *Slot {
 // directory: up to Size of the sound ones are adopted, and the rest are
 // stale, to be removed once the pool is full. Slots whose owner lives are
 // left alone.
-func (p *Pool) scan() (adopted []*Slot, stale []string) {
+func (p *Pool) scan(ctx context.Context) (adopted []*Slot, stale []string) {
 	names, _ := filepath.Glob(filepath.Join(p.dir, "*.lock"))
 	sort.Strings(names)
 	for _, lockPath := range names {
 		dir := strings.TrimSuffix(lockPath, ".lock")
-		lock, err := takeLock(lockPath)
+		lock, err := takeLock(ctx, lockPath)
 		if err != nil || lock == nil {
 			continue
 		}

@@ -121,7 +121,7 @@ func Open(ctx context.Context, opts Options) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	adopted, stale := p.scan()
+	adopted, stale := p.scan(ctx)
 	mctx, stop := context.WithCancel(ctx)
 	p.stop = stop
 	p.making = int(p.size)

@@ -108,7 +108,7 @@ func removeDeadTemp(path string) {
 // reclaimSlot removes one slot directory if nobody owns it. With all false,
 // a kept slot is left.
 func reclaimSlot(ctx context.Context, repo, dir string, all bool) error {
-	lock, err := takeLock(dir + ".lock")
+	lock, err := takeLock(ctx, dir+".lock")
 	if err != nil {
 		return err
 	}

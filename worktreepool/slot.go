@@ -103,11 +103,19 @@ func (s *Slot) Apply(ctx context.Context, patch []byte) error {
 	return nil
 }
 
-// WriteFiles writes whole files into the slot and deletes others, through
-// os.Root, so that no path, symlink or "..", reaches outside the slot. Paths
-// are slash-separated and relative to the slot's root; a path into .git is
-// refused.
+// WriteFiles writes whole files into the slot and deletes others: see the
+// package's WriteFiles.
 func (s *Slot) WriteFiles(files map[string][]byte, deleted []string) error {
+	return WriteFiles(s.dir, files, deleted)
+}
+
+// WriteFiles writes whole files into the tree at dir and deletes others,
+// deletions first (so a file may replace a deleted directory), through
+// os.Root, so that no path, symlink or "..", reaches outside the tree.
+// Paths are slash-separated and relative to dir; a path into .git is
+// refused. Slots take candidates this way, and optimizer apply writes a
+// kept change into the user's tree the same way.
+func WriteFiles(dir string, files map[string][]byte, deleted []string) error {
 	for p := range files {
 		if err := checkPath(p); err != nil {
 			return err
@@ -118,9 +126,9 @@ func (s *Slot) WriteFiles(files map[string][]byte, deleted []string) error {
 			return err
 		}
 	}
-	root, err := os.OpenRoot(s.dir)
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return fmt.Errorf("open slot: %w", err)
+		return fmt.Errorf("open %s: %w", dir, err)
 	}
 	defer root.Close()
 	for _, p := range deleted {

@@ -16,7 +16,9 @@ import (
 
 // The optimizer flags of every job, as issue 3 asks: two slots, a JSON
 // report, no profiling (it would only cost time), everything else default.
-var jobFlags = []string{"-j", "2", "--format", "json", "--no-profile", "--verbose"}
+// --no-cache: every trial is measured anew, never from an earlier trial's
+// pairs on byte-identical binaries (an A/A candidate's binary is base's).
+var jobFlags = []string{"-j", "2", "--format", "json", "--no-profile", "--verbose", "--no-cache"}
 
 // A workDir lays out the files of one run of the harness.
 type workDir string

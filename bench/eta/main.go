@@ -24,7 +24,7 @@ import (
 )
 
 var (
-	etaRe   = regexp.MustCompile(`, (tests )?ETA (\S+)$`)
+	etaRe   = regexp.MustCompile(`, (tests )?ETA ([^,\s]+)(?:, up to (\S+))?$`)
 	countRe = regexp.MustCompile(`^\[(\d+)/(\d+)\] `)
 )
 
@@ -140,7 +140,8 @@ func reportOld(lines []stamped) {
 	summarize(ratios)
 }
 
-// reportNew prints the ETAs the lines carry against the time really left.
+// reportNew prints the ETAs the lines carry against the time really left,
+// and whether that stayed within the most the line said could be left.
 func reportNew(lines []stamped) {
 	var testsEnd, last time.Duration
 	for _, l := range lines {
@@ -154,9 +155,10 @@ func reportNew(lines []stamped) {
 	if testsEnd == 0 {
 		testsEnd = last
 	}
-	fmt.Println("| at | line | predicted left | actual left | predicted / actual |")
-	fmt.Println("|---|---|---|---|---|")
+	fmt.Println("| at | line | predicted left | up to | actual left | predicted / actual |")
+	fmt.Println("|---|---|---|---|---|---|")
 	var ratios []float64
+	bounded, within := 0, 0
 	for _, l := range lines {
 		m := etaRe.FindStringSubmatch(l.text)
 		if m == nil {
@@ -165,6 +167,12 @@ func reportNew(lines []stamped) {
 		pred, err := time.ParseDuration(m[2])
 		if err != nil {
 			continue
+		}
+		most := pred
+		if m[3] != "" {
+			if most, err = time.ParseDuration(m[3]); err != nil {
+				continue
+			}
 		}
 		end := last
 		if m[1] != "" {
@@ -175,10 +183,17 @@ func reportNew(lines []stamped) {
 		if actual > 0 {
 			ratio = pred.Seconds() / actual.Seconds()
 			ratios = append(ratios, ratio)
+			bounded++
+			if actual <= most {
+				within++
+			}
 		}
-		fmt.Printf("| %.1fs | %s | %s | %.1fs | %s |\n", l.at.Seconds(), l.text, pred, actual.Seconds(), strconv.FormatFloat(ratio, 'f', 2, 64))
+		fmt.Printf("| %.1fs | %s | %s | %s | %.1fs | %s |\n", l.at.Seconds(), l.text, pred, most, actual.Seconds(), strconv.FormatFloat(ratio, 'f', 2, 64))
 	}
 	summarize(ratios)
+	if bounded > 0 {
+		fmt.Printf("%d of %d within the most they said could be left\n", within, bounded)
+	}
 }
 
 // summarize prints the median ratio, the worst factor either way, and how

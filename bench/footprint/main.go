@@ -139,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // wait4's ru_maxrss, both in kB.
 func measure(ctx context.Context, bin, repo, cands, db string, j int) (self, tree int64, err error) {
 	cmd := exec.CommandContext(ctx, bin, "--repo", repo, "--candidates", cands, "--db", db,
-		"-j", strconv.Itoa(j), "--min-pairs", "6", "--max-pairs", "6", "--format", "json")
+		"-j", strconv.Itoa(j), "--min-pairs", "6", "--max-pairs", "6", "--format", "json", "--no-cache")
 	cmd.Dir = repo
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &out

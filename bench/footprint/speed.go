@@ -30,7 +30,7 @@ func speed(ctx context.Context, bin string, f fixture, dir, test string, js []in
 			db := filepath.Join(dir, fmt.Sprintf("speed-%d-%d.db", rep, j)) // a new store: the baseline runs too
 			start := time.Now()
 			cmd := exec.CommandContext(ctx, bin, "--repo", f.dir, "--candidates", cands, "--db", db,
-				"-j", strconv.Itoa(j), "--test", test, "--bench", "none", "--format", "json")
+				"-j", strconv.Itoa(j), "--test", test, "--bench", "none", "--format", "json", "--no-cache")
 			cmd.Dir = f.dir
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = io.Discard, &out

@@ -97,7 +97,7 @@ func cliRun(ctx context.Context, bin string, r *synthRepo, cands, db string, j i
 	d, err := timeIt(func() error {
 		var err error
 		out, err = combined(ctx, r.dir, "/usr/bin/time", "-v", bin, "--repo", r.dir, "--candidates", cands,
-			"--test", "true", "--bench", "none", "-j", strconv.Itoa(j), "--db", db, "--format", "json")
+			"--test", "true", "--bench", "none", "--no-cache", "-j", strconv.Itoa(j), "--db", db, "--format", "json")
 		return err
 	})
 	if err != nil {

@@ -75,7 +75,7 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 	done := make(chan struct{})
 	go func() { // owns the terminal while the job runs
 		defer close(done)
-		showProgress(events, stderr, o.Verbose, planOf(opts))
+		showProgress(events, stderr, o.Verbose, evaluator.NewETA(opts))
 	}()
 	rep, err := evaluator.Bench(ctx, w.pool, w.db, job.ID, opts)
 	close(events)

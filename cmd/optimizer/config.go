@@ -66,6 +66,7 @@ type runOptions struct {
 	Setup         string        `json:"setup,omitempty"`
 	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
+	NoCache       bool          `json:"no_cache,omitempty"`
 	Verbose       bool          `json:"-"`
 	Socket        string        `json:"-"` // the daemon's socket
 	NoDaemon      bool          `json:"-"` // run in-process even when a daemon answers
@@ -133,6 +134,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Sandbox, "sandbox", o.Sandbox, "run every test, bench and profile process in a bwrap sandbox: auto (when bwrap works), on (refuse without it) or off")
 	fs.BoolVar(&o.SandboxNet, "sandbox-net", o.SandboxNet, "let sandboxed processes use the network")
 	fs.BoolVar(&o.TrustTests, "trust-candidate-tests", o.TrustTests, "judge and measure each candidate with its own versions of the _test.go files it changes (default: base's, and the change is flagged)")
+	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "reuse nothing from earlier jobs in the store: run every candidate's and base's tests and measure every benchmark pair again (by default a candidate whose tree, base, test command and environment match an earlier job's reuses its test outcome, and byte-identical benchmark binaries reuse their pairs)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event: slots made, adopted and reset; phases; each candidate's staging, tests and benchmark pairs, with times; the baseline run or cached; the profile")
 	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
 	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")

@@ -59,7 +59,7 @@ func gc(ctx context.Context, o gcOptions, w io.Writer) error {
 	} else {
 		fmt.Fprintf(w, "slots reclaimed: %d\n", n)
 	}
-	if n := evaluator.RemoveStaleScratch(pidAlive); n > 0 {
+	if n := evaluator.RemoveStaleScratch(proc.Exists); n > 0 {
 		fmt.Fprintf(w, "scratch directories of dead runs removed: %d\n", n)
 	}
 	return errors.Join(rerr, gcStore(ctx, r.storePath(o.DB), w))

@@ -19,13 +19,13 @@ import (
 // to w: bars on a terminal, plain lines elsewhere (and with -v, where log
 // lines would tear bars). It is the only writer to the terminal while a job
 // runs.
-func showProgress(events <-chan evaluator.Event, w io.Writer, verbose bool, plan etaPlan) {
+func showProgress(events <-chan evaluator.Event, w io.Writer, verbose bool, est *evaluator.ETA) {
 	if f, ok := w.(*os.File); ok && !verbose && term.IsTerminal(int(f.Fd())) {
-		showBars(events, w, plan)
+		showBars(events, w, est)
 		return
 	}
 	t := newTracker(time.Now)
-	t.est.plan = plan
+	t.est = est
 	for e := range events {
 		if line := t.line(e); line != "" {
 			fmt.Fprintln(w, line)
@@ -35,9 +35,9 @@ func showProgress(events <-chan evaluator.Event, w io.Writer, verbose bool, plan
 
 // showBars draws one overall bar with the current activity, and prints each
 // candidate's line above it as the candidate finishes.
-func showBars(events <-chan evaluator.Event, w io.Writer, plan etaPlan) {
+func showBars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 	t := newTracker(time.Now)
-	t.est.plan = plan
+	t.est = est
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
 	var bar *mpb.Bar
 	var st atomic.Pointer[string] // the renderer reads it on its own goroutine
@@ -76,7 +76,7 @@ type tracker struct {
 	current string // candidate being benchmarked, or the latest started
 	samples int
 	waiting string // who holds the machine this job waits for; "" when it does not wait
-	est     etaState
+	est     *evaluator.ETA // nil: the ETA is the average time per finished candidate
 }
 
 func newTracker(now func() time.Time) *tracker {
@@ -88,7 +88,9 @@ func (t *tracker) line(e evaluator.Event) string {
 	if e.Total > 0 {
 		t.total = e.Total
 	}
-	t.est.observe(e, t.now())
+	if t.est != nil {
+		t.est.Observe(e, t.now())
+	}
 	switch e.Kind {
 	case evaluator.EventJobStart:
 		t.start = t.now()
@@ -120,22 +122,27 @@ func (t *tracker) line(e evaluator.Event) string {
 	return ""
 }
 
-// eta is ", ETA 8s" from what is left (see etaState), or, with no plan,
-// from the average time per finished candidate; ", tests ETA 8s" while only
-// the tests' time left is known; or "".
+// eta is ", ETA 8s" from what is left (evaluator.ETA), with ", up to 40s"
+// when the most that can be left is over 1.5 times that; ", tests ETA 8s"
+// while only the tests' time left is known; or "" when nothing says. With
+// no estimator it is the average time per finished candidate.
 func (t *tracker) eta() string {
 	if t.done >= t.total {
 		return ""
 	}
-	if t.est.plan.slots > 0 {
-		d, tests, ok := t.est.left(t.now(), t.total, t.done)
-		switch {
-		case !ok:
+	if t.est != nil {
+		est, ok := t.est.Estimate(t.now())
+		if !ok {
 			return ""
-		case tests:
-			return ", tests ETA " + report.ShortDuration(d)
 		}
-		return ", ETA " + report.ShortDuration(d)
+		s := report.ShortDuration(est.Left)
+		if est.Most > est.Left*3/2 {
+			s += ", up to " + report.ShortDuration(est.Most)
+		}
+		if est.Tests {
+			return ", tests ETA " + s
+		}
+		return ", ETA " + s
 	}
 	if t.done == 0 {
 		return ""

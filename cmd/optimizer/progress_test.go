@@ -70,54 +70,42 @@ func TestTracker_Waiting(t *testing.T) {
 	}
 }
 
-// TestTracker_ETA: the ETA comes from what is left: candidates still to
-// test at the test time seen, over the slots; then the current benchmark's
-// pairs to the cap at its pace, within its budget, and the benchmarks to
-// come at the time the finished ones took.
+// TestTracker_ETA: the line shows evaluator.ETA's estimate (its rules are
+// tested in evaluator), the most that can be left beside it when that is
+// over 1.5 times more, and "tests ETA" while only the tests' time is known.
 func TestTracker_ETA(t *testing.T) {
 	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := start
 	tr := newTracker(func() time.Time { return now })
-	tr.est.plan = etaPlan{slots: 2, budget: 20 * time.Second, maxPairs: 10, timeout: time.Minute}
+	tr.est = &evaluator.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute}
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
 	at := func(s float64, e evaluator.Event) string {
 		now = start.Add(time.Duration(s * float64(time.Second)))
 		return tr.line(e)
 	}
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 4, Message: "job1"})
+	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"})
 	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
 	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
 	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
-	// b has run as long as a took: expect as long again, 2 s; c and d are
-	// queued at a's 2 s; 6 s over two slots.
-	if got := at(2, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed}); !strings.HasSuffix(got, ", tests ETA 3.0s") {
-		t.Errorf("after a: %q, want the tests' 3.0s left", got)
+	// b has run as long as a took: as long again, 2 s; c queued at 2 s; up
+	// to b's timeout.
+	if got := at(2, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed}); !strings.HasSuffix(got, ", tests ETA 2.0s, up to 58s") {
+		t.Errorf("after a: %q, want the tests' 2.0s left, up to 58s", got)
 	}
-	at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "c"})
 	at(3, evaluator.Event{Kind: evaluator.EventTested, Candidate: "b"})
-	at(3, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "d"})
-	// d, 2 s into a mean test of 2.67 s.
-	if got := at(5, evaluator.Event{Kind: evaluator.EventDone, Candidate: "c", Done: 2, Result: failed}); !strings.HasSuffix(got, ", tests ETA 666ms") {
-		t.Errorf("after c: %q, want what is left of d's mean test, 666ms", got)
+	at(3, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "c"})
+	at(4, evaluator.Event{Kind: evaluator.EventTested, Candidate: "c"})
+	at(4, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
+	at(4, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "b"})
+	at(5, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
+	at(6, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
+	// c to come: 1 s of set-up and b's 2 pairs at two base samples, 3 s;
+	// up to 10 pairs, 11 s.
+	if got := at(7, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 3.0s, up to 11s" {
+		t.Errorf("after b: %q, want c's 3.0s, up to 11s", got)
 	}
-	at(6, evaluator.Event{Kind: evaluator.EventTested, Candidate: "d"})
-	at(6, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
-	at(6, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "b"})
-	at(7, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b"})
-	at(8, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b"})
-	// b at 1 s a pair: 8 pairs left to the cap of 10, and d to come at
-	// b's pace to the cap, 10 s.
-	if got := tr.eta(); got != ", ETA 18s" {
-		t.Errorf("during b's benchmark: %q, want 18s", got)
-	}
-	// A wait for the machine does not count against the benchmark: its
-	// budget starts once the machine is held.
-	at(9, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 3, Result: &evaluator.CandidateResult{Verdict: evaluator.VerdictNotFaster}})
-	at(9, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "d"})
-	at(10, evaluator.Event{Kind: evaluator.EventWaiting, Message: "waiting for the machine: someone"})
-	at(40, evaluator.Event{Kind: evaluator.EventWaiting})
-	// d at b's 3 s, none of it spent yet.
-	if got := tr.eta(); got != ", ETA 3.0s" {
-		t.Errorf("d's benchmark once the machine is held: %q, want b's 3.0s", got)
+	tr.est = nil // no estimator: the average per finished candidate
+	if got := tr.eta(); got != ", ETA 3.5s" {
+		t.Errorf("without an estimator: %q, want 3.5s", got)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -214,7 +212,7 @@ func openWork(ctx context.Context, o runOptions, r repo, base string, n int, std
 	}
 	logger := newLogger(o.Verbose, stderr)
 	proc.KillOrphans()
-	evaluator.RemoveStaleScratch(pidAlive)
+	evaluator.RemoveStaleScratch(proc.Exists)
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{
 		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,
 	})
@@ -259,15 +257,6 @@ func loadCandidates(ctx context.Context, r repo, base string, o runOptions) ([]c
 	return all, nil
 }
 
-// pidAlive reports whether a process with this PID exists.
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 func newLogger(verbose bool, stderr io.Writer) *slog.Logger {
 	if !verbose {
 		return slog.New(slog.DiscardHandler)
@@ -304,6 +293,7 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		All:                 o.All,
 		TrustCandidateTests: o.TrustTests,
 		Shard:               o.shard,
+		NoCache:             o.NoCache,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,
 		Artifacts:           r.artifactsDir(),
@@ -376,7 +366,7 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		showProgress(events, stderr, verbose, planOf(opts))
+		showProgress(events, stderr, verbose, evaluator.NewETA(opts))
 	}()
 	rep, err := evaluator.Run(ctx, pool, db, opts)
 	close(events)

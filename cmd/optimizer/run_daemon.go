@@ -52,7 +52,7 @@ func (o runOptions) jobRequest(plan jobPlan) (client.JobRequest, error) {
 		Timeout: o.Timeout.String(), MinSpeedup: o.MinSpeedup, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
 		BenchBudget: o.BenchBudget.String(), Metric: o.Metric, BenchFilter: o.BenchFilter, BenchArgs: o.BenchArgs,
 		BuildFlags: o.buildFlags(), NoPin: o.NoPin, MemLimit: o.memLimit(), Sandbox: o.Sandbox,
-		SandboxNet: o.SandboxNet, NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustTests,
+		SandboxNet: o.SandboxNet, NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustTests, NoCache: o.NoCache,
 		NoProfile: o.NoProfile, ProfileCmd: o.ProfileCmd, Parallel: parallel, Config: cfg,
 	}
 	if req.Kind == "" {
@@ -104,7 +104,8 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 func followJob(ctx context.Context, c *client.Client, id string, o runOptions, stderr io.Writer) (*evaluator.Report, error) {
 	events := make(chan evaluator.Event, 64)
 	done := make(chan struct{})
-	plan := etaPlan{timeout: o.Timeout, budget: o.BenchBudget, maxPairs: o.MaxPairs, noBench: o.Bench == "none"}
+	// The daemon decides the slots: with none known, the ETA says nothing.
+	plan := &evaluator.ETA{Timeout: o.Timeout, Budget: o.BenchBudget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, NoBench: o.Bench == "none"}
 	go func() { // owned by followJob: it ends when events is closed below
 		defer close(done)
 		showProgress(events, stderr, o.Verbose, plan)

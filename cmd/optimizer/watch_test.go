@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
@@ -133,10 +134,10 @@ func (w *watching) next() string {
 }
 
 // record returns the next line of stdout as a JSON record.
-func (w *watching) record() watchRecord {
+func (w *watching) record() watch.Record {
 	w.t.Helper()
 	line := w.next()
-	var r watchRecord
+	var r watch.Record
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
 		w.t.Fatalf("line %d is not a JSON record: %v\n%s", w.read, err, line)
 	}
@@ -455,7 +456,7 @@ func TestWatch_Candidates(t *testing.T) {
 	// The working tree is evaluated apart from them, and without them.
 	writeWatchFiles(t, repo, map[string]string{"b.txt": "edited\n"})
 	r = w.record()
-	if r.CandidateResult == nil || r.Name != treeCandidate || !slices.Equal(r.Files, []string{"b.txt"}) {
+	if r.CandidateResult == nil || r.Name != watch.TreeCandidate || !slices.Equal(r.Files, []string{"b.txt"}) {
 		t.Fatalf("record %+v, want the working tree, changing b.txt", r)
 	}
 }
@@ -492,7 +493,7 @@ func TestWatch_Go(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	results, err := db.TestResults(context.Background(), r.Job, treeCandidate)
+	results, err := db.TestResults(context.Background(), r.Job, watch.TreeCandidate)
 	if err != nil || len(results) == 0 {
 		t.Fatalf("test results: %v, %d", err, len(results))
 	}
@@ -565,7 +566,7 @@ func TestWatch_PrunesArtifacts(t *testing.T) {
 		t.Errorf("%d jobs in the store, want 4", n)
 	}
 	var stdout, stderr bytes.Buffer
-	ao := applyOptions{storeOptions: storeOptions{Repo: repo}, Job: jobs[0], Candidate: treeCandidate}
+	ao := applyOptions{storeOptions: storeOptions{Repo: repo}, Job: jobs[0], Candidate: watch.TreeCandidate}
 	err = apply(context.Background(), ao, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "were removed") {
 		t.Errorf("apply of a pruned job: %v, want an error saying its artifacts were removed", err)
@@ -601,7 +602,7 @@ func TestWatch_OwnAndEditorFiles(t *testing.T) {
 	w := startWatch(t, o)
 
 	r := w.record() // the tree at start
-	if r.CandidateResult == nil || r.Name != treeCandidate || !slices.Equal(r.Files, []string{"b.txt"}) || !slices.Equal(r.Trigger, []string{"b.txt"}) {
+	if r.CandidateResult == nil || r.Name != watch.TreeCandidate || !slices.Equal(r.Files, []string{"b.txt"}) || !slices.Equal(r.Trigger, []string{"b.txt"}) {
 		t.Fatalf("at start: record %+v, want the working tree, changing b.txt alone", r)
 	}
 	// Saves of the same noise again, then a real save: the next record is the

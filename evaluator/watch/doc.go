@@ -1,4 +1,14 @@
-// Package watch turns saves in a working tree into candidates.
+// Package watch turns saves in a working tree into candidates, and
+// evaluates them: it is optimizer watch without the terminal, which the
+// CLI and the daemon both drive.
+//
+// A [Session] is one watch: Run snapshots the tree, evaluates its
+// difference from HEAD (evaluator.Run on the session's pool and store),
+// then plans new work from each settled change (plan.go), one evaluation
+// at a time, a newer save of the same thing cancelling the one in flight
+// (session.go). What became of each evaluation goes to Session.Out as a
+// [Record] (record.go), whose text line and JSON object are what optimizer
+// watch prints.
 //
 // A Watcher walks the tree with fsnotify (which has no recursive watch on
 // Linux), adds every directory and each new one as it appears, and drops

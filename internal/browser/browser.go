@@ -49,7 +49,7 @@ func New(tb testing.TB) *Tab {
 			b.mu.Unlock()
 		}
 	}))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 20*time.Minute)
 	tb.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
 	b.Ctx = ctx
 	b.Viewport(tb, 1200, 900)

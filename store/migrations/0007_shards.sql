@@ -1,4 +1,4 @@
--- 0006: jobs spread over machines (issue 19).
+-- 0007: jobs spread over machines (issue 19).
 --
 -- jobs.shards is '' for a job run whole. A shard run (optimizer run --shard
 -- K/N) records the shard it evaluated, "K/N"; a merged store's job records

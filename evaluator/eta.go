@@ -1,0 +1,324 @@
+package evaluator
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// ETA estimates how long a job has left from its events (issue 12.5). It
+// reads nothing but the events and the job's limits, so a progress line,
+// watch and the daemon can all show it. An ETA is used by one goroutine:
+// Observe every event in order, then ask Estimate.
+//
+// Time spent waiting for the machine (EventWaiting) is left out of every
+// duration it measures, and the estimate says nothing of waits to come:
+// another job's hold on the machine cannot be foreseen.
+//
+// What it predicts, from what is left:
+//
+//   - a test still to run takes the reference test time: base's own (the
+//     same suite; a candidate that fails only ends sooner), or the mean of
+//     the candidates that passed, whichever is longer; before either is
+//     known, the mean of every finished candidate's test;
+//   - a running test, what is left of the reference; past it, as long again
+//     as it has run (slow tests have a long tail); never past --timeout;
+//   - tests are spread over the slots;
+//   - a benchmark still to come (a candidate that passed, or an untested one
+//     at the pass rate seen so far) takes the shortest set-up seen (the first
+//     candidate's includes base's build and calibration) plus the pairs the
+//     finished benchmarks took on average, at two of base's samples a pair
+//     (a candidate is assumed to run about as fast as base: one that is 2×
+//     slower makes its own pairs 1.5× longer), within --bench-budget;
+//   - the benchmark being measured, the same pairs at its own pace; once it
+//     has passed them without settling, to --max-pairs.
+//
+// It cannot know whether a test will hang or a benchmark run to its pair
+// cap, so Estimate also gives the most that is left if every running test
+// runs to its timeout and every benchmark to --max-pairs (or its budget).
+type ETA struct {
+	Slots    int           // candidates tested at once; 0: no estimate
+	Timeout  time.Duration // of one test run; 0: none
+	Budget   time.Duration // of one candidate's benchmark; 0: none
+	MinPairs int
+	MaxPairs int
+	NoBench  bool // --bench none: the tests are the whole job
+
+	origin   time.Time
+	waited   time.Duration // finished waits for the machine
+	waitFrom time.Time     // the start of the wait under way; zero when none
+	total    int
+	done     int
+
+	baseFrom  time.Duration // work clock (see work) when phase 1 started
+	baseTest  time.Duration // base's test time; 0 while unknown
+	testFrom  map[string]time.Duration
+	testTimes []time.Duration // every finished candidate's test
+	passTimes []time.Duration // of those, the ones that passed
+	tested    int             // passed their tests, benchmark not finished
+
+	bench       string // the candidate being benchmarked; "" for none
+	benchFrom   time.Duration
+	firstPair   time.Duration
+	lastPair    time.Duration
+	pairs       int
+	baseSamples []time.Duration
+	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
+	pairN       int
+	setups      []time.Duration // from a benchmark's start to its first pair
+	benchPairs  []int           // pairs of each finished benchmark
+	benchTimes  []time.Duration
+}
+
+// NewETA is an ETA for a job run with o.
+func NewETA(o Options) *ETA {
+	return &ETA{Slots: o.Parallel, Timeout: o.Timeout, Budget: o.Budget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
+		NoBench: o.Bench == "none"}
+}
+
+// Estimate is what is left of a job.
+type Estimate struct {
+	Left time.Duration // the best guess
+	// Most is what is left if every running test runs to its timeout and
+	// every benchmark to its pair cap or budget, at the paces seen; at
+	// least Left.
+	Most time.Duration
+	// Tests is set when Left and Most cover the tests only: no benchmark
+	// has a pace yet.
+	Tests bool
+}
+
+// work is the job's time at now without its waits for the machine.
+func (e *ETA) work(now time.Time) time.Duration {
+	w := now.Sub(e.origin) - e.waited
+	if !e.waitFrom.IsZero() {
+		w -= now.Sub(e.waitFrom)
+	}
+	return w
+}
+
+// Observe takes one event, seen at now.
+func (e *ETA) Observe(ev Event, now time.Time) {
+	if e.origin.IsZero() || ev.Kind == EventJobStart {
+		e.origin = now
+	}
+	if e.testFrom == nil {
+		e.testFrom = map[string]time.Duration{}
+	}
+	if ev.Total > 0 {
+		e.total = ev.Total
+	}
+	w := e.work(now)
+	switch ev.Kind {
+	case EventWaiting:
+		switch {
+		case ev.Message != "" && e.waitFrom.IsZero():
+			e.waitFrom = now
+		case ev.Message == "" && !e.waitFrom.IsZero():
+			e.waited += now.Sub(e.waitFrom)
+			e.waitFrom = time.Time{}
+		}
+	case EventPhase:
+		if ev.Phase == "behavior" {
+			e.baseFrom = w
+		}
+	case EventBaseline:
+		if !strings.Contains(ev.Message, "(cached)") {
+			e.baseTest = w - e.baseFrom
+		}
+	case EventStart:
+		switch ev.Phase {
+		case "behavior":
+			e.testFrom[ev.Candidate] = w
+		case "benchmark":
+			e.bench, e.benchFrom, e.pairs = ev.Candidate, w, 0
+		}
+	case EventTested:
+		e.tested++
+		e.testDone(ev.Candidate, w, true)
+	case EventSample:
+		if e.pairs == 0 {
+			e.firstPair = w
+		} else {
+			e.pairSum += w - e.lastPair
+			e.pairN++
+		}
+		e.pairs++
+		e.lastPair = w
+		if ev.BaseSample > 0 {
+			e.baseSamples = append(e.baseSamples, ev.BaseSample)
+		}
+	case EventDone:
+		e.done = max(e.done, ev.Done)
+		if e.bench != "" && ev.Candidate == e.bench {
+			if e.pairs > 0 {
+				e.setups = append(e.setups, e.firstPair-e.benchFrom)
+				e.benchPairs = append(e.benchPairs, e.pairs)
+			}
+			e.benchTimes = append(e.benchTimes, w-e.benchFrom)
+			e.bench = ""
+			e.tested = max(0, e.tested-1)
+			return
+		}
+		e.testDone(ev.Candidate, w, false)
+	}
+}
+
+func (e *ETA) testDone(name string, w time.Duration, passed bool) {
+	from, ok := e.testFrom[name]
+	if !ok {
+		return
+	}
+	e.testTimes = append(e.testTimes, w-from)
+	if passed {
+		e.passTimes = append(e.passTimes, w-from)
+	}
+	delete(e.testFrom, name)
+}
+
+// Estimate says what is left at now; ok is false when nothing measured yet
+// can say, or the job is over.
+func (e *ETA) Estimate(now time.Time) (est Estimate, ok bool) {
+	if e.Slots <= 0 || e.total == 0 || e.done >= e.total {
+		return Estimate{}, false
+	}
+	w := e.work(now)
+	untested := max(0, e.total-e.done-e.tested)
+	if untested > 0 {
+		ref, known := e.refTest()
+		if !known {
+			return Estimate{}, false
+		}
+		est.Left, est.Most = e.testsLeft(w, untested, ref)
+	}
+	if e.NoBench {
+		return est, true
+	}
+	left, most, known := e.benchLeft(w, untested)
+	if !known {
+		est.Tests = true
+		return est, untested > 0
+	}
+	est.Left += left
+	est.Most += most
+	return est, true
+}
+
+// refTest is the time a test still to run is expected to take.
+func (e *ETA) refTest() (time.Duration, bool) {
+	ref := max(e.baseTest, mean(e.passTimes))
+	if ref == 0 && len(e.testTimes) > 0 {
+		ref = mean(e.testTimes)
+	}
+	return ref, ref > 0
+}
+
+// testsLeft is the time left to test the untested candidates, those
+// running and those queued, over the slots: the best guess and the most.
+func (e *ETA) testsLeft(w time.Duration, untested int, ref time.Duration) (left, most time.Duration) {
+	var sum, longest, sumMost, longestMost time.Duration
+	running := 0
+	for _, from := range e.testFrom {
+		el := w - from
+		l, m := ref-el, ref-el
+		if el >= ref {
+			l, m = el, el
+		}
+		if e.Timeout > 0 {
+			m = max(0, e.Timeout-el)
+			l = min(l, m)
+		}
+		sum, sumMost = sum+l, sumMost+m
+		longest, longestMost = max(longest, l), max(longestMost, m)
+		running++
+	}
+	queued := time.Duration(max(0, untested-running)) * ref
+	slots := time.Duration(e.Slots)
+	return max((sum+queued)/slots, longest), max((sumMost+queued)/slots, longestMost)
+}
+
+// benchLeft is the time left in phase 2: the benchmark being measured and
+// those to come. known is false before any pair has a pace.
+func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration, known bool) {
+	var pair time.Duration
+	switch {
+	case len(e.baseSamples) > 0:
+		pair = 2 * mean(e.baseSamples)
+	case e.pairN > 0:
+		pair = e.pairSum / time.Duration(e.pairN) // events from a client that does not relay BaseSample
+	default:
+		return 0, 0, false
+	}
+	pairs := float64(e.MaxPairs)
+	if len(e.benchPairs) > 0 {
+		var n int
+		for _, p := range e.benchPairs {
+			n += p
+		}
+		pairs = float64(n) / float64(len(e.benchPairs))
+	}
+	setups := e.setups
+	if e.bench != "" && e.pairs > 0 {
+		setups = append(setups[:len(setups):len(setups)], e.firstPair-e.benchFrom)
+	}
+	var setup time.Duration
+	if len(setups) > 0 {
+		setup = slices.Min(setups)
+	}
+	per := setup + time.Duration(pairs*float64(pair))
+	perMost := setup + time.Duration(e.MaxPairs)*pair
+	if e.Budget > 0 {
+		per, perMost = min(per, e.Budget+pair), min(perMost, e.Budget+pair)
+	}
+	toCome := float64(e.tested)
+	if e.bench != "" {
+		toCome--
+		l, m := e.currentLeft(w, pairs, pair)
+		left, most = left+l, most+m
+	}
+	if seen := len(e.testTimes); seen > 0 && untested > 0 {
+		passed := e.tested + len(e.benchTimes)
+		toCome += float64(untested) * float64(passed) / float64(seen)
+	}
+	toCome = max(0, toCome)
+	left += time.Duration(toCome * float64(per))
+	most += time.Duration(toCome * float64(perMost))
+	return left, most, true
+}
+
+// currentLeft is what is left of the benchmark being measured: the
+// expected pairs at its own pace (to the cap once it has passed them),
+// within its budget; and the most, to the cap.
+func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (left, most time.Duration) {
+	el := w - e.benchFrom
+	pace := pair
+	if e.pairs >= 2 {
+		pace = (e.lastPair - e.firstPair) / time.Duration(e.pairs-1)
+	}
+	want := pairs
+	if float64(e.pairs) >= pairs {
+		want = float64(e.MaxPairs)
+	}
+	left = time.Duration((want - float64(e.pairs)) * float64(pace))
+	most = time.Duration(max(0, e.MaxPairs-e.pairs)) * pace
+	if e.pairs == 0 && len(e.setups) > 0 {
+		setup := e.setups[len(e.setups)-1]
+		left += max(0, setup-el)
+		most += max(0, setup-el)
+	}
+	if e.Budget > 0 {
+		left, most = min(left, e.Budget-el+pace), min(most, e.Budget-el+pace)
+	}
+	return max(0, left), max(0, left, most)
+}
+
+func mean(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return sum / time.Duration(len(ds))
+}

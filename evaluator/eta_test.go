@@ -1,0 +1,110 @@
+package evaluator
+
+import (
+	"testing"
+	"time"
+)
+
+// etaClock feeds an ETA events at given seconds since the start.
+type etaClock struct {
+	t     *testing.T
+	e     *ETA
+	start time.Time
+	now   time.Time
+}
+
+func newETAClock(t *testing.T, e *ETA) *etaClock {
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	return &etaClock{t: t, e: e, start: start, now: start}
+}
+
+func (c *etaClock) at(s float64, evs ...Event) {
+	c.now = c.start.Add(time.Duration(s * float64(time.Second)))
+	for _, ev := range evs {
+		c.e.Observe(ev, c.now)
+	}
+}
+
+// want checks the estimate at the clock's time.
+func (c *etaClock) want(what string, left, most time.Duration, tests bool) {
+	c.t.Helper()
+	got, ok := c.e.Estimate(c.now)
+	if !ok || got.Left != left || got.Most != most || got.Tests != tests {
+		c.t.Errorf("%s: %+v (ok %v), want left %s, most %s, tests %v", what, got, ok, left, most, tests)
+	}
+}
+
+var failedResult = &CandidateResult{Verdict: VerdictFailed}
+
+// TestETA follows a job of four candidates on two slots through both
+// phases, checking each rule of ETA's estimate.
+func TestETA(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 2, Timeout: time.Minute, Budget: 20 * time.Second, MinPairs: 2, MaxPairs: 10})
+	c.at(0, Event{Kind: EventJobStart, Total: 4}, Event{Kind: EventPhase, Phase: "behavior"},
+		Event{Kind: EventStart, Phase: "behavior", Candidate: "a"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "b"})
+	if got, ok := c.e.Estimate(c.now); ok {
+		t.Errorf("before any test finished: %+v, want no estimate", got)
+	}
+	c.at(1, Event{Kind: EventDone, Candidate: "a", Done: 1, Result: failedResult})
+	// Only a's 1 s is known: b has run as long, so as long again; c and d
+	// queued at 1 s; 3 s over two slots. Most: b to its timeout.
+	c.want("after a failed", 1500*time.Millisecond, 59*time.Second, true)
+	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed in 2s"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "c"})
+	c.at(3, Event{Kind: EventTested, Candidate: "b"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "d"})
+	// The reference is b's 3 s (a pass, longer than base's 2 s), not the
+	// mean with a's quick failure: c has 2 s left, d 3 s.
+	c.want("after b passed", 3*time.Second, 60*time.Second, true)
+	// A wait for the machine is not test time.
+	c.at(4, Event{Kind: EventWaiting, Message: "waiting for the machine: someone"})
+	c.at(14, Event{Kind: EventWaiting})
+	c.want("after a 10 s wait", 2*time.Second, 59*time.Second, true)
+	// Phase 2 (work clock 6 at 16 s): b's benchmark, 2 s of set-up, then a
+	// pair a second, base's samples 0.5 s.
+	c.at(16, Event{Kind: EventTested, Candidate: "c"}, Event{Kind: EventDone, Candidate: "d", Done: 2, Result: failedResult},
+		Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "b"})
+	c.at(18, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
+	c.at(19, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
+	c.at(20, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
+	// No benchmark finished: b to the cap, 7 pairs at its 1 s; c to come at
+	// 2 s of set-up and 10 pairs of two base samples.
+	c.want("during b", 19*time.Second, 19*time.Second, false)
+	c.at(21, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond},
+		Event{Kind: EventDone, Candidate: "b", Done: 3, Result: &CandidateResult{Verdict: VerdictFaster}},
+		Event{Kind: EventStart, Phase: "benchmark", Candidate: "c"})
+	c.at(22, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
+	c.at(23.5, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
+	// c is slower (1.5 s a pair): b settled in 4 pairs, so 2 more at c's
+	// own pace; at most 8 more.
+	c.want("during c", 3*time.Second, 12*time.Second, false)
+	c.at(25, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
+	c.at(26.5, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
+	// Past b's 4 pairs without settling: to the cap.
+	c.want("c past b's pairs", 9*time.Second, 9*time.Second, false)
+	c.at(27, Event{Kind: EventDone, Candidate: "c", Done: 4})
+	if got, ok := c.e.Estimate(c.now); ok {
+		t.Errorf("after the last verdict: %+v, want none", got)
+	}
+}
+
+// TestETA_NoBench: with --bench none the tests are the whole job, and
+// the estimate is not marked as the tests' only.
+func TestETA_NoBench(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, NoBench: true})
+	c.at(0, Event{Kind: EventJobStart, Total: 3}, Event{Kind: EventPhase, Phase: "behavior"},
+		Event{Kind: EventStart, Phase: "behavior", Candidate: "a"})
+	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 1 passed"}, Event{Kind: EventTested, Candidate: "a"},
+		Event{Kind: EventStart, Phase: "behavior", Candidate: "b"})
+	// b and c at base's and a's 2 s, one slot; no timeout, so no more than that.
+	c.want("after a", 4*time.Second, 4*time.Second, false)
+}
+
+// TestETA_CachedBaseline: a baseline from the cache took no time, and is
+// no reference for a test.
+func TestETA_CachedBaseline(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, NoBench: true})
+	c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"},
+		Event{Kind: EventBaseline, Message: "baseline tests (cached): 1 passed"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "a"})
+	if got, ok := c.e.Estimate(c.now.Add(time.Second)); ok {
+		t.Errorf("with only a cached baseline: %+v, want no estimate", got)
+	}
+}

@@ -1,0 +1,148 @@
+package evaluator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// ArtifactsDir is the directory under which job j kept its artifacts: the
+// one its recorded configuration (Options.Config, "artifacts") names, else
+// fallback.
+func ArtifactsDir(j store.Job, fallback string) string {
+	var cfg struct {
+		Artifacts string `json:"artifacts"`
+	}
+	if len(j.Config) > 0 {
+		_ = json.Unmarshal(j.Config, &cfg)
+	}
+	if cfg.Artifacts == "" {
+		return fallback
+	}
+	return cfg.Artifacts
+}
+
+// KeptChange is the change job j kept for candidate name under its
+// artifacts, <artifacts>/<job>/candidates/*.json, as the job wrote it when
+// it started (see saveChanges).
+func KeptChange(j store.Job, artifacts, name string) (candidate.Candidate, error) {
+	dir := filepath.Join(artifacts, j.ID, "candidates")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return candidate.Candidate{}, fmt.Errorf("job %s kept no candidate changes in %s", j.ID, dir)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return candidate.Candidate{}, fmt.Errorf("read kept change: %w", err)
+		}
+		var ch change
+		if err := json.Unmarshal(b, &ch); err != nil {
+			return candidate.Candidate{}, fmt.Errorf("read kept change %s: %w", f, err)
+		}
+		if ch.Name != name {
+			continue
+		}
+		c := candidate.Candidate{Name: ch.Name, Patch: []byte(ch.Patch), Deleted: ch.Deleted}
+		if len(ch.Files) > 0 {
+			c.Files = make(map[string][]byte, len(ch.Files))
+			for p, s := range ch.Files {
+				c.Files[p] = []byte(s)
+			}
+		}
+		return c, nil
+	}
+	return candidate.Candidate{}, fmt.Errorf("job %s kept no change for %s in %s", j.ID, name, dir)
+}
+
+// VerifyKept refuses a kept change whose content id is not the one job j
+// recorded for the candidate: the kept file was edited after the job (by a
+// candidate's test, say, writing into the artifacts), and applying it would
+// install code that was never evaluated. repo is the repository's root.
+func VerifyKept(ctx context.Context, db *store.DB, j store.Job, repo string, c candidate.Candidate) error {
+	rows, err := db.Candidates(ctx, j.ID)
+	if err != nil {
+		return fmt.Errorf("read candidates of job %s: %w", j.ID, err)
+	}
+	want := ""
+	for _, row := range rows {
+		if row.Name == c.Name {
+			want = row.ContentID
+		}
+	}
+	if want == "" {
+		return fmt.Errorf("job %s recorded no content id for %s: nothing to check its kept change against, so it is not applied", j.ID, c.Name)
+	}
+	got, err := candidate.TreeID(ctx, repo, j.Base, c)
+	if err != nil {
+		return fmt.Errorf("compute the content id of %s's kept change: %w", c.Name, err)
+	}
+	if got != want {
+		return fmt.Errorf("the kept change of %s is not what job %s evaluated (content id %s, recorded %s): it was altered after the job, so it is not applied",
+			c.Name, j.ID, shortID(got), shortID(want))
+	}
+	return nil
+}
+
+func shortID(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// ApplyToTree writes c's change into the working tree at root: a patch
+// with git apply (all of it or nothing, the index untouched), whole files
+// and deletions as a slot takes them (worktreepool.WriteFiles: through
+// os.Root, deletions first). It refuses when the tree or the index has
+// changes to the paths c changes; an error past that check names c. It is
+// the only code that writes to a user's working tree.
+func ApplyToTree(ctx context.Context, root string, c candidate.Candidate) error {
+	if err := CheckClean(ctx, root, c.Paths()); err != nil {
+		return err
+	}
+	var err error
+	if len(c.Patch) > 0 {
+		_, err = gitcmd.Run(ctx, gitcmd.Cmd{Dir: root, Args: []string{"apply", "--whitespace=nowarn", "-"},
+			Stdin: bytes.NewReader(c.Patch), ReadOnly: true})
+	} else {
+		err = worktreepool.WriteFiles(root, c.Files, c.Deleted)
+	}
+	if err != nil {
+		return fmt.Errorf("apply %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// CheckClean refuses when the working tree at root, or its index, has
+// changes to paths.
+func CheckClean(ctx context.Context, root string, paths []string) error {
+	if len(paths) == 0 {
+		return errors.New("the candidate changes no files")
+	}
+	args := append([]string{"status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--"}, paths...)
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: root, Args: args, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	var dirty []string
+	for rec := range strings.SplitSeq(string(out), "\x00") {
+		if len(rec) > 3 { // "XY path"
+			dirty = append(dirty, rec[3:])
+		}
+	}
+	if len(dirty) > 0 {
+		return fmt.Errorf("the working tree has changes to %s: commit or stash them first", strings.Join(dirty, ", "))
+	}
+	return nil
+}

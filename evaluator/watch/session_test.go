@@ -1,0 +1,96 @@
+package watch
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// TestSession_Run drives a session as the CLI and the daemon do: a dirty
+// tree is evaluated at start, a save is evaluated again, and cancelling
+// stops Run with nil. The test command sees the saved content (a bad save
+// fails), and the user's repository (its status, index, refs and stash) is
+// as the user left it.
+func TestSession_Run(t *testing.T) {
+	repo := newTestRepo(t, map[string]string{"a.txt": "1\n", "test.sh": "grep -qv bad a.txt\n"})
+	head := strings.TrimSpace(git(t, repo, "rev-parse", "HEAD"))
+	writeFile(t, repo, "a.txt", "2\n") // dirty before the session starts
+	userState := func() string {
+		return git(t, repo, "status", "--porcelain") + git(t, repo, "for-each-ref") + git(t, repo, "stash", "list") +
+			git(t, repo, "ls-files", "-s")
+	}
+	before := userState()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	slots := filepath.Join(t.TempDir(), "slots")
+	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: repo, Base: head, Size: 1, Dir: slots,
+		MachineLock: filepath.Join(t.TempDir(), "machine.lock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close(context.WithoutCancel(ctx))
+
+	records := make(chan Record, 16)
+	s := &Session{
+		Root: repo, Head: head, Skip: []string{slots}, Pool: pool, DB: db,
+		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
+			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands, Parallel: 1,
+				Test: test, Bench: "none", Timeout: time.Minute, Sandbox: evaluator.SandboxOff}
+		},
+		Test:  "sh test.sh",
+		Quiet: 50 * time.Millisecond,
+		Out:   func(r Record) { records <- r },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx) }()
+
+	next := func() Record {
+		t.Helper()
+		select {
+		case r := <-records:
+			return r
+		case err := <-errc:
+			t.Fatalf("Run returned early: %v", err)
+		case <-time.After(2 * time.Minute):
+			t.Fatal("no record in 2 minutes")
+		}
+		return Record{}
+	}
+	first := next()
+	if first.State != "finished" || first.CandidateResult == nil || first.Name != TreeCandidate ||
+		first.Verdict != evaluator.VerdictPassed || first.Job == "" {
+		t.Fatalf("first record = %+v, want the dirty tree passed", first)
+	}
+	if !strings.HasPrefix(first.Line(), first.Subject+": tests pass") || !strings.Contains(first.Subject, "a.txt") {
+		t.Errorf("first line = %q, want its subject naming a.txt, then the verdict", first.Line())
+	}
+
+	writeFile(t, repo, "a.txt", "bad\n")
+	second := next()
+	if second.State != "finished" || second.CandidateResult == nil || second.Verdict != evaluator.VerdictFailed ||
+		len(second.Trigger) != 1 || second.Trigger[0] != "a.txt" {
+		t.Fatalf("second record = %+v, want the save of a.txt failed", second)
+	}
+
+	cancel()
+	if err := <-errc; err != nil {
+		t.Errorf("Run after cancel = %v, want nil", err)
+	}
+	writeFile(t, repo, "a.txt", "2\n")
+	if after := userState(); after != before {
+		t.Errorf("the user's repository changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
