@@ -304,3 +304,17 @@ func readError(resp *http.Response) error {
 
 // Socket returns the unix socket the client talks to; "" over TCP.
 func (c *Client) Socket() string { return c.sock }
+
+// Metrics reads /metrics, in the Prometheus text format.
+func (c *Client) Metrics(ctx context.Context) (string, error) {
+	resp, err := c.send(ctx, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", readError(resp)
+	}
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/dashboard"
@@ -54,10 +53,12 @@ func (d dashSource) Jobs(ctx context.Context) ([]dashboard.Job, error) {
 }
 
 // job is a queue row as the jobs page shows it; a running job's progress
-// comes from its live report.
+// and ETA (evaluator.ETA, as the CLI's progress has it) come from its live
+// report.
 func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 	j := dashboard.Job{ID: qj.ID, Repo: qj.Repo, Base: qj.Base, State: qj.State, Started: qj.Started, Finished: qj.Finished}
 	var rep *evaluator.Report
+	var live *liveReport
 	switch {
 	case len(qj.Report) > 0:
 		rep = new(evaluator.Report)
@@ -66,35 +67,30 @@ func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 		}
 	case qj.State == store.QueueRunning:
 		if rj := d.s.sched.get(qj.ID); rj != nil {
-			rep = rj.live.snapshot()
+			live = rj.live
+			rep = live.snapshot()
 		}
 	case qj.State == store.QueueQueued:
 		if spec, err := decodeSpec(qj); err == nil {
 			j.Total, j.Kind = len(spec.Candidates), spec.Request.Kind
 		}
 	}
+	if live != nil {
+		if left, ok := live.left(); ok {
+			j.ETA = left
+		}
+	}
 	if rep == nil {
 		return j
 	}
 	j.Total = len(rep.Candidates)
-	ran := 0 // done candidates that cost time: not duplicates
 	for _, c := range rep.Candidates {
 		if c.Verdict != evaluator.VerdictPending && c.Verdict != "" {
 			j.Done++
-			if c.Verdict != evaluator.VerdictDuplicate {
-				ran++
-			}
 		}
 		if rep.Winner != nil && c.Name == *rep.Winner {
 			j.Winner, j.Speedup = c.Name, c.Speedup
 		}
-	}
-	if qj.State == store.QueueRunning && ran > 0 && !qj.Started.IsZero() {
-		// A plain ETA: the time per candidate judged so far (duplicates
-		// cost none), times those left. The CLI's finer estimate
-		// (cmd/optimizer/eta.go) lives in cmd.
-		per := time.Since(qj.Started) / time.Duration(ran)
-		j.ETA = per * time.Duration(j.Total-j.Done)
 	}
 	return j
 }

@@ -14,6 +14,7 @@ import (
 type liveReport struct {
 	mu  sync.Mutex
 	rep evaluator.Report
+	eta *evaluator.ETA // nil until the job's options are known
 }
 
 func newLiveReport(qj store.QueuedJob, spec *jobSpec) *liveReport {
@@ -26,9 +27,32 @@ func newLiveReport(qj store.QueuedJob, spec *jobSpec) *liveReport {
 	return l
 }
 
+// setETA starts estimating what is left of the job, as the CLI's progress
+// does; the dashboard shows it.
+func (l *liveReport) setETA(opts evaluator.Options) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.eta = evaluator.NewETA(opts)
+}
+
+// left is the ETA's best guess of what is left; ok is false when it cannot
+// say yet.
+func (l *liveReport) left() (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.eta == nil {
+		return 0, false
+	}
+	est, ok := l.eta.Estimate(time.Now())
+	return est.Left, ok
+}
+
 func (l *liveReport) update(ev evaluator.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.eta != nil {
+		l.eta.Observe(ev, time.Now())
+	}
 	switch ev.Kind {
 	case evaluator.EventJobStart:
 		l.rep.Job = ev.Message

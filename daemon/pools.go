@@ -93,7 +93,9 @@ func (p *repoPools) get(ctx context.Context, root, commonDir, base string) (*rep
 		db.Close()
 		return nil, fmt.Errorf("mark dead jobs of %s interrupted: %w", root, err)
 	}
-	pool, err := worktreepool.Open(ctx, worktreepool.Options{
+	// The pool outlives the job that opens it: its slots are made in the
+	// background under a context no job's end cancels (Close stops them).
+	pool, err := worktreepool.Open(context.WithoutCancel(ctx), worktreepool.Options{
 		Repo: root, Base: base, Size: p.size, Keep: true, Paranoid: p.paranoid, MachineLock: p.lock, Logger: p.log,
 	})
 	if err != nil {

@@ -154,6 +154,7 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 		s.finishJob(ctx, rj, nil, err)
 		return
 	}
+	rj.live.setETA(opts)
 	events := make(chan evaluator.Event, 256)
 	opts.Events = events
 	fwd := make(chan struct{})
@@ -190,11 +191,12 @@ func (s *Server) finishJob(ctx context.Context, rj *runningJob, rep *evaluator.R
 	case err != nil:
 		state, msg = store.QueueFailed, err.Error()
 	}
+	sc := s.sched
+	sc.mu.Lock()
+	delete(sc.running, rj.id) // before its end is published: whoever reads it sees it ended
+	sc.mu.Unlock()
 	var b []byte
-	if rep != nil {
-		if state == store.QueueCancelled {
-			rep.State = "cancelled"
-		}
+	if rep != nil { // a cancelled job's report says interrupted, as a CLI run's does
 		b, _ = json.Marshal(rep)
 	}
 	s.endJob(context.WithoutCancel(ctx), rj.id, state, msg, b)

@@ -2,15 +2,9 @@ package evaluator
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,7 +13,6 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/proc"
-	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -33,94 +26,6 @@ type testOutcome struct {
 	// Stdout counts the bytes the command wrote to stdout: a runner that
 	// ran tests prints something there.
 	Stdout int64 `json:"stdout_bytes,omitempty"`
-}
-
-// BaseTestError is the job's error when the test command cannot run at
-// base: the shell could not find or execute it (exit 127 or 126), or it
-// exited non-zero having printed nothing to stdout and nothing that reads
-// like a test run on stderr, as a runner that is not installed does. No
-// candidate can be judged by such a command.
-type BaseTestError struct {
-	Exit   int
-	Output string // the tail of its output: its stderr, when stdout was empty
-}
-
-func (e *BaseTestError) Error() string {
-	why := "the test command cannot run at base"
-	switch e.Exit {
-	case 127:
-		why += " (exit 127: command not found)"
-	case 126:
-		why += " (exit 126: not executable)"
-	default:
-		why += fmt.Sprintf(" (exit %d with no output on stdout)", e.Exit)
-	}
-	if out := strings.TrimSpace(e.Output); out != "" {
-		why += "; it says:\n  " + strings.ReplaceAll(out, "\n", "\n  ")
-	}
-	return why
-}
-
-// cannotRun says whether a base run of the test command shows that it could
-// not run at all, as opposed to a suite with some failing tests.
-func cannotRun(out *testOutcome) *BaseTestError {
-	if out.TimedOut || out.Exit == 0 || out.Exit < 0 {
-		return nil
-	}
-	if out.Exit == 127 || out.Exit == 126 || (out.Stdout == 0 && !ranTests(out.Output)) {
-		return &BaseTestError{Exit: out.Exit, Output: tail(stripEscapes(out.Output), 20)}
-	}
-	return nil
-}
-
-// baseline is the base's test outcome, shared by every phase-1 worker. Its
-// tests start with the job, before candidates are resolved: they need no
-// candidate, and so the first test runs as soon as the first slot exists.
-type baseline struct {
-	once   sync.Once
-	done   chan struct{}
-	out    *testOutcome
-	err    error
-	cancel context.CancelFunc // stops the run; nil when the outcome was cached
-	wg     sync.WaitGroup     // the run's goroutine
-}
-
-// startBaseline starts the baseline's tests, unless the store has their
-// outcome for this base, command and environment.
-func (j *job) startBaseline(ctx context.Context) *baseline {
-	b := &baseline{done: make(chan struct{})}
-	if out, ok := j.cachedBaseline(ctx); ok && !j.opts.NoCache {
-		j.log.Debug("baseline cached", "result", out.summary())
-		b.set(out, nil)
-		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary()})
-		return b
-	}
-	bctx, cancel := context.WithCancel(ctx)
-	b.cancel = cancel
-	b.wg.Go(func() { j.runBaseline(bctx, b) })
-	return b
-}
-
-// stop cancels the baseline's tests if they still run, as when no
-// candidate needs them, and waits for them to end.
-func (b *baseline) stop() {
-	if b.cancel != nil {
-		b.cancel()
-	}
-	b.wg.Wait()
-}
-
-func (b *baseline) set(out *testOutcome, err error) {
-	b.once.Do(func() { b.out, b.err = out, err; close(b.done) })
-}
-
-func (b *baseline) wait(ctx context.Context) (*testOutcome, error) {
-	select {
-	case <-b.done:
-		return b.out, b.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // behavior is phase 1: every candidate's tests run concurrently with the
@@ -173,52 +78,6 @@ func (j *job) behavior(ctx context.Context, base *baseline) error {
 	default:
 	}
 	return nil
-}
-
-func (j *job) runBaseline(ctx context.Context, base *baseline) {
-	if j.opts.MemLimit > 0 && !proc.CanLimitMemory() {
-		j.warn(ctx, "no memory cap: prlimit (util-linux) is not installed, so tests run without one")
-	}
-	j.sandboxNotes(ctx)
-	slot, err := j.acquireForBase(ctx)
-	if err != nil {
-		base.set(nil, fmt.Errorf("acquire a slot for the baseline: %w", err))
-		return
-	}
-	j.download(ctx, slot)
-	j.log.Debug("baseline tests start", "slot", slot.Name())
-	out, err := j.runTests(ctx, slot)
-	j.pool.Release(slot)
-	if err == nil && out.TimedOut && j.oversubscribed() && ctx.Err() == nil {
-		out, err = j.baseAlone(ctx)
-	}
-	if err == nil && ctx.Err() == nil {
-		j.log.Debug("baseline tests end", "took", dur(out.Seconds), "result", out.summary())
-		if bte := cannotRun(out); bte != nil {
-			base.set(nil, bte)
-			return
-		}
-	}
-	switch {
-	case ctx.Err() != nil:
-		base.set(nil, ctx.Err()) // stopped: nothing to say of base
-		return
-	case err != nil:
-		base.set(nil, fmt.Errorf("run baseline tests: %w", err))
-		return
-	}
-	if out.TimedOut {
-		j.warn(ctx, "the baseline tests timed out after %s: candidates are compared per test only", j.opts.Timeout)
-	} else if out.Exit != 0 {
-		j.warn(ctx, "the test command fails at base (exit %d): candidates are judged only on tests that pass at base", out.Exit)
-	}
-	// Judging reads only the statuses of base's tests: keep no more of its
-	// raw output, in memory or in the cache, than a message shows.
-	out.Output = tail(out.Output, 40)
-	base.set(out, nil)
-	j.storeTests(ctx, "", out)
-	j.putBaseline(ctx, out)
-	j.emit(Event{Kind: EventBaseline, Message: "baseline tests: " + out.summary()})
 }
 
 // behaveOne runs one candidate's tests and judges them against the baseline.
@@ -530,66 +389,4 @@ func capString(s string, n int) string {
 func isGoTestJSON(cmd string) bool {
 	f := strings.Fields(cmd)
 	return len(f) >= 2 && f[0] == "go" && f[1] == "test" && strings.Contains(cmd, "-json")
-}
-
-// The baseline cache: keyed by base commit, test command and the environment
-// that changes what tests do.
-func (j *job) baselineKey() string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s/%s\x00%s", j.opts.Base, j.test, runtime.GOOS, runtime.GOARCH, runtime.Version())
-	if j.opts.Setup != "" || len(j.opts.CopyFiles) > 0 {
-		// What setup makes, and the files copied in, change what tests do.
-		// The files are hashed as they are now; what setup makes is known
-		// only by its command.
-		fmt.Fprintf(h, "\x00setup=%s", j.opts.Setup)
-		for _, f := range j.opts.CopyFiles {
-			b, _ := os.ReadFile(filepath.Join(j.opts.Repo, filepath.FromSlash(f)))
-			fmt.Fprintf(h, "\x00copy=%s\x00%x", f, sha256.Sum256(b))
-		}
-	}
-	for _, k := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOTOOLCHAIN", "PATH"} {
-		fmt.Fprintf(h, "\x00%s=%s", k, os.Getenv(k))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func (j *job) cachedBaseline(ctx context.Context) (*testOutcome, bool) {
-	b, err := j.db.Baseline(ctx, j.baselineKey())
-	if err != nil {
-		return nil, false
-	}
-	var out testOutcome
-	if json.Unmarshal(b, &out) != nil {
-		return nil, false
-	}
-	return &out, true
-}
-
-func (j *job) putBaseline(ctx context.Context, out *testOutcome) {
-	if out.TimedOut || ctx.Err() != nil {
-		return
-	}
-	b, err := json.Marshal(out)
-	if err == nil {
-		err = j.db.PutBaseline(context.WithoutCancel(ctx), j.baselineKey(), b)
-	}
-	if err != nil {
-		j.notRecorded("the baseline cache", err)
-	}
-}
-
-// storeTests records per-test results; candidate "" is base.
-func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
-	if out == nil || out.Tests == nil {
-		return
-	}
-	rows := make([]store.TestResult, 0, len(out.Tests.Tests))
-	for key, st := range out.Tests.Tests {
-		pkg, test := gotest.SplitKey(key)
-		rows = append(rows, store.TestResult{JobID: j.id, Candidate: name, Package: pkg, Test: test,
-			Status: string(st), Output: out.Tests.Output[key]})
-	}
-	if err := j.db.AddTestResults(context.WithoutCancel(ctx), rows); err != nil {
-		j.notRecorded("test results", err)
-	}
 }

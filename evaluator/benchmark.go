@@ -46,7 +46,6 @@ var errTooSlow = errors.New("candidate sample ran past its time limit")
 // runs one process per benchmark; a bench command runs once for all.
 type sampler interface {
 	sample(ctx context.Context, s side) ([]metric, error)
-	close()
 }
 
 // measured keeps what phase 2 built for a candidate, for the profile phase.
@@ -147,7 +146,6 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		return
 	}
 	smp = j.watch(c, smp)
-	defer smp.close()
 	fail = j.rounds(ctx, c, smp, start)
 	if ctx.Err() != nil {
 		return
@@ -288,7 +286,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 	if !dec.Settled && series.rounds() < j.opts.MinPairs {
 		dec = seq.Look(series.names(), series.pairs())
 	}
-	j.apply(ctx, c, series, dec)
+	j.decide(ctx, c, series, dec)
 	if len(kept) > r0 && ctx.Err() == nil {
 		j.keepRounds(ctx, c, kept)
 	}
@@ -307,8 +305,9 @@ func orderSeed(jobID, name string) uint64 {
 	return h.Sum64()
 }
 
-// apply turns a decision into the candidate's verdict and benchmark table.
-func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision) {
+// decide turns a stats decision into the candidate's verdict and benchmark
+// table.
+func (j *job) decide(ctx context.Context, c *cand, s *series, dec stats.Decision) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	c.res.Verdict = Verdict(dec.Verdict)
@@ -350,9 +349,7 @@ func (j *job) apply(ctx context.Context, c *cand, s *series, dec stats.Decision)
 			c.res.Note += ": the job's time budget ran out"
 		}
 	}
-	if err := j.db.AddBenchResults(context.WithoutCancel(ctx), rows); err != nil {
-		j.notRecorded("benchmark results", err)
-	}
+	j.storeBenchResults(ctx, rows)
 }
 
 // tooSlow settles a candidate whose sample ran far past the base's.
@@ -362,22 +359,4 @@ func (j *job) tooSlow(c *cand, s *series, err error) {
 	c.res.Verdict = VerdictSlower
 	c.res.Pairs = s.rounds()
 	c.res.Note = err.Error()
-}
-
-func benchRow(jobID, name string, b BenchResult) store.BenchResult {
-	return store.BenchResult{JobID: jobID, Candidate: name, Benchmark: b.Name, Unit: b.Unit, Verdict: string(b.Verdict),
-		Base: b.Base, Value: b.Candidate, Speedup: b.Speedup, CILow: b.CI[0], CIHigh: b.CI[1], P: b.P, Pairs: b.Pairs}
-}
-
-func (j *job) storeSamples(ctx context.Context, name string, s side, round, order int, ms []metric) {
-	rows := make([]store.BenchSample, len(ms))
-	for i, m := range ms {
-		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.bench, Unit: m.unit,
-			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters,
-			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches,
-			Host: j.host}
-	}
-	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
-		j.notRecorded("benchmark samples", err)
-	}
 }

@@ -346,7 +346,7 @@ func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
 	}
 	start := time.Now()
 	j.recordReused(ctx, c, rounds)
-	j.apply(ctx, c, series, dec)
+	j.decide(ctx, c, series, dec)
 	c.unbuilt = true
 	j.benched(c, start)
 	j.settle(ctx, c)

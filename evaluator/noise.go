@@ -28,7 +28,6 @@ func (j *job) noiseCheck(ctx context.Context, c *cand) {
 	if fail != nil || smp == nil {
 		return
 	}
-	defer smp.close()
 	aa := &aaSampler{smp}
 	s := newSeries()
 	for range noisePairs {

@@ -3,18 +3,15 @@ package evaluator
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/profiler"
-	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -284,17 +281,6 @@ func modulePath(repo string) string {
 		}
 	}
 	return ""
-}
-
-// storeProfile records one profile pair and its summary.
-func (j *job) storeProfile(ctx context.Context, name, kind, basePath, path string, summary any) {
-	b, _ := json.Marshal(summary)
-	err := j.db.AddProfile(context.WithoutCancel(ctx), store.Profile{
-		JobID: j.id, Candidate: name, Kind: kind, BasePath: basePath, Path: path, Summary: b, Created: time.Now(),
-	})
-	if err != nil {
-		j.notRecorded("a profile", err)
-	}
 }
 
 // gitShow reads one file at a revision from the repository's objects.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/store"
@@ -212,5 +213,56 @@ func (j *job) finish(rep *Report, runErr error) {
 	}
 	if err := j.db.FinishJob(context.Background(), j.id, rep.State, winner, b, msg); err != nil {
 		j.notRecorded("the job's end", err)
+	}
+}
+
+// storeBenchResults records a candidate's benchmark table.
+func (j *job) storeBenchResults(ctx context.Context, rows []store.BenchResult) {
+	if err := j.db.AddBenchResults(context.WithoutCancel(ctx), rows); err != nil {
+		j.notRecorded("benchmark results", err)
+	}
+}
+
+// storeTests records per-test results; candidate "" is base.
+func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
+	if out == nil || out.Tests == nil {
+		return
+	}
+	rows := make([]store.TestResult, 0, len(out.Tests.Tests))
+	for key, st := range out.Tests.Tests {
+		pkg, test := gotest.SplitKey(key)
+		rows = append(rows, store.TestResult{JobID: j.id, Candidate: name, Package: pkg, Test: test,
+			Status: string(st), Output: out.Tests.Output[key]})
+	}
+	if err := j.db.AddTestResults(context.WithoutCancel(ctx), rows); err != nil {
+		j.notRecorded("test results", err)
+	}
+}
+func benchRow(jobID, name string, b BenchResult) store.BenchResult {
+	return store.BenchResult{JobID: jobID, Candidate: name, Benchmark: b.Name, Unit: b.Unit, Verdict: string(b.Verdict),
+		Base: b.Base, Value: b.Candidate, Speedup: b.Speedup, CILow: b.CI[0], CIHigh: b.CI[1], P: b.P, Pairs: b.Pairs}
+}
+
+func (j *job) storeSamples(ctx context.Context, name string, s side, round, order int, ms []metric) {
+	rows := make([]store.BenchSample, len(ms))
+	for i, m := range ms {
+		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.bench, Unit: m.unit,
+			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters,
+			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches,
+			Host: j.host}
+	}
+	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
+		j.notRecorded("benchmark samples", err)
+	}
+}
+
+// storeProfile records one profile pair and its summary.
+func (j *job) storeProfile(ctx context.Context, name, kind, basePath, path string, summary any) {
+	b, _ := json.Marshal(summary)
+	err := j.db.AddProfile(context.WithoutCancel(ctx), store.Profile{
+		JobID: j.id, Candidate: name, Kind: kind, BasePath: basePath, Path: path, Summary: b, Created: time.Now(),
+	})
+	if err != nil {
+		j.notRecorded("a profile", err)
 	}
 }

@@ -156,7 +156,7 @@ type Report struct {
 	Winner     *string           `json:"winner"`
 	MinSpeedup float64           `json:"min_speedup"`
 	Candidates []CandidateResult `json:"candidates"`
-	Profile    any               `json:"profile,omitempty"` // *profiler.Summary once profiling lands
+	Profile    any               `json:"profile,omitempty"` // a *profiler.Summary: the winner's profile
 	// ProfileNote says why a winner has no profile when that is by design,
 	// such as a winner measured by a --bench command with no --profile.
 	ProfileNote string         `json:"profile_note,omitempty"`
@@ -200,17 +200,16 @@ type EventKind string
 
 // The event kinds that a job emits, in roughly the order they happen.
 const (
-	EventJobStart  EventKind = "job-start"  // Total is the number of candidates
-	EventSlotReady EventKind = "slot-ready" // Message names the slot
-	EventBaseline  EventKind = "baseline"   // baseline tests finished; Message summarises
-	EventPhase     EventKind = "phase"      // Phase changed: behavior, benchmark, profile
-	EventStart     EventKind = "start"      // Candidate started a phase
-	EventTested    EventKind = "tested"     // Candidate passed its tests; its benchmark is to come; Result is set
-	EventDone      EventKind = "done"       // Candidate has its final verdict; Result is set
-	EventSample    EventKind = "sample"     // one benchmark pair measured (progress only)
-	EventWarning   EventKind = "warning"    // Message
-	EventWaiting   EventKind = "waiting"    // Message says who holds the machine; "" when the wait is over
-	EventJobDone   EventKind = "job-done"   // Report is complete
+	EventJobStart EventKind = "job-start" // Total is the number of candidates
+	EventBaseline EventKind = "baseline"  // baseline tests finished; Message summarises
+	EventPhase    EventKind = "phase"     // Phase changed: behavior, benchmark, profile
+	EventStart    EventKind = "start"     // Candidate started a phase
+	EventTested   EventKind = "tested"    // Candidate passed its tests; its benchmark is to come; Result is set
+	EventDone     EventKind = "done"      // Candidate has its final verdict; Result is set
+	EventSample   EventKind = "sample"    // one benchmark pair measured (progress only)
+	EventWarning  EventKind = "warning"   // Message
+	EventWaiting  EventKind = "waiting"   // Message says who holds the machine; "" when the wait is over
+	EventJobDone  EventKind = "job-done"  // Report is complete
 )
 
 // Event is what workers send to the one goroutine that owns the terminal.

@@ -39,8 +39,6 @@ func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.
 	return s, "", nil
 }
 
-func (s *cmdSampler) close() {}
-
 func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	slot, err := s.tree(ctx, sd)
 	if err != nil {

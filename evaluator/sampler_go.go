@@ -47,8 +47,6 @@ type goSampler struct {
 	slow    float64 // the last base sample's largest time per op over its calibration's (interference.go)
 }
 
-func (g *goSampler) close() {}
-
 // drop stops measuring b. A round's benchmarks are those both sides
 // printed, so what was measured of b on one side only is never paired.
 func (g *goSampler) drop(b *goBench) {

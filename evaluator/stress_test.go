@@ -116,22 +116,29 @@ func TestRun_RandomCancel(t *testing.T) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			h := newHarness(t, stressRepo)
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(time.Duration(50+r.IntN(1500))*time.Millisecond, cancel)
-			rep, err := h.run(t, ctx, 1+r.IntN(4), Options{
-				Candidates: cands, Test: "sh test.sh", Bench: "none", Timeout: time.Second,
-			})
-			cancel()
-			if err == nil {
-				return // finished before the cancel: nothing to check
-			}
-			if rep == nil {
-				// Cancelled before the job was recorded: nothing ran,
-				// and nothing may be in the store.
-				jobs, jerr := h.db.Jobs(context.Background(), 0)
-				if !errors.Is(err, context.Canceled) || jerr != nil || len(jobs) != 0 {
-					t.Errorf("no report, err %v; jobs %v, %v", err, jobs, jerr)
+			defer cancel()
+			// Cancel at a random point of the job, counted in its events
+			// (over 80 for 40 candidates), so that the cancel always lands
+			// mid-job, whatever the machine's speed.
+			at := 1 + r.IntN(60)
+			events := make(chan Event)
+			go func() {
+				n := 0
+				for range events {
+					if n++; n == at {
+						cancel()
+					}
 				}
-				return
+			}()
+			rep, err := h.run(t, ctx, 1+r.IntN(4), Options{
+				Candidates: cands, Test: "sh test.sh", Bench: "none", Timeout: time.Second, Events: events,
+			})
+			close(events) // Run has returned: nothing sends any more
+			if err == nil || rep == nil {
+				t.Fatalf("Run = %v, %v after a cancel at event %d: want the interrupted report and context.Canceled", rep, err, at)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Run's error %v, want context.Canceled", err)
 			}
 			if rep.State != "interrupted" {
 				t.Fatalf("report %v, err %v: want an interrupted report", rep, err)

@@ -1,6 +1,8 @@
 package profiler
 
 import (
+	"github.com/rogpeppe/go-internal/diff"
+
 	"bytes"
 	"flag"
 	"os"
@@ -26,25 +28,8 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", name, lineDiff(string(want), string(got)))
+		t.Errorf("%s differs (go test -update rewrites it):\n%s", name, diff.Diff("want", want, "got", got))
 	}
-}
-
-// lineDiff shows want and got line by line, marking lines that differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for _, o := range align(w, g) {
-		switch o.kind {
-		case opEqual:
-			b.WriteString("  " + w[o.a] + "\n")
-		case opDelete:
-			b.WriteString("- " + w[o.a] + "\n")
-		case opInsert:
-			b.WriteString("+ " + g[o.b] + "\n")
-		}
-	}
-	return b.String()
 }
 
 func TestSummary_Write(t *testing.T) {

@@ -875,7 +875,16 @@ func TestPool_MachineLockPrefersExclusive(t *testing.T) {
 		}
 		excl <- ss
 	}()
-	time.Sleep(200 * time.Millisecond) // let it start waiting
+	// Wait until a's exclusive holder is registered as waiting for the
+	// machine lock b holds: what the pool itself reports, not a guess.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if w, ok := a.MachineWait(); ok && w.Exclusive {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the exclusive holder never waited for the machine lock")
+		}
+	}
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	if _, err := b.Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a new holder got in ahead of a waiting exclusive one: %v", err)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // deadPID returns the PID of a process that has exited.
@@ -121,13 +120,11 @@ func TestReclaim_LockHeldAfterOwnerDied(t *testing.T) {
 	if _, err := out.Read(line); err != nil || !strings.HasPrefix(string(line), "locked") {
 		t.Fatalf("child: %q, %v", line, err)
 	}
-	start := time.Now()
+	// Had the wait for the child's flock given up (orphanWait), the slot
+	// would be left as owned: n == 1 says Reclaim waited for it.
 	n, err := Reclaim(context.Background(), repo, "", false)
 	if err != nil || n != 1 {
 		t.Errorf("Reclaim: %d, %v; want 1, once the child let go", n, err)
-	}
-	if d := time.Since(start); d > orphanWait {
-		t.Errorf("Reclaim took %v, more than orphanWait", d)
 	}
 	child.Wait()
 	if l := linked(t, repo); len(l) != 0 {

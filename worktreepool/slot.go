@@ -18,10 +18,9 @@ import (
 
 // Errors a caller can recognise.
 var (
-	ErrClosed   = errors.New("slot pool is closed")
-	ErrNoSlots  = errors.New("no slot could be made")
-	ErrBadPath  = errors.New("path leaves the slot's tree")
-	ErrReleased = errors.New("slot is not held")
+	ErrClosed  = errors.New("slot pool is closed")
+	ErrNoSlots = errors.New("no slot could be made")
+	ErrBadPath = errors.New("path leaves the slot's tree")
 )
 
 // Slot is one linked worktree of the pool, detached at base. A Slot is lent

@@ -53,7 +53,7 @@ func (c *trackedCache) get(ctx context.Context, base string) *trackedPaths {
 	o := c.bases[base]
 	if o == nil {
 		if len(c.bases) >= 2 {
-			clear(c.bases) // a pool moves base rarely: keep the new one and the one before at most
+			clear(c.bases) // a pool moves base rarely: drop all, keep only the new one
 		}
 		o = &trackedOnce{}
 		c.bases[base] = o

@@ -168,7 +168,7 @@ func reportNew(lines []stamped) {
 		if err != nil {
 			continue
 		}
-		most := pred
+		most := pred * 3 / 2 // a line says "up to" only when the most is over 1.5 times its ETA
 		if m[3] != "" {
 			if most, err = time.ParseDuration(m[3]); err != nil {
 				continue

@@ -211,11 +211,13 @@ type jobCandidate struct {
 }
 
 // optimizerJob runs the CLI on the candidates with its defaults, but for
-// the one benchmark of the target, and returns its report.
+// the one benchmark of the target, and returns its report. --no-cache
+// keeps the trials apart: A/A candidates build byte-identical benchmark
+// binaries, whose pairs the result cache would otherwise share.
 func optimizerJob(ctx context.Context, bin, dir, repo, cands, bench string, extra []string) (struct{ Candidates []jobCandidate }, error) {
 	var rep struct{ Candidates []jobCandidate }
 	args := append([]string{bin, "--repo", repo, "--candidates", cands, "--db", filepath.Join(dir, "store.db"),
-		"--format", "json", "--no-profile", "--bench-filter", bench}, extra...)
+		"--format", "json", "--no-profile", "--no-cache", "--bench-filter", bench}, extra...)
 	var stdout bytes.Buffer
 	res, err := proc.Run(ctx, proc.Cmd{Args: args, CPU: -1, Stdout: &stdout, MaxOutput: 1 << 20})
 	if err != nil {

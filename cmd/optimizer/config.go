@@ -74,7 +74,7 @@ type runOptions struct {
 	// copyFiles are the files CopyIgnored matched, found by configure.
 	copyFiles []string
 
-	// Kind is recorded in the store: run or demo. Not a flag.
+	// Kind is recorded in the store: run, watch, ci, optimize or demo. Not a flag.
 	Kind string `json:"-"`
 	// ParallelFrom names where -j came from when it was not the command
 	// line: optimizer.toml, or "" for the flag or the default.

@@ -52,6 +52,18 @@ test = "make test"
 			},
 		},
 		{
+			name: "NoCache",
+			toml: "no-cache = true\n",
+			check: func(t *testing.T, o runOptions, _ string) {
+				if !o.NoCache {
+					t.Error("no-cache = true in optimizer.toml did not turn the result cache off")
+				}
+				if opts := o.evaluatorOptions(repo{Root: t.TempDir()}, "", 1, nil, nil); !opts.NoCache {
+					t.Error("--no-cache did not reach the evaluator's options")
+				}
+			},
+		},
+		{
 			name: "FlagsWin",
 			toml: "parallel-candidates = 3\nbench-arg = [\"-a\"]\ncandidates = [\"c\"]\n",
 			args: []string{"-j", "2", "--bench-arg", "-b", "--candidates", "mine"},

@@ -26,6 +26,7 @@ type daemonOptions struct {
 	MaxJobs     int
 	DiskBudget  string
 	Paranoid    bool
+	MachineLock string
 	Verbose     bool
 }
 
@@ -42,7 +43,11 @@ warm pool of slots per repository, runs behaviour phases side by side within
 one machine-wide slot budget, and benchmarks one job at a time. optimizer run
 and watch submit to it when it answers. Logs go to stderr. On SIGTERM it
 cancels running jobs, which run again at its next start, and exits 0.
-See docs/daemon.md.`,
+See docs/daemon.md.
+
+It serves a dashboard at / (docs/dashboard.md): over the socket, and with
+--listen at http://127.0.0.1:PORT/?token=TOKEN, which sets a cookie that
+carries the token for the rest of the visit.`,
 		Example: `  optimizer daemon
   optimizer daemon --listen 127.0.0.1:7070   # adds TCP, with a bearer token`,
 		Args: cobra.NoArgs,
@@ -60,6 +65,7 @@ See docs/daemon.md.`,
 	fs.IntVar(&o.MaxJobs, "max-jobs", daemon.DefaultMaxJobs, "jobs run at once; they share the slot budget")
 	fs.StringVar(&o.DiskBudget, "pool-disk", "20G", "disk the warm pools of idle repositories may take before the least recently used is removed")
 	fs.BoolVar(&o.Paranoid, "paranoid-reset", false, "prove every slot clean at every reset")
+	fs.StringVar(&o.MachineLock, "machine-lock", "", "the lock file that orders the daemon's tests and benchmarks against optimizer runs outside it (default: the one every optimizer process shares)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log at debug level")
 	return cmd
 }
@@ -119,6 +125,7 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 		MaxJobs:     o.MaxJobs,
 		DiskBudget:  budget,
 		Paranoid:    o.Paranoid,
+		MachineLock: o.MachineLock,
 		Logger:      logger,
 	}
 	if o.Listen != "" {

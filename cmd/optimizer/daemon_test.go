@@ -168,3 +168,47 @@ func TestRun_ThroughDaemonBench(t *testing.T) {
 		t.Errorf("fast: %s in-process, %s through the daemon; want winner", lv["fast"], rv["fast"])
 	}
 }
+
+// TestWatch_ThroughDaemon: with a daemon on the socket, each save is a job
+// of the watch's session there; a newer save cancels the older one's job
+// (its test killed), and the lines are the same as in-process.
+func TestWatch_ThroughDaemon(t *testing.T) {
+	repo := newWatchRepo(t)
+	sock := startTestDaemon(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	o := shellWatch(t, repo, "sh test.sh "+pidFile)
+	o.Socket = sock
+	w := startWatch(t, o)
+	if !strings.Contains(w.stderr.String(), "on the daemon") {
+		t.Fatalf("the watch does not go through the daemon:\n%s", w.stderr.String())
+	}
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "slow\n"})
+	pid := waitPID(t, w, pidFile)
+	writeWatchFiles(t, repo, map[string]string{"a.txt": "quick\n"})
+	first, second := w.record(), w.record()
+	if first.State != "interrupted" || !strings.Contains(first.Summary, "newer save") {
+		t.Errorf("first record: state %s, %q; want interrupted by a newer save", first.State, first.Summary)
+	}
+	if second.State != "finished" || second.Verdict != evaluator.VerdictPassed {
+		t.Errorf("second record: state %s, verdict %s; want finished, passed", second.State, second.Verdict)
+	}
+	waitDead(t, pid)
+	if err := w.stop(); err != nil {
+		t.Fatalf("watch returned %v, want nil", err)
+	}
+	list, err := client.New(sock).Jobs(context.Background(), client.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, j := range list.Jobs { // newest first
+		states = append(states, j.State)
+	}
+	if len(states) != 2 || states[0] != "finished" || states[1] != "cancelled" {
+		t.Errorf("the daemon's jobs (newest first): %v, want finished after cancelled", states)
+	}
+	jobs := watchJobs(t, watchStorePath(t, repo))
+	if len(jobs) != 2 || jobs[0].State != "interrupted" || jobs[1].State != "finished" || jobs[0].Kind != "watch" {
+		t.Errorf("the repository's store: %v, want one interrupted, then one finished, kind watch", watchJobStates(jobs))
+	}
+}

@@ -75,7 +75,7 @@ type tracker struct {
 	total   int
 	current string // candidate being benchmarked, or the latest started
 	samples int
-	waiting string // who holds the machine this job waits for; "" when it does not wait
+	waiting string         // who holds the machine this job waits for; "" when it does not wait
 	est     *evaluator.ETA // nil: the ETA is the average time per finished candidate
 }
 

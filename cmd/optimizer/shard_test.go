@@ -112,13 +112,20 @@ func TestShards_SameVerdicts(t *testing.T) {
 	}
 }
 
-// refuseOtherHost makes the merged store's samples another host's, and
-// checks that bench then refuses to add this host's to them.
+// refuseOtherHost checks that the merged store's samples name this host,
+// then makes them another host's, and checks that bench then refuses to add
+// this host's to them.
 func refuseOtherHost(t *testing.T, repo, merged string) {
 	t.Helper()
 	db, err := sql.Open("sqlite", merged)
 	if err != nil {
 		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	var all, here int
+	if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE host_name = ? AND host_cpu <> '' AND host_kernel <> '' AND host_go <> '')
+		FROM bench_samples`, host).Scan(&all, &here); err != nil || all == 0 || here != all {
+		t.Errorf("%d of %d samples name this host (%s) with its CPU, kernel and Go (%v); want all, and some", here, all, host, err)
 	}
 	res, err := db.Exec(`UPDATE bench_samples SET host_name = 'elsewhere'`)
 	db.Close()

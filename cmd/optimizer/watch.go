@@ -84,6 +84,7 @@ the store (kind watch). Ctrl-C stops, exiting 0. See docs/watch.md.`,
 		},
 	}
 	o.register(cmd.Flags())
+	o.registerDaemon(cmd.Flags())
 	for name := range watchRefused {
 		cmd.Flags().MarkHidden(name)
 	}
@@ -170,32 +171,45 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	scr := newScreen(stdout, stderr, o.Verbose)
 	log := newLogger(o.Verbose, stderr)
 
-	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
-	if err != nil {
-		return err
-	}
-	proc.KillOrphans()
-	evaluator.RemoveStaleScratch(proc.Exists)
-	pool, err := worktreepool.Open(ctx, worktreepool.Options{
-		Repo: r.Root, Base: head, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, MachineLock: o.machineLock, Logger: log,
-	})
-	if err != nil {
-		db.Close()
-		return fmt.Errorf("open slot pool: %w", err)
-	}
-	defer func() {
-		scr.clear()
-		if cerr := closeWork(ctx, pool, db); err == nil {
-			err = cerr
+	var (
+		pool     *worktreepool.Pool
+		db       *store.DB
+		evaluate func(context.Context, evaluator.Options) (*evaluator.Report, error)
+		skip     = []string{r.optimizerDir()} // the slots are under it
+		where    = ""
+	)
+	if c := o.onDaemon(ctx); c != nil {
+		evaluate, where = daemonEvaluate(c), ", on the daemon"
+		defer scr.clear()
+	} else {
+		db, err = openStoreForJob(ctx, r.storePath(o.DB), stderr)
+		if err != nil {
+			return err
 		}
-	}()
+		proc.KillOrphans()
+		evaluator.RemoveStaleScratch(proc.Exists)
+		pool, err = worktreepool.Open(ctx, worktreepool.Options{
+			Repo: r.Root, Base: head, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, MachineLock: o.machineLock, Logger: log,
+		})
+		if err != nil {
+			db.Close()
+			return fmt.Errorf("open slot pool: %w", err)
+		}
+		defer func() {
+			scr.clear()
+			if cerr := closeWork(ctx, pool, db); err == nil {
+				err = cerr
+			}
+		}()
+		skip = append(skip, pool.Dir())
+	}
 
-	own := ownPaths(o, root, extra, pool.Dir(), r.optimizerDir())
+	own := ownPaths(o, root, extra, skip...)
 	var tr *tracker // the evaluation in flight's; only the session's goroutine uses it
 	s := &watch.Session{
-		Root: root, Head: head, Extra: extra, Skip: []string{pool.Dir(), r.optimizerDir()},
-		Own:  func(p string) bool { return isOwnPath(p, own) },
-		Pool: pool, DB: db,
+		Root: root, Head: head, Extra: extra, Skip: skip,
+		Own:      func(p string) bool { return isOwnPath(p, own) },
+		Evaluate: evaluate,
 		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
 			ro := o.runOptions
 			ro.Test = test
@@ -209,8 +223,8 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		Quiet: o.Quiet, MaxWait: o.MaxWait, Logger: log,
 		Out: func(rec watch.Record) { scr.record(rec, o.Format) },
 		Ready: func() {
-			fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s); Ctrl-C to stop\n",
-				root, report.ShortHash(head), plural(n, "slot"), why)
+			fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s)%s; Ctrl-C to stop\n",
+				root, report.ShortHash(head), plural(n, "slot"), why, where)
 		},
 		Started: func(w *watch.Work) {
 			tr = newTracker(time.Now)
@@ -224,6 +238,9 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 				scr.report(rep, o.Format)
 			}
 		},
+	}
+	if pool != nil { // in this process; through a daemon, it has the pool and the store
+		s.Pool, s.DB = pool, db
 	}
 	if err := s.Run(ctx); err != nil {
 		return err

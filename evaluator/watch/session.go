@@ -60,6 +60,11 @@ type Session struct {
 
 	Pool Pool
 	DB   *store.DB
+	// Evaluate runs one job; nil runs evaluator.Run on Pool and DB in this
+	// process. A client of the daemon sets it to submit the job there
+	// (Pool and DB may then be nil); it must send opts.Events as the job
+	// goes, and return when ctx ends.
+	Evaluate func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error)
 
 	// Options gives the evaluator's options for one evaluation: of cands
 	// against head, with the test command test and the benchmark budget
@@ -305,7 +310,9 @@ func (s *Session) start(ctx context.Context, st *state, w *Work) *flight {
 	fctx, cancel := context.WithCancel(ctx)
 	f := &flight{w: w, cancel: cancel, done: make(chan outcome, 1)}
 	// Nothing else holds a slot now: the pool follows HEAD from here on.
-	s.Pool.SetBase(w.head)
+	if s.Pool != nil {
+		s.Pool.SetBase(w.head)
+	}
 	if s.Started != nil {
 		s.Started(w)
 	}
@@ -330,6 +337,10 @@ func (s *Session) evaluate(ctx context.Context, st *state, w *Work) outcome {
 	}
 	opts := s.Options(w.head, w.cands, test, w.budget)
 	opts.Events = st.events
+	if s.Evaluate != nil {
+		rep, err := s.Evaluate(ctx, opts)
+		return outcome{rep: rep, err: err}
+	}
 	rep, err := evaluator.Run(ctx, s.Pool, s.DB, opts)
 	return outcome{rep: rep, err: err}
 }

@@ -2,8 +2,6 @@ package watch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,12 +15,6 @@ import (
 type Snapshot struct {
 	Head      string // the commit the difference is against
 	Candidate candidate.Candidate
-	Sum       string // content hash: equal snapshots have equal sums
-}
-
-// Empty reports whether the working tree equals HEAD.
-func (s Snapshot) Empty() bool {
-	return len(s.Candidate.Files) == 0 && len(s.Candidate.Deleted) == 0
 }
 
 // Take snapshots the working tree at root: tracked edits, deletions, and
@@ -71,13 +63,7 @@ func Take(ctx context.Context, root, name string) (Snapshot, error) {
 		}
 	}
 	slices.Sort(c.Deleted)
-	return Snapshot{Head: head, Candidate: c, Sum: sum(head, c)}, nil
-}
-
-// sum identifies a snapshot: its HEAD and what it changes.
-func sum(head string, c candidate.Candidate) string {
-	h := sha256.Sum256([]byte(head + "\x00" + c.Digest()))
-	return hex.EncodeToString(h[:])
+	return Snapshot{Head: head, Candidate: c}, nil
 }
 
 func gitOut(ctx context.Context, root string, args ...string) (string, error) {

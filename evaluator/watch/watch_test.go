@@ -167,7 +167,7 @@ func TestTake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Empty() || s.Head != head {
+	if len(s.Candidate.Files) != 0 || len(s.Candidate.Deleted) != 0 || s.Head != head {
 		t.Fatalf("clean tree: snapshot %+v, want empty at %s", s, head)
 	}
 	writeFile(t, root, "a.go", "package a // edited\n")
@@ -193,14 +193,6 @@ func TestTake(t *testing.T) {
 	writeFile(t, root, "a.go", "package a // later\n")
 	if got := string(s.Candidate.Files["a.go"]); got != "package a // edited\n" {
 		t.Errorf("snapshot content changed to %q", got)
-	}
-	s2, _ := Take(context.Background(), root, "tree")
-	if s2.Sum == s.Sum {
-		t.Error("different trees have equal sums")
-	}
-	s3, _ := Take(context.Background(), root, "tree")
-	if s3.Sum != s2.Sum {
-		t.Error("equal trees have different sums")
 	}
 	if got := hashFile(t, filepath.Join(root, ".git", "index")); got != index {
 		t.Error("Take changed the user's index")

@@ -1,0 +1,56 @@
+// Package evaluator runs one job: it evaluates candidate changes against a
+// base commit, tests first, then benchmarks, and says which one, if any,
+// is faster. What flows in is [Options] (the base, the candidates, the
+// commands and the statistics' settings), a slot [Pool] and a store; what
+// flows out is a [Report], the [Event]s of Options.Events while it runs,
+// and the job's rows in the store.
+//
+// # A job, step by step
+//
+// [Run] (job.go) checks the options and makes the job (newJob), then:
+//
+//  1. Record (record.go): the job and all its candidates are written in one
+//     transaction, and each candidate's change is kept under the job's
+//     artifacts for optimizer apply (kept.go reads it back).
+//  2. Baseline (baseline.go): base's tests start in a slot at once, or come
+//     from the store's cache; a test command that cannot run at base stops
+//     the job (BaseTestError).
+//  3. Resolve (resolve.go): each candidate gets its content id, the git
+//     tree it makes on base; one that does not apply fails, one equal to
+//     base or to an earlier candidate is a duplicate. A candidate goes on
+//     as soon as its own id is known.
+//  4. Phase 1, behaviour (behavior.go): one goroutine per candidate takes a
+//     slot, stages the candidate, runs the test command (faults.go retries
+//     in another slot when the slot broke; alone.go runs a timed-out test
+//     again alone when slots outnumber CPUs), releases the slot, then
+//     judges the tests against base's. Test files a candidate changes are
+//     judged as testedits.go and trust.go say, and tests it adds judge the
+//     others (judge.go).
+//  5. Phase 2, benchmark (benchmark.go): each candidate that passed, one at
+//     a time with the machine to itself (machine.go waits for other
+//     optimizers), is measured against base in pairs: Go benchmarks
+//     (sampler_go.go) or a bench command (sampler_cmd.go, checked by
+//     benchcheck.go), collected in a series (series.go) until stats
+//     decides. The noise floor (noise.go) and a busy machine
+//     (interference.go) are measured beside it; cache.go reuses what an
+//     earlier job learned of the same content.
+//  6. Select (selection.go): the winner, among the candidates significantly
+//     faster by at least the threshold.
+//  7. Profile (profile.go): base and the winner are profiled.
+//  8. Finish (record.go): the report is assembled (report.go) and written
+//     with the job's end. [LoadReport] (load.go) reads it back.
+//
+// Phase times are kept by phases.go; setup.go prepares each slot
+// (--setup, copied files); sandbox.go wraps commands in bwrap; eta.go
+// estimates the time left from the events.
+//
+// # Concurrency and failure
+//
+// Run owns every goroutine it starts and waits for them. A slot is
+// released on every path: a panic in one candidate's work becomes that
+// candidate's error verdict with the stack (panic.go), and the job goes on.
+// A candidate's problem is its verdict; only a problem of the job (the
+// store, the slots, base) is Run's error. When ctx is cancelled, Run
+// returns the partial report, "interrupted", with ctx's error, and emit
+// stops waiting for a caller that no longer reads events.
+package evaluator
