@@ -74,13 +74,24 @@ func TestDashboard_Browser(t *testing.T) {
 	// done (unless it is already over).
 	b.Poll(t, `(document.querySelector('#running `+row+` td:nth-child(6)')?.textContent || "") !== "" || document.querySelector('#finished `+row+`') !== null`)
 	shot("dashboard-jobs.png")
+	if !b.Eval(t, `window.loadedOnce === 1`) {
+		t.Error("the jobs page reloaded to follow the job")
+	}
+	// The job's page follows it while it runs, and ends with its forest
+	// plot, without a reload.
+	b.Open(t, origin+"/jobs/"+sub.ID, "main#job")
+	if b.Count(t, "main#job.live") != 1 {
+		t.Fatal("the running job's page is not live (did the job end before it loaded?)")
+	}
+	b.Poll(t, `document.getElementById("live-status").textContent === "live"`)
+	b.Eval(t, `(window.loadedOnce = 2) === 2`)
 	demo := waitJob(t, c, sub.ID)
 	if demo.State != "finished" || demo.Report == nil {
 		t.Fatalf("the demo's job ended %s (%s)", demo.State, demo.Error)
 	}
-	b.Wait(t, "#finished "+row)
-	if !b.Eval(t, `window.loadedOnce === 1`) {
-		t.Error("the jobs page reloaded to follow the job")
+	b.Wait(t, "main#job:not(.live) svg.forest")
+	if !b.Eval(t, `window.loadedOnce === 2`) {
+		t.Error("the job page reloaded to follow the job")
 	}
 	benchmarked := 0
 	for _, cr := range demo.Report.Candidates {

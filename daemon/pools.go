@@ -116,7 +116,7 @@ func (p *repoPools) put(ctx context.Context, e *repoEntry) {
 	e.bytes = size
 	close(p.changed)
 	p.changed = make(chan struct{})
-	evict := p.overBudget()
+	evict := p.overBudget(e)
 	p.mu.Unlock()
 	for _, v := range evict {
 		p.log.Info("evict warm pool", "repo", v.root, "bytes", v.bytes)
@@ -129,13 +129,14 @@ func (p *repoPools) put(ctx context.Context, e *repoEntry) {
 }
 
 // overBudget removes from the map, and returns, the least recently used
-// idle pools while the pools take more than the budget.
-func (p *repoPools) overBudget() []*repoEntry {
+// idle pools while the pools take more than the budget. The pool just
+// used (keep) stays: the next job is most likely on its repository.
+func (p *repoPools) overBudget(keep *repoEntry) []*repoEntry {
 	var total int64
 	var idle []*repoEntry
 	for _, e := range p.repos {
 		total += e.bytes
-		if e.users == 0 {
+		if e.users == 0 && e != keep {
 			idle = append(idle, e)
 		}
 	}

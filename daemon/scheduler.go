@@ -144,13 +144,13 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 		s.finishJob(ctx, rj, nil, err)
 		return
 	}
-	defer s.pools.put(context.WithoutCancel(ctx), e)
 	parallel := s.opts.Slots
 	if p := spec.Request.Options.Parallel; p > 0 && p < parallel {
 		parallel = p
 	}
 	opts, err := spec.evaluatorOptions(parallel, s.opts.CPUs, s.opts.Logger)
 	if err != nil {
+		s.pools.put(context.WithoutCancel(ctx), e)
 		s.finishJob(ctx, rj, nil, err)
 		return
 	}
@@ -174,6 +174,7 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 	rep, err := s.opts.Run(ctx, pool, e.db, opts)
 	close(events)
 	<-fwd
+	s.pools.put(context.WithoutCancel(ctx), e) // before the end is published: the pool is idle by then
 	s.finishJob(ctx, rj, rep, err)
 }
 

@@ -136,13 +136,13 @@ func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 	}
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()
-	if j.noBen && !j.goTest {
+	if j.noBench && !j.goTest {
 		j.settle(ctx, c)
 		return
 	}
 	// Settled after the contributed tests (judge.go), or by phase 2.
 	j.saveCandidate(ctx, c)
-	if j.noBen || c.restore != nil {
+	if j.noBench || c.restore != nil {
 		return // no benchmark to come, or the tests it adds are still to run on it
 	}
 	j.mu.Lock()

@@ -5,6 +5,8 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
 )
 
 // A generic bench command is judged by its wall (or CPU) time unless it
@@ -52,7 +54,7 @@ func (b *benchCheck) verdict(minPairs int) string {
 		return ""
 	}
 	b.done = true
-	ratio := median(b.times[sideBase]) / median(b.times[sideCand])
+	ratio := stats.Median(b.times[sideBase]) / stats.Median(b.times[sideCand])
 	moved := math.Abs(math.Log(ratio))
 	n := min(minLen(b.nums[sideBase]), minLen(b.nums[sideCand]))
 	for i := range n {
@@ -98,5 +100,5 @@ func column(rows [][]float64, i int) float64 {
 	for k, r := range rows {
 		v[k] = r[i]
 	}
-	return median(v)
+	return stats.Median(v)
 }

@@ -62,7 +62,7 @@ func (j *job) benchmark(ctx context.Context) error {
 			todo = append(todo, c)
 		}
 	}
-	if j.noBen || len(todo) == 0 {
+	if j.noBench || len(todo) == 0 {
 		return nil
 	}
 	j.phase(ctx, PhaseBenchmark)

@@ -138,6 +138,9 @@ func (j *job) reuseTests(ctx context.Context, c *cand, start time.Time) bool {
 	c.res.TestsPassed, c.res.TestsTotal = te.TestsPassed, te.TestsTotal
 	j.mu.Unlock()
 	j.log.Debug("tests reused", "candidate", c.c.Name, "from", e.JobID, "verdict", te.Verdict)
+	if te.TestEdits.Flagged() {
+		j.event(ctx, "test-edits", c.c.Name, te.TestEdits.Summary()) // as its first staging would have
+	}
 	j.event(ctx, "reused", c.c.Name, fmt.Sprintf("its tests' outcome (%s) is reused from job %s", te.Verdict, e.JobID))
 	if te.Verdict == VerdictFailed {
 		j.fail(ctx, c, start, te.Failure)

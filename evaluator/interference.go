@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -263,7 +264,7 @@ func summarize(ds []Disturbance) *Interference {
 		}
 		sum.MaxBaseSlowdown = max(sum.MaxBaseSlowdown, d.BaseSlowdown)
 	}
-	sum.OtherCPU, sum.InvolSwitches = median(other), median(sw)
+	sum.OtherCPU, sum.InvolSwitches = stats.Median(other), stats.Median(sw)
 	return sum
 }
 

@@ -46,19 +46,19 @@ var (
 // job is the state of one Run. Its fields are set before the phases start;
 // per-candidate state lives in cands and is guarded by mu where phases overlap.
 type job struct {
-	id     string
-	opts   Options
-	pool   Pool
-	db     *store.DB
-	log    *slog.Logger
-	start  time.Time
-	goMod  bool                    // the repo root holds a go.mod
-	test   string                  // effective test command
-	goTest bool                    // test output is go test -json
-	bench  string                  // effective bench command; "" means Go benchmarks
-	noBen  bool                    // no benchmark phase
-	tmp    string                  // scratch directory for binaries, removed at the end
-	abort  context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
+	id      string
+	opts    Options
+	pool    Pool
+	db      *store.DB
+	log     *slog.Logger
+	start   time.Time
+	goMod   bool                    // the repo root holds a go.mod
+	test    string                  // effective test command
+	goTest  bool                    // test output is go test -json
+	bench   string                  // effective bench command; "" means Go benchmarks
+	noBench bool                    // no benchmark phase
+	tmp     string                  // scratch directory for binaries, removed at the end
+	abort   context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
 	// cancelled is Run's ctx.Done(): once closed, emit no longer waits for
 	// a caller that may have stopped reading events.
 	cancelled <-chan struct{}
@@ -210,14 +210,14 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	j.goTest = isGoTestJSON(j.test)
 	switch opts.Bench {
 	case "none":
-		j.noBen = true
+		j.noBench = true
 	case "":
-		j.noBen = !j.goMod
+		j.noBench = !j.goMod
 	default:
 		j.bench = opts.Bench
 	}
 	if !opts.Shard.IsZero() {
-		j.noBen = true // optimizer bench measures, on one host, after a merge
+		j.noBench = true // optimizer bench measures, on one host, after a merge
 		j.keepChanges = true
 	}
 	if err := j.setupSandbox(ctx); err != nil {
@@ -296,7 +296,7 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if j.noBen && j.goTest {
+	if j.noBench && j.goTest {
 		j.settleRest(ctx) // behaveOne left them for the contributed tests
 	}
 	return j.measureAndSelect(ctx)

@@ -274,9 +274,28 @@ func judgeEditCandidates() []candidate.Candidate {
 // deleted its assertion fails, the one that halved its benchmark is not
 // faster, the one that renamed a test passes. All three are flagged, in the
 // report and the store.
+//
+// The same job again reuses every candidate's outcome from the result cache
+// (cache.go), and must judge them the same: what the first staging learned
+// of their test files is kept with the outcome.
 func TestRun_JudgeEdits(t *testing.T) {
 	testenv.Long(t)
 	h := newHarness(t, sumRepo)
+	first := ""
+	for _, run := range []string{"first", "repeat"} {
+		t.Run(run, func(t *testing.T) {
+			rep := judgeEdits(t, h)
+			for _, c := range rep.Candidates {
+				if (run == "repeat") != (c.ReusedFrom == first && first != "") {
+					t.Errorf("%s run: %s reused_from %q (first job %q)", run, c.Name, c.ReusedFrom, first)
+				}
+			}
+			first = rep.Job
+		})
+	}
+}
+
+func judgeEdits(t *testing.T, h *harness) *Report {
 	rep, err := h.run(t, context.Background(), 2, Options{
 		Candidates: judgeEditCandidates(), Timeout: 5 * time.Minute, MaxPairs: 6, MinSpeedup: 0.05,
 	})
@@ -322,6 +341,7 @@ func TestRun_JudgeEdits(t *testing.T) {
 	if len(flagged) != 3 {
 		t.Errorf("stored test-edits events for %v, want the three candidates", flagged)
 	}
+	return rep
 }
 
 // TestRun_TrustCandidateTests: with the flag, a candidate's own test files

@@ -1,8 +1,6 @@
 package evaluator
 
 import (
-	"slices"
-
 	"github.com/optimizer-dev/optimizer/evaluator/stats"
 )
 
@@ -10,15 +8,15 @@ import (
 // benchmark, the timed metric per round on both sides, plus the exact metrics
 // (B/op, allocs/op), which are reported rather than tested.
 type series struct {
-	order []string          // timed benchmarks, in first-seen order
-	units map[string]string // benchmark -> its timed unit
-	vals  map[string]*[2][]float64
-	exc   map[[2]string]*[2][]float64 // (benchmark, unit) -> exact values
-	excO  [][2]string
+	order      []string          // timed benchmarks, in first-seen order
+	units      map[string]string // benchmark -> its timed unit
+	vals       map[string]*[2][]float64
+	exactVals  map[[2]string]*[2][]float64 // (benchmark, unit) -> exact values
+	exactOrder [][2]string
 }
 
 func newSeries() *series {
-	return &series{units: map[string]string{}, vals: map[string]*[2][]float64{}, exc: map[[2]string]*[2][]float64{}}
+	return &series{units: map[string]string{}, vals: map[string]*[2][]float64{}, exactVals: map[[2]string]*[2][]float64{}}
 }
 
 // timed reports whether a unit is a time per operation, the metric that is tested.
@@ -61,11 +59,11 @@ func (s *series) add(base, cand []metric) {
 			v[sideCand] = append(v[sideCand], c)
 		case exactUnit(b.unit):
 			k := [2]string{b.bench, b.unit}
-			v := s.exc[k]
+			v := s.exactVals[k]
 			if v == nil {
 				v = new([2][]float64)
-				s.exc[k] = v
-				s.excO = append(s.excO, k)
+				s.exactVals[k] = v
+				s.exactOrder = append(s.exactOrder, k)
 			}
 			v[sideBase] = append(v[sideBase], b.value)
 			v[sideCand] = append(v[sideCand], c)
@@ -104,15 +102,15 @@ func (s *series) pairs() [][]stats.Pair {
 
 // center is the median of one side's values of a timed benchmark.
 func (s *series) center(name string, sd side) float64 {
-	return median(s.vals[name][sd])
+	return stats.Median(s.vals[name][sd])
 }
 
 // exact reports the exact metrics, flagging increases.
 func (s *series) exact() []BenchResult {
 	var out []BenchResult
-	for _, k := range s.excO {
-		v := s.exc[k]
-		b, c := median(v[sideBase]), median(v[sideCand])
+	for _, k := range s.exactOrder {
+		v := s.exactVals[k]
+		b, c := stats.Median(v[sideBase]), stats.Median(v[sideCand])
 		br := BenchResult{Name: k[0], Unit: k[1], Base: b, Candidate: c, Pairs: len(v[0]), Exact: true, Increased: c > b}
 		if c > 0 {
 			br.Speedup = b / c
@@ -120,17 +118,4 @@ func (s *series) exact() []BenchResult {
 		out = append(out, br)
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

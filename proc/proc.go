@@ -147,7 +147,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	res := Result{Pinned: pinned, Limited: limited, Sandboxed: c.Sandbox != nil}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { res.TimedOut, res.Canceled = watch(ctx, c.Timeout, pid, cmd.Process, done) })
+	wg.Go(func() { res.TimedOut, res.Canceled = enforce(ctx, c.Timeout, pid, cmd.Process, done) })
 	waitErr := cmd.Wait()
 	res.Wall = time.Since(start)
 	close(done)
@@ -183,9 +183,9 @@ var unreaped atomic.Int64
 // process's children used. It only grows, and is safe for concurrent use.
 func UnreapedCPU() time.Duration { return time.Duration(unreaped.Load()) }
 
-// watch kills the process group at the timeout or when ctx is done, until
+// enforce kills the process group at the timeout or when ctx is done, until
 // done is closed. It reports which of the two happened.
-func watch(ctx context.Context, timeout time.Duration, pid int, p *os.Process, done <-chan struct{}) (timedOut, canceled bool) {
+func enforce(ctx context.Context, timeout time.Duration, pid int, p *os.Process, done <-chan struct{}) (timedOut, canceled bool) {
 	var expired <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)

@@ -71,7 +71,7 @@ func replayAA(series [][]float64) []replayed {
 // replayOne judges one trial's series, in the order the samples were taken,
 // with base first in round r when baseFirst(r), as the evaluator does: a
 // look after every round from MinPairs, stopping when settled.
-func replayOne(series []float64, baseFirst func(int) bool) stats.Verdict {
+func replayOne(series []float64, baseFirst func(int) bool) stats.Outcome {
 	seq := stats.Sequential{MinSpeedup: stats.DefaultMinSpeedup}
 	n := min(len(series)/2, stats.DefaultMaxPairs)
 	var (

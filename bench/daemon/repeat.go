@@ -1,26 +1,26 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/testdata"
 )
 
-// The repeat fixture: a test that takes a while, a benchmark that sleeps
-// for as long as a file says, and a candidate that halves it.
-var repeatFiles = map[string]string{
-	"test.sh":  "sleep 1\ntest \"$(cat ok)\" = yes\n",
-	"bench.sh": "sleep $(cat speed)\n",
-	"ok":       "yes\n",
-	"speed":    "0.04\n",
-}
+// repeatCandidates are the demo's candidates the cache can reuse (as in
+// bench/cache: hang's timeout is never reused).
+var repeatCandidates = []string{"fast.patch", "slower.patch", "broken.patch", "nocompile.patch"}
 
-// benchRepeat submits the same job twice to one daemon, -reps times in a
-// fresh repository each, and compares the repeat's time to the first's.
+// benchRepeat submits the same job twice to one daemon, -reps times, each
+// in a fresh copy of the fixture module (real go test runs, real Go
+// benchmarks), and compares the repeat's time (submit to end) to the
+// first's.
 func benchRepeat(ctx context.Context, bin, dir string) error {
 	d, err := startDaemon(ctx, bin, filepath.Join(dir, "daemon"), "-j", "2")
 	if err != nil {
@@ -28,24 +28,15 @@ func benchRepeat(ctx context.Context, bin, dir string) error {
 	}
 	defer d.stop()
 	var firsts, repeats []time.Duration
-	var reused string
+	var reused []string
 	for rep := range *reps {
-		repo := filepath.Join(dir, fmt.Sprintf("repo%d", rep))
-		if err := makeRepo(ctx, repo, 100, repeatFiles); err != nil {
+		repo, cands := filepath.Join(dir, fmt.Sprintf("repo%d", rep)), filepath.Join(dir, fmt.Sprintf("cands%d", rep))
+		if err := fixture(ctx, repo, cands); err != nil {
 			return err
 		}
-		var cands []json.RawMessage
-		for _, c := range []map[string]any{
-			{"name": "fast", "files": map[string]string{"speed": "0.02\n"}},
-			{"name": "same", "files": map[string]string{"notes.txt": "x\n"}},
-			{"name": "broken", "files": map[string]string{"ok": "no\n"}},
-		} {
-			b, _ := json.Marshal(c)
-			cands = append(cands, b)
-		}
-		req := client.JobRequest{Repo: repo, Candidates: cands, Options: client.JobOptions{
-			Test: "sh test.sh", Bench: "sh bench.sh", MinPairs: 6, MaxPairs: 10, NoProfile: true, Sandbox: "off"}}
+		req := client.JobRequest{Repo: repo, CandidatePaths: []string{cands}, Options: client.JobOptions{NoProfile: true}}
 		var took [2]time.Duration
+		var verdicts [2]string
 		for i := range 2 {
 			t0 := time.Now()
 			sub, err := d.c.Submit(ctx, req)
@@ -60,22 +51,69 @@ func benchRepeat(ctx context.Context, bin, dir string) error {
 			if err != nil {
 				return err
 			}
-			if i == 1 && j.Report != nil {
-				b, _ := json.Marshal(j.Report.Candidates)
-				reused = string(b)
+			if j.State != "finished" || j.Report == nil {
+				return fmt.Errorf("job %s: %s %s", sub.ID, j.State, j.Error)
+			}
+			var vs, rs []string
+			for _, c := range j.Report.Candidates {
+				vs = append(vs, c.Name+" "+string(c.Verdict))
+				if i == 1 {
+					r := c.Name + ":"
+					if c.ReusedFrom != "" {
+						r += " tests"
+					}
+					if c.ReusedPairs > 0 {
+						r += fmt.Sprintf(" %d pairs", c.ReusedPairs)
+					}
+					rs = append(rs, r)
+				}
+			}
+			verdicts[i] = strings.Join(vs, ", ")
+			if i == 1 {
+				reused = append(reused, strings.Join(rs, "; "))
 			}
 		}
+		if verdicts[0] != verdicts[1] {
+			return fmt.Errorf("the repeat's verdicts differ: %s, then %s", verdicts[0], verdicts[1])
+		}
+		fmt.Fprintf(os.Stderr, "repeat %d: first %v, repeat %v (%s)\n", rep, took[0].Round(time.Millisecond), took[1].Round(time.Millisecond), verdicts[1])
 		firsts, repeats = append(firsts, took[0]), append(repeats, took[1])
 	}
 	mf, mr := median(firsts), median(repeats)
-	fmt.Printf("## Repeated identical submission\n\n")
+	fmt.Printf("## Repeated identical submission (the fixture module, the demo's fast, slower, broken and nocompile)\n\n")
 	fmt.Printf("| | median | runs |\n|---|---:|---|\n")
 	fmt.Printf("| first submission, submit → end | %v | %v |\n", mf.Round(time.Millisecond), rounded(firsts))
 	fmt.Printf("| identical repeat, submit → end | %v | %v |\n", mr.Round(time.Millisecond), rounded(repeats))
 	fmt.Printf("| ratio repeat / first | %.3f | |\n\n", mr.Seconds()/mf.Seconds())
-	if len(reused) > 600 {
-		reused = reused[:600] + "…"
+	for i, r := range reused {
+		fmt.Printf("- repeat %d reused: %s\n", i, r)
 	}
-	fmt.Printf("The last repeat's candidates: `%s`\n\n", reused)
+	fmt.Println()
+	return nil
+}
+
+// fixture writes the fixture module as a repository, and the candidates.
+func fixture(ctx context.Context, repo, cands string) error {
+	if err := testdata.WriteFixture(repo); err != nil {
+		return err
+	}
+	if _, err := testdata.InitRepo(ctx, repo); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cands, 0o755); err != nil {
+		return err
+	}
+	for _, name := range repeatCandidates {
+		f, err := testdata.Demo.Open(name)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		buf.ReadFrom(f)
+		f.Close()
+		if err := os.WriteFile(filepath.Join(cands, name), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }

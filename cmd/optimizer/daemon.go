@@ -113,7 +113,7 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 	m := thisMachine()
 	n := o.Slots
 	if n <= 0 {
-		n, _ = slots(parallelAuto, 1<<20, "", m)
+		n, _ = slots(parallelAuto, 1<<20, "any test command", m) // CPUs-1, at least 2 on 2+ CPUs, lowered when memory is short
 	}
 	opts := daemon.Options{
 		Socket:      socketPath(o.Socket),

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/daemon"
@@ -210,5 +214,58 @@ func TestWatch_ThroughDaemon(t *testing.T) {
 	jobs := watchJobs(t, watchStorePath(t, repo))
 	if len(jobs) != 2 || jobs[0].State != "interrupted" || jobs[1].State != "finished" || jobs[0].Kind != "watch" {
 		t.Errorf("the repository's store: %v, want one interrupted, then one finished, kind watch", watchJobStates(jobs))
+	}
+}
+
+// TestRun_ThroughDaemonInterrupted: Ctrl-C on a run that went to a daemon
+// cancels its job there: the test process is killed, the job is cancelled,
+// and the run exits as an interrupted in-process run does.
+func TestRun_ThroughDaemonInterrupted(t *testing.T) {
+	repo, _ := newShellRepo(t, 0)
+	sock := startTestDaemon(t)
+	marks := t.TempDir()
+	cands := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(cands, []byte(`{"name": "slow", "files": {"cand": "1\n"}}`+"\n"), 0o644)
+	test := `if [ -f cand ]; then echo $$ > ` + marks + `/pid; exec sleep 300; fi; true`
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--repo", repo, "--candidates", cands, "--test", test, "--bench", "none",
+			"--socket", sock, "--sandbox", "off", "--format", "json"}, &stdout, &stderr)
+	}()
+	var pid int
+	deadline := time.Now().Add(2 * time.Minute)
+	for pid == 0 {
+		b, _ := os.ReadFile(filepath.Join(marks, "pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		if time.Now().After(deadline) {
+			t.Fatalf("the candidate's test never started:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling a file another process writes
+	}
+	cancel() // Ctrl-C
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the run did not return after its context was cancelled")
+	}
+	if !errors.Is(err, errInterrupted) {
+		t.Errorf("run returned %v, want interrupted", err)
+	}
+	if !strings.Contains(stderr.String(), "on the daemon (job ") {
+		t.Fatalf("the run did not go to the daemon:\n%s", stderr.String())
+	}
+	if syscall.Kill(pid, 0) == nil {
+		t.Errorf("the cancelled job's test process %d still runs", pid)
+	}
+	list, lerr := client.New(sock).Jobs(context.Background(), client.ListOptions{})
+	if lerr != nil || len(list.Jobs) != 1 || list.Jobs[0].State != "cancelled" {
+		t.Errorf("the daemon's jobs: %+v (%v), want one cancelled", list.Jobs, lerr)
+	}
+	if v := verdictsOf(t, stdout.String()); v["slow"] != "pending" {
+		t.Errorf("the partial report's verdicts: %v, want slow pending", v)
 	}
 }

@@ -98,7 +98,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 Each candidate's tests run at the same time in a pool of git worktrees; the
 survivors are benchmarked one at a time against base; the winner is profiled.
 Everything is recorded in SQLite. The repository itself is never touched,
-except by 'optimizer apply'.
+except by 'optimizer apply'. When a daemon answers on its socket (optimizer
+daemon; --socket or $OPTIMIZER_SOCKET), run and watch go through it, with the
+same output and exit status; --no-daemon runs in this process.
 
 Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 4 the head failed (optimizer ci), 130 and 143 stopped by SIGINT and SIGTERM.

@@ -100,5 +100,6 @@ func jobOptionsOf(o evaluator.Options) client.JobOptions {
 		BuildFlags: o.BuildFlags, NoPin: !o.Pin, MemLimit: o.MemLimit, Sandbox: string(o.Sandbox), SandboxNet: o.SandboxNet,
 		NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustCandidateTests,
 		NoProfile: !o.Profile && o.ProfileCmd == "", ProfileCmd: o.ProfileCmd, Parallel: o.Parallel, Config: o.Config,
+		NoCache: o.NoCache,
 	}
 }

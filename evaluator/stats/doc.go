@@ -7,7 +7,7 @@
 // with a coin deciding which side of each pair goes first. One round is one
 // base/candidate pair for every benchmark. After each round it
 // passes all the rounds so far to [Sequential.Look]. Look returns a
-// [Decision]: a [Verdict], whether that verdict is settled (if so, the
+// [Decision]: an [Outcome], whether that verdict is settled (if so, the
 // evaluator stops measuring), the aggregate [Estimate], and one Estimate per
 // benchmark for the report. [Compare] and [GeoMean] are the same estimates
 // for a fixed sample at a given alpha. [CompareExact] reports exact metrics

@@ -62,7 +62,7 @@ type Estimate struct {
 	Pairs int
 	// Verdict is set by Sequential.Look for each benchmark: faster,
 	// slower or not-faster, judged on this interval alone.
-	Verdict Verdict
+	Verdict Outcome
 }
 
 // Compare estimates the speedup of one benchmark from its pairs, with an

@@ -32,7 +32,7 @@ type Sequential struct {
 
 // Decision is what Look concludes from the rounds so far.
 type Decision struct {
-	Verdict Verdict
+	Verdict Outcome
 	// Settled is true when a stopping boundary was crossed: the verdict is
 	// conclusive and more pairs would not change it (faster, mixed, slower,
 	// or not-faster because faster is out of reach). A caller stops when
@@ -175,7 +175,7 @@ func (c claims) usable(e Estimate) Estimate {
 
 // settled says whether a verdict crossed a stopping boundary, and why, from
 // the usable bounds of the look at n rounds.
-func (s Sequential) settled(v Verdict, sub bool, agg Estimate, per []Estimate, n int) (bool, string) {
+func (s Sequential) settled(v Outcome, sub bool, agg Estimate, per []Estimate, n int) (bool, string) {
 	m := s.MinSpeedup
 	switch {
 	case v == Faster || sub:

@@ -15,7 +15,7 @@ func TestDecide(t *testing.T) {
 		name string
 		agg  Estimate
 		per  []Estimate
-		want Verdict
+		want Outcome
 	}{
 		{"Faster", est(1.06, 1.3), []Estimate{est(1.06, 1.3)}, Faster},
 		{"FasterAtThreshold", est(1.05, 1.3), nil, Faster},
@@ -119,7 +119,7 @@ func TestSequential_Look(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		d       [][]float64
-		verdict Verdict
+		verdict Outcome
 		settled bool
 		reason  string
 	}{
@@ -186,7 +186,7 @@ func subsetOf13(n int, spread float64) [][]float64 {
 
 func TestSequential_Look_PerBench(t *testing.T) {
 	dec := Sequential{MinSpeedup: 0.05}.Look(nil, roundsOf(jitter(11, -0.69, 0.05), jitter(11, 0.3, 0.05), jitter(11, 0, 0.05)))
-	want := []Verdict{Faster, Slower, NotFaster}
+	want := []Outcome{Faster, Slower, NotFaster}
 	for b, e := range dec.PerBench {
 		if e.Verdict != want[b] {
 			t.Errorf("benchmark %d verdict %s, want %s (%+v)", b, e.Verdict, want[b], e)

@@ -165,7 +165,7 @@ func (sc scenario) run(rng *rand.Rand, seq Sequential) trial {
 // rates summarises the trials of one scenario.
 type rates struct {
 	trials                   int
-	verdicts                 map[Verdict]int
+	verdicts                 map[Outcome]int
 	settled                  int
 	pairs, maxPairs          int
 	within8                  int // settled within 8 pairs
@@ -175,7 +175,7 @@ type rates struct {
 
 func (r rates) frac(n int) float64 { return float64(n) / float64(r.trials) }
 
-func (r rates) pct(v Verdict) float64 { return 100 * r.frac(r.verdicts[v]) }
+func (r rates) pct(v Outcome) float64 { return 100 * r.frac(r.verdicts[v]) }
 
 // wrong counts the A/A trials that made a claim: faster, slower, mixed, or
 // faster on a subset of the benchmarks.
@@ -195,7 +195,7 @@ func (r rates) String() string {
 // so each scenario's numbers do not depend on which others run.
 func simulate(sc scenario, seq Sequential, trials int, seed uint64) rates {
 	rng := rand.New(rand.NewPCG(seed, math.Float64bits(sc.speedup)^uint64(sc.benches)<<56))
-	r := rates{verdicts: map[Verdict]int{}}
+	r := rates{verdicts: map[Outcome]int{}}
 	for i := range trials {
 		s := sc
 		if s.benches == 0 {

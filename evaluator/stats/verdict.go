@@ -1,31 +1,34 @@
 package stats
 
-// Verdict is the outcome of comparing a candidate with base, as DESIGN.md
-// defines it. Its values are the same strings as the evaluator's verdicts.
-type Verdict string
+// Outcome is the statistical outcome of comparing a candidate with base,
+// as DESIGN.md defines it: faster, slower, mixed or not-faster. Its values
+// are the same strings as the evaluator's verdicts of those names; the
+// evaluator's Verdict adds what statistics do not decide (winner, failed,
+// duplicate, passed, pending).
+type Outcome string
 
-// The verdicts.
+// The outcomes.
 const (
 	// Faster: the aggregate interval's lower bound is at least 1+minSpeedup,
 	// and no benchmark is significantly slower by more than the threshold.
-	Faster Verdict = "faster"
+	Faster Outcome = "faster"
 	// Slower: the aggregate interval's upper bound is below 1.
-	Slower Verdict = "slower"
+	Slower Outcome = "slower"
 	// Mixed: the benchmarks significantly disagree in direction, whatever
 	// the aggregate: some benchmark is significantly slower by more than
 	// the threshold (its upper bound is below 1/(1+minSpeedup)) while the
 	// aggregate, or some benchmark, is faster beyond the threshold.
-	Mixed Verdict = "mixed"
+	Mixed Outcome = "mixed"
 	// NotFaster: everything else. A not-faster candidate may still be
 	// faster on some of its benchmarks (Decision.Subset).
-	NotFaster Verdict = "not-faster"
+	NotFaster Outcome = "not-faster"
 )
 
 // Decide applies the verdicts to an aggregate estimate and the estimates of
 // the benchmarks behind it. It looks at the intervals only; whether they
 // are at a level that may be trusted, and corrected for the number of
 // benchmarks, is the caller's business (Sequential.Look sees to it).
-func Decide(agg Estimate, per []Estimate, minSpeedup float64) Verdict {
+func Decide(agg Estimate, per []Estimate, minSpeedup float64) Outcome {
 	faster, slower := 0, 0
 	for _, e := range per {
 		if fasterBeyond(e, minSpeedup) {
@@ -49,7 +52,7 @@ func Decide(agg Estimate, per []Estimate, minSpeedup float64) Verdict {
 // subset reports whether a not-faster verdict is faster on some benchmarks
 // beyond the threshold and significantly slower on none: the candidate
 // sped up what it was meant to and left the rest alone.
-func subset(v Verdict, per []Estimate, minSpeedup float64) bool {
+func subset(v Outcome, per []Estimate, minSpeedup float64) bool {
 	if v != NotFaster {
 		return false
 	}
@@ -86,7 +89,7 @@ func SlowerBeyond(high, minSpeedup float64) bool { return high < 1/(1+minSpeedup
 
 // judge is one benchmark's own verdict, for the report: faster, slower or
 // not-faster on its interval alone.
-func judge(e Estimate, minSpeedup float64) Verdict {
+func judge(e Estimate, minSpeedup float64) Outcome {
 	switch {
 	case e.Low >= 1+minSpeedup:
 		return Faster

@@ -48,6 +48,14 @@ func winsorizedMeans(d [][]float64) []float64 {
 	return g
 }
 
+// Median returns the median of xs, 0 for none. xs is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return median(xs, make([]float64, len(xs)))
+}
+
 // median returns the median of x, using tmp (len(x) or more; it may be x
 // itself) as scratch space.
 func median(x, tmp []float64) float64 {

@@ -83,15 +83,16 @@ func none(t *testing.T, ch <-chan Change, within time.Duration) {
 	}
 }
 
+// TestWatcher_Burst: saves in a burst are one change. The quiet time is
+// long beside the burst (no pause in it), so a busy machine cannot split it.
 func TestWatcher_Burst(t *testing.T) {
 	root := newTestRepo(t, map[string]string{"a.go": "package a\n", "sub/b.go": "package sub\n"})
-	ch := start(t, Options{Root: root, Quiet: 150 * time.Millisecond})
+	ch := start(t, Options{Root: root, Quiet: 2 * time.Second})
 	for i := range 10 {
 		writeFile(t, root, "a.go", fmt.Sprintf("package a // %d\n", i))
 		writeFile(t, root, "sub/b.go", fmt.Sprintf("package sub // %d\n", i))
-		time.Sleep(10 * time.Millisecond)
 	}
-	c := next(t, ch, 5*time.Second)
+	c := next(t, ch, time.Minute)
 	if want := []string{"a.go", "sub/b.go"}; !slices.Equal(c.Paths, want) {
 		t.Errorf("paths %v, want %v", c.Paths, want)
 	}
@@ -120,8 +121,9 @@ func TestWatcher_NewDirectory(t *testing.T) {
 	if !slices.Contains(c.Paths, "x/y/z.go") {
 		t.Fatalf("paths %v, want x/y/z.go among them", c.Paths)
 	}
-	// The new directory is watched: a later save in it is seen.
-	time.Sleep(100 * time.Millisecond)
+	// The new directory is watched (the watcher adds it when it sees it
+	// made, before the change above could be sent): a later save in it is
+	// seen.
 	writeFile(t, root, "x/y/z.go", "package y // edited\n")
 	c = next(t, ch, 5*time.Second)
 	if !slices.Equal(c.Paths, []string{"x/y/z.go"}) {
@@ -144,18 +146,27 @@ func TestWatcher_Storm(t *testing.T) {
 	none(t, ch, time.Second)
 }
 
+// TestWatcher_MaxWait: saves that never pause for Quiet still give a
+// change, once MaxWait has passed. Quiet is far longer than the test waits,
+// so only MaxWait can end the debounce.
 func TestWatcher_MaxWait(t *testing.T) {
 	root := newTestRepo(t, map[string]string{"a.go": "package a\n"})
-	ch := start(t, Options{Root: root, Quiet: 200 * time.Millisecond, MaxWait: 600 * time.Millisecond})
-	stop := time.Now().Add(3 * time.Second)
-	go func() {
-		for i := 0; time.Now().Before(stop); i++ {
+	ch := start(t, Options{Root: root, Quiet: 10 * time.Minute, MaxWait: 500 * time.Millisecond})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // the saver: owned here, stopped before the test ends
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
 			os.WriteFile(filepath.Join(root, "a.go"), []byte(fmt.Sprintf("package a // %d\n", i)), 0o644)
-			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	// Saves never pause for Quiet, yet changes still come, capped by MaxWait.
-	next(t, ch, 2500*time.Millisecond)
+	defer func() { close(stop); <-done }()
+	next(t, ch, time.Minute)
 }
 
 func TestTake(t *testing.T) {
@@ -248,7 +259,7 @@ func TestWatcher_ExtraIgnored(t *testing.T) {
 	if !c.Extra || !slices.Equal(c.Paths, []string{want}) {
 		t.Fatalf("change %+v, want Extra with [%s]", c, want)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// The new directory was added when it was made, before that change.
 	writeFile(t, root, "cands/fast/a.go", "package a // faster\n")
 	if c := next(t, ch, 5*time.Second); !slices.Equal(c.Paths, []string{want}) {
 		t.Fatalf("edit in the new directory: change %+v, want [%s]", c, want)

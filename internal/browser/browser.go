@@ -19,6 +19,11 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// WaitTimeout bounds each wait of Open, Wait and Poll: generous, for a
+// shared machine, yet a page that never updates fails in minutes, not at
+// the test binary's timeout.
+const WaitTimeout = 5 * time.Minute
+
 // A Tab is one headless Chromium tab, closed when its test ends. Its
 // methods fail the test on error; they are for one test goroutine.
 type Tab struct {
@@ -67,7 +72,9 @@ func (b *Tab) Viewport(tb testing.TB, width, height int64) {
 // Open loads a page and waits until an element matches the CSS selector sel.
 func (b *Tab) Open(tb testing.TB, url, sel string) {
 	tb.Helper()
-	if err := chromedp.Do(b.Ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS(sel))); err != nil {
+	ctx, cancel := context.WithTimeout(b.Ctx, WaitTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS(sel))); err != nil {
 		tb.Fatalf("open %s and wait for %s: %v", url, sel, err)
 	}
 }
@@ -75,7 +82,9 @@ func (b *Tab) Open(tb testing.TB, url, sel string) {
 // Wait waits until an element matches sel.
 func (b *Tab) Wait(tb testing.TB, sel string) {
 	tb.Helper()
-	if err := chromedp.Do(b.Ctx, chromedp.WaitReady(chromedp.CSS(sel))); err != nil {
+	ctx, cancel := context.WithTimeout(b.Ctx, WaitTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(sel))); err != nil {
 		tb.Fatalf("wait for %s: %v", sel, err)
 	}
 }
@@ -113,7 +122,9 @@ func (b *Tab) Eval(tb testing.TB, expr string) bool {
 // Poll waits until a JavaScript expression is true.
 func (b *Tab) Poll(tb testing.TB, expr string) {
 	tb.Helper()
-	if _, err := chromedp.Run(b.Ctx, chromedp.Poll[bool](expr)); err != nil {
+	ctx, cancel := context.WithTimeout(b.Ctx, WaitTimeout)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr)); err != nil {
 		tb.Fatalf("wait for %s: %v", expr, err)
 	}
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlan: the A/A trials are spread among the A/B ones, every trial is
+// planned once, and names are unique.
+func TestPlan(t *testing.T) {
+	o := options{K: 40, Steps: []int{2, 3, 4, 6, 8}, AA: 4}
+	trials := plan(o)
+	var ab, aa int
+	seen := map[string]bool{}
+	for _, tr := range trials {
+		if seen[tr.Name] {
+			t.Errorf("%s twice", tr.Name)
+		}
+		seen[tr.Name] = true
+		if tr.M == 0 {
+			aa++
+		} else {
+			ab++
+		}
+	}
+	if ab != 5 || aa != 4 || trials[0].M == 0 || trials[len(trials)-1].M != 0 {
+		t.Errorf("plan %+v: want 5 A/B and 4 A/A, A/A among them", trials)
+	}
+}
+
+// TestWriteBase: the fixture's base gets the wrapper, the original body
+// under its new name, and both parse; a candidate's file differs from
+// base's in its count and comment only.
+func TestWriteBase(t *testing.T) {
+	tg, _ := targetByName("fixture")
+	dir := t.TempDir()
+	pkg, err := writeBase(context.Background(), tg, dir, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, tg.Pkg, tg.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(src), tg.Func) || !strings.Contains(string(src), "func "+tg.Once+"(") {
+		t.Errorf("%s still declares %q, or lacks %s", tg.File, tg.Func, tg.Once)
+	}
+	rep, err := os.ReadFile(filepath.Join(dir, tg.Pkg, "repeat.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{rep, tg.repeatFile(pkg, 38, "t01-m2")} {
+		if _, err := parser.ParseFile(token.NewFileSet(), "repeat.go", b, 0); err != nil {
+			t.Errorf("%v:\n%s", err, b)
+		}
+	}
+	if !strings.Contains(string(rep), "const repeatReps = 40") || !strings.Contains(string(tg.repeatFile(pkg, 38, "x")), "const repeatReps = 38") {
+		t.Errorf("repeat.go:\n%s", rep)
+	}
+}
