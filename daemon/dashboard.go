@@ -52,6 +52,14 @@ func (d dashSource) Jobs(ctx context.Context) ([]dashboard.Job, error) {
 	return out, nil
 }
 
+func (d dashSource) Job(ctx context.Context, id string) (dashboard.Job, error) {
+	qj, err := d.s.db.QueuedJobByID(ctx, id)
+	if err != nil {
+		return dashboard.Job{}, err
+	}
+	return d.job(qj), nil
+}
+
 // job is a queue row as the jobs page shows it; a running job's progress
 // and ETA (evaluator.ETA, as the CLI's progress has it) come from its live
 // report.

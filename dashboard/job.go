@@ -105,23 +105,21 @@ func (h *Handler) jobPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, http.StatusOK, "job", page{Title: "job " + id, Job: id, Body: v})
 }
 
-// jobProgress fills in the live state of a job the source lists.
+// jobProgress fills in the live state of the job.
 func (h *Handler) jobProgress(r *http.Request, id string, v *jobView) error {
-	jobs, err := h.src.Jobs(r.Context())
+	j, err := h.src.Job(r.Context(), id)
+	if notFound(err) {
+		return nil // a report without a listing: show what the report says
+	}
 	if err != nil {
 		return err
 	}
-	for _, j := range jobs {
-		if j.ID != id {
-			continue
-		}
-		v.State = j.State
-		v.Live = j.State == "queued" || j.State == "running"
-		if v.Live && j.Total > 0 {
-			v.Progress = fmt.Sprintf("%d/%d candidates done", j.Done, j.Total)
-			if j.ETA > 0 {
-				v.Progress += ", ETA " + shortDuration(j.ETA)
-			}
+	v.State = j.State
+	v.Live = j.State == "queued" || j.State == "running"
+	if v.Live && j.Total > 0 {
+		v.Progress = fmt.Sprintf("%d/%d candidates done", j.Done, j.Total)
+		if j.ETA > 0 {
+			v.Progress += ", ETA " + shortDuration(j.ETA)
 		}
 	}
 	return nil

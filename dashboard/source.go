@@ -20,6 +20,8 @@ type Source interface {
 	// Jobs lists the jobs to show, queued, running and finished, newest
 	// first.
 	Jobs(ctx context.Context) ([]Job, error)
+	// Job is one job as Jobs lists it, or ErrNotFound.
+	Job(ctx context.Context, jobID string) (Job, error)
 	// Report is a job's report: final once it finished, partial while it
 	// runs.
 	Report(ctx context.Context, jobID string) (*evaluator.Report, error)

@@ -57,6 +57,19 @@ func (s *storeSource) Jobs(ctx context.Context) ([]Job, error) {
 	return out, nil
 }
 
+func (s *storeSource) Job(ctx context.Context, id string) (Job, error) {
+	jobs, err := s.Jobs(ctx)
+	if err != nil {
+		return Job{}, err
+	}
+	for _, j := range jobs {
+		if j.ID == id {
+			return j, nil
+		}
+	}
+	return Job{}, ErrNotFound
+}
+
 // Report is the stored report, or one rebuilt from the candidates' rows
 // while the job runs.
 func (s *storeSource) Report(ctx context.Context, id string) (*evaluator.Report, error) {

@@ -153,7 +153,7 @@ func TestDaemonKill9(t *testing.T) {
 			ctx := context.Background()
 			req := client.JobRequest{Repo: repo, CandidatePaths: []string{cands}, Options: client.JobOptions{
 				Test: "sh test.sh", Bench: "sh bench.sh", ProfileCmd: "sh prof.sh", Timeout: "2m",
-				MaxPairs: 6, NoPin: true, Sandbox: "off"}}
+				MaxPairs: 20, NoPin: true, Sandbox: "off"}} // 20: on a busy machine fast wins within them, which the Profile point needs
 			var ids []string
 			for range 1 + btoi(kp.queued) {
 				sub, err := c.Submit(ctx, req)
