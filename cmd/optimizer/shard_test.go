@@ -71,6 +71,9 @@ func TestShards_SameVerdicts(t *testing.T) {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
 			sdir := t.TempDir()
 			stores := runShards(t, bin, repo, cands, sdir, n)
+			if n > 1 {
+				benchPartial(t, repo, filepath.Join(sdir, "partial.db"), stores[0], n)
+			}
 			merged := filepath.Join(sdir, "merged.db")
 			runOK(t, exitOK, append([]string{"merge", merged}, stores...)...)
 			// Merging again, in another order, changes nothing.
@@ -109,6 +112,22 @@ func TestShards_SameVerdicts(t *testing.T) {
 	}
 	if wt := linkedWorktrees(t, repo); len(wt) != 0 {
 		t.Errorf("slots left behind: %v", wt)
+	}
+}
+
+// benchPartial merges shard 1 alone, checks that merge names the shards
+// still missing, and that bench refuses a job some of whose candidates no
+// shard has judged yet.
+func benchPartial(t *testing.T, repo, partial, first string, n int) {
+	t.Helper()
+	out := runOK(t, exitOK, "merge", partial, first)
+	if !strings.Contains(out, fmt.Sprintf("not merged yet: shard 2/%d", n)) {
+		t.Errorf("a merge of shard 1 of %d does not name the missing shards:\n%s", n, out)
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"bench", "--repo", repo, "--db", partial, "--sandbox", "off"}, &stdout, &stderr)
+	if code := exitCode(err); code != exitUsage || !strings.Contains(stderr.String(), "merge the stores of every shard first") {
+		t.Errorf("bench of a partial merge: exit %d, stderr:\n%s\nwant exit 2 asking for every shard", code, stderr.String())
 	}
 }
 
