@@ -131,6 +131,9 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 	j.mu.Lock()
 	c.res.Verdict = VerdictPassed
+	if !j.opts.Shard.IsZero() {
+		c.res.Note = "benchmarked on one host after the shards are merged (optimizer merge, then optimizer bench)"
+	}
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()
 	if j.noBench && !j.goTest {

@@ -68,6 +68,9 @@ func (j *job) benchmark(ctx context.Context) error {
 	j.phase(ctx, PhaseBenchmark)
 	j.begin(PhaseBenchmark)
 	defer j.end(PhaseBenchmark)
+	if j.host == (store.Host{}) {
+		j.host = CurrentHost(ctx)
+	}
 	if j.opts.NoiseCheck {
 		j.noiseCheck(ctx, todo[0])
 	}

@@ -296,7 +296,8 @@ func (j *job) recordReused(ctx context.Context, c *cand, rounds []cachedRound) {
 		for s, ms := range [2][]cachedMetric{rd.Base, rd.Cand} {
 			for _, m := range ms {
 				rows = append(rows, store.BenchSample{JobID: j.id, Candidate: c.c.Name, Benchmark: m.Bench, Unit: m.Unit,
-					Side: side(s).String(), Round: r, Order: 2*r + s, Value: m.Value, Iterations: m.Iters, ReusedFrom: rd.Job})
+					Side: side(s).String(), Round: r, Order: 2*r + s, Value: m.Value, Iterations: m.Iters, ReusedFrom: rd.Job,
+					Host: j.host}) // the samples key holds the host's name and CPU: the same as this job's
 			}
 		}
 		if !slices.Contains(from, rd.Job) {

@@ -83,6 +83,12 @@ type job struct {
 	baseBins map[string]string          // import path -> base test binary
 	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
 	skipped  map[string]bool            // package.benchmark -> prints no result at base
+	// host is the machine phase 2 runs on, read once when it starts.
+	host store.Host
+	// keepChanges records each passing candidate's change in the store, for
+	// a phase 2 on another machine (shard runs, and Bench itself).
+	keepChanges bool
+
 	// binHashes keeps each test binary's hash for the result cache (cache.go).
 	binHashes map[string]string
 	goEnv     *string // go env -json, for the result cache's source keys; nil: not read yet
@@ -210,6 +216,10 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	default:
 		j.bench = opts.Bench
 	}
+	if !opts.Shard.IsZero() {
+		j.noBench = true // optimizer bench measures, on one host, after a merge
+		j.keepChanges = true
+	}
 	if err := j.setupSandbox(ctx); err != nil {
 		return nil, err
 	}
@@ -289,6 +299,11 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	if j.noBench && j.goTest {
 		j.settleRest(ctx) // behaveOne left them for the contributed tests
 	}
+	return j.measureAndSelect(ctx)
+}
+
+// measureAndSelect is phase 2, selection and the winner's profile.
+func (j *job) measureAndSelect(ctx context.Context) error {
 	err := j.benchmark(ctx)
 	j.warnInterference(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
 )
 
 // Defaults for Options.
@@ -50,6 +51,13 @@ type Options struct {
 	// copied from the user's working tree into each slot whenever it is
 	// lent: ignored files the project needs, which a new worktree lacks.
 	CopyFiles []string
+
+	// Shard, when set, makes this job one shard of a job spread over
+	// machines: only the candidates whose content ids fall in it are tested
+	// (the others stay pending), the base's tests included, and there is no
+	// benchmark phase: shard.Merge combines the shards' stores, and Bench
+	// measures on one host.
+	Shard shard.Spec
 
 	MinSpeedup  float64 // fraction, 0.05 = 5%
 	MinPairs    int

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -39,6 +40,8 @@ func (j *job) record(ctx context.Context) error {
 		Config:     j.opts.Config,
 		State:      "running",
 		Started:    j.start,
+		Shards:     shardsOf(j.opts.Shard),
+		Test:       j.test,
 	}, rows)
 	if err != nil {
 		return err
@@ -71,14 +74,7 @@ func (j *job) saveChanges(dir string) {
 		return
 	}
 	for _, c := range j.cands {
-		ch := change{Name: c.c.Name, Patch: string(c.c.Patch), Deleted: c.c.Deleted}
-		if len(c.c.Files) > 0 {
-			ch.Files = make(map[string]string, len(c.c.Files))
-			for p, b := range c.c.Files {
-				ch.Files[p] = string(b)
-			}
-		}
-		b, err := json.Marshal(ch)
+		b, err := json.Marshal(changeOf(c))
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, fileName(c.c.Name)+".json"), b, 0o644)
 		}
@@ -134,7 +130,30 @@ func (j *job) candidateRow(c *cand) store.Candidate {
 		row.Failure, _ = json.Marshal(res.Failure)
 	}
 	row.Result, _ = json.Marshal(res)
+	if j.keepChanges && res.Verdict != VerdictFailed && res.Verdict != VerdictDuplicate && res.Verdict != VerdictPending {
+		row.Change, _ = json.Marshal(changeOf(c))
+	}
 	return row
+}
+
+// changeOf is c's change in its stored form.
+func changeOf(c *cand) change {
+	ch := change{Name: c.c.Name, Patch: string(c.c.Patch), Deleted: c.c.Deleted}
+	if len(c.c.Files) > 0 {
+		ch.Files = make(map[string]string, len(c.c.Files))
+		for p, b := range c.c.Files {
+			ch.Files[p] = string(b)
+		}
+	}
+	return ch
+}
+
+// shardsOf is the jobs.shards value of a job run as shard s.
+func shardsOf(s shard.Spec) string {
+	if s.IsZero() {
+		return ""
+	}
+	return s.String()
 }
 
 func (j *job) saveCandidate(ctx context.Context, c *cand) {
@@ -229,7 +248,8 @@ func (j *job) storeSamples(ctx context.Context, name string, s side, round, orde
 	for i, m := range ms {
 		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.bench, Unit: m.unit,
 			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters,
-			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches}
+			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches,
+			Host: j.host}
 	}
 	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {
 		j.notRecorded("benchmark samples", err)

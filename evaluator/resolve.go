@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
@@ -88,6 +89,10 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 			seen[r.id] = c.c.Name
 		}
 		verdict := c.res.Verdict
+		elsewhere := verdict == VerdictPending && r.err == nil && !j.opts.Shard.Holds(r.id)
+		if elsewhere {
+			c.res.Note = fmt.Sprintf("left to shard %d/%d", shard.Of(r.id, j.opts.Shard.N), j.opts.Shard.N)
+		}
 		j.mu.Unlock()
 		if ctx.Err() == nil {
 			j.log.Debug("candidate resolved", "candidate", c.c.Name, "id", r.id, "verdict", verdict)
@@ -95,6 +100,8 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 		switch {
 		case verdict != VerdictPending:
 			j.settle(ctx, c)
+		case elsewhere:
+			j.saveCandidate(ctx, c) // its content id, for merging
 		case r.err == nil && ctx.Err() == nil:
 			ran++
 			run(c)

@@ -141,6 +141,9 @@ func otherReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 		}
 		return fmt.Sprintf("produces the same tree as %s, so it was not run again", c.DuplicateOf)
 	case evaluator.VerdictPending:
+		if c.Note != "" && rep.State == "finished" {
+			return c.Note // left to another shard
+		}
 		if rep.State == "running" {
 			return "not finished yet: the job is still running"
 		}

@@ -26,11 +26,15 @@ type Candidate struct {
 	FailureKind string
 	Failure     []byte // JSON or nil
 	Result      []byte // JSON of the whole result, or nil
-	Updated     time.Time
+	// Change is the JSON of the candidate's change, kept when it passed its
+	// tests so that another machine can benchmark it (optimizer bench); nil
+	// otherwise.
+	Change  []byte
+	Updated time.Time
 }
 
 const candidateColumns = `job_id, seq, name, content_id, source, parent, explanation, verdict, duplicate_of,
-	speedup, ci_low, ci_high, pairs, seconds, failure_kind, failure, result, updated`
+	speedup, ci_low, ci_high, pairs, seconds, failure_kind, failure, result, updated, change`
 
 // AddCandidates inserts rows in one transaction. A zero Updated is now.
 func (db *DB) AddCandidates(ctx context.Context, rows []Candidate) error {
@@ -42,12 +46,12 @@ func (db *DB) AddCandidates(ctx context.Context, rows []Candidate) error {
 }
 
 const insertCandidate = `INSERT INTO candidates (` + candidateColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func candidateArgs(c Candidate) []any {
 	return []any{c.JobID, c.Seq, c.Name, c.ContentID, c.Source, c.Parent, c.Explanation, c.Verdict,
 		c.DuplicateOf, c.Speedup, c.CILow, c.CIHigh, c.Pairs, c.Seconds, c.FailureKind,
-		jsonArg(c.Failure), jsonArg(c.Result), timeArg(orNow(c.Updated))}
+		jsonArg(c.Failure), jsonArg(c.Result), timeArg(orNow(c.Updated)), jsonArg(c.Change)}
 }
 
 // UpdateCandidate sets every column of the candidate (c.JobID, c.Name) but
@@ -56,11 +60,11 @@ func candidateArgs(c Candidate) []any {
 func (db *DB) UpdateCandidate(ctx context.Context, c Candidate) error {
 	n, err := db.exec(ctx, `UPDATE candidates SET content_id = ?, source = ?, parent = ?, explanation = ?,
 		verdict = ?, duplicate_of = ?, speedup = ?, ci_low = ?, ci_high = ?, pairs = ?, seconds = ?,
-		failure_kind = ?, failure = ?, result = ?, updated = ?
+		failure_kind = ?, failure = ?, result = ?, updated = ?, change = ?
 		WHERE job_id = ? AND name = ?`,
 		c.ContentID, c.Source, c.Parent, c.Explanation, c.Verdict, c.DuplicateOf, c.Speedup, c.CILow,
 		c.CIHigh, c.Pairs, c.Seconds, c.FailureKind, jsonArg(c.Failure), jsonArg(c.Result),
-		timeArg(orNow(c.Updated)), c.JobID, c.Name)
+		timeArg(orNow(c.Updated)), jsonArg(c.Change), c.JobID, c.Name)
 	if err == nil && n == 0 {
 		err = ErrNotFound
 	}
@@ -84,6 +88,6 @@ func scanCandidate(s scanner) (Candidate, error) {
 	var c Candidate
 	err := s.Scan(&c.JobID, &c.Seq, &c.Name, &c.ContentID, &c.Source, &c.Parent, &c.Explanation,
 		&c.Verdict, &c.DuplicateOf, &c.Speedup, &c.CILow, &c.CIHigh, &c.Pairs, &c.Seconds,
-		&c.FailureKind, &c.Failure, &c.Result, timeCol{&c.Updated})
+		&c.FailureKind, &c.Failure, &c.Result, timeCol{&c.Updated}, &c.Change)
 	return c, err
 }

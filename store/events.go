@@ -18,12 +18,17 @@ type Event struct {
 
 // AddEvent inserts e. A zero Time is now.
 func (db *DB) AddEvent(ctx context.Context, e Event) error {
-	_, err := db.exec(ctx, `INSERT INTO events (job_id, time, kind, candidate, message) VALUES (?, ?, ?, ?, ?)`,
-		e.JobID, timeArg(orNow(e.Time)), e.Kind, e.Candidate, e.Message)
+	_, err := db.exec(ctx, insertEvent, eventArgs(e)...)
 	if err != nil {
 		return fmt.Errorf("insert event: %w", err)
 	}
 	return nil
+}
+
+const insertEvent = `INSERT INTO events (job_id, time, kind, candidate, message) VALUES (?, ?, ?, ?, ?)`
+
+func eventArgs(e Event) []any {
+	return []any{e.JobID, timeArg(orNow(e.Time)), e.Kind, e.Candidate, e.Message}
 }
 
 // Events returns the events of a job by Time, then in the order they were

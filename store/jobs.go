@@ -27,6 +27,11 @@ type Job struct {
 	Error      string
 	Started    time.Time
 	Finished   time.Time // zero while running
+	// Shards is "" for a job run whole, "K/N" for a shard run (optimizer
+	// run --shard), and every shard merged into it, "1/3,2/3", for a
+	// merged store's job.
+	Shards string
+	Test   string // the effective test command, which merging compares
 }
 
 // Job states that this package sets or looks for.
@@ -35,7 +40,7 @@ const (
 	stateInterrupted = "interrupted"
 )
 
-const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, state, winner, report, error, started, finished`
+const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, state, winner, report, error, started, finished, shards, test`
 
 // CreateJob inserts j. An empty State is "running", a zero Started is now.
 func (db *DB) CreateJob(ctx context.Context, j Job) error {
@@ -53,9 +58,9 @@ func (db *DB) StartJob(ctx context.Context, j Job, cands []Candidate) error {
 		j.State = stateRunning
 	}
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, j.OwnerStart, jsonArg(j.Config), j.State, j.Winner,
-			jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished))
+			jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished), j.Shards, j.Test)
 		if err != nil {
 			return err
 		}
@@ -122,6 +127,6 @@ func (db *DB) Jobs(ctx context.Context, limit int) ([]Job, error) {
 func scanJob(s scanner) (Job, error) {
 	var j Job
 	err := s.Scan(&j.ID, &j.Kind, &j.Repo, &j.Base, &j.Parallel, &j.PID, &j.OwnerStart, &j.Config, &j.State, &j.Winner,
-		&j.Report, &j.Error, timeCol{&j.Started}, timeCol{&j.Finished})
+		&j.Report, &j.Error, timeCol{&j.Started}, timeCol{&j.Finished}, &j.Shards, &j.Test)
 	return j, err
 }

@@ -13,14 +13,18 @@ type TestResult struct {
 
 // AddTestResults inserts rows in one transaction.
 func (db *DB) AddTestResults(ctx context.Context, rows []TestResult) error {
-	err := insertAll(ctx, db, `INSERT INTO test_results (job_id, candidate, package, test, status, output)
-		VALUES (?, ?, ?, ?, ?, ?)`, rows, func(r TestResult) []any {
-		return []any{r.JobID, r.Candidate, r.Package, r.Test, r.Status, r.Output}
-	})
+	err := insertAll(ctx, db, insertTestResult, rows, testResultArgs)
 	if err != nil {
 		return fmt.Errorf("insert test results: %w", err)
 	}
 	return nil
+}
+
+const insertTestResult = `INSERT INTO test_results (job_id, candidate, package, test, status, output)
+	VALUES (?, ?, ?, ?, ?, ?)`
+
+func testResultArgs(r TestResult) []any {
+	return []any{r.JobID, r.Candidate, r.Package, r.Test, r.Status, r.Output}
 }
 
 // TestResults returns the test results of a candidate of a job ("" for

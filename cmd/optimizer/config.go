@@ -17,6 +17,7 @@ import (
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
 )
 
 // configFile is the name of the configuration file at the repo root.
@@ -78,6 +79,8 @@ type runOptions struct {
 	// ParallelFrom names where -j came from when it was not the command
 	// line: optimizer.toml, or "" for the flag or the default.
 	ParallelFrom string `json:"-"`
+
+	shard shard.Spec // --shard, resolved (optimizer run only)
 }
 
 // defaultRunOptions are the values before flags and optimizer.toml.

@@ -226,7 +226,9 @@ func (k *killRun) start(t *testing.T, bin, wrapper string, kp killPoint) {
 	t.Helper()
 	k.cmd = exec.Command(bin, "--repo", k.repo, "--db", k.db, "--candidates", k.cands, "-j", "2",
 		"--test", "sh test.sh", "--bench", "sh bench.sh", "--profile", "sh prof.sh",
-		"--timeout", "2m", "--max-pairs", "6", "--no-pin",
+		// 20 pairs: on a busy machine 6 left fast not-faster, so there was
+		// no winner and the profile's kill point was never reached.
+		"--timeout", "2m", "--max-pairs", "20", "--no-pin",
 		// The kill points are marked, and PIDs recorded, in $MARK outside
 		// the slot, which a sandbox hides (and whose PIDs are its own).
 		"--sandbox", "off")

@@ -28,6 +28,7 @@ const closeTimeout = 2 * time.Minute
 // newRunCmd builds optimizer run; the root command is one too.
 func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	o := defaultRunOptions()
+	var sf shardFlags
 	cmd := &cobra.Command{
 		Use:   use + " [flags]",
 		Short: "Evaluate candidates against a base commit (the default command)",
@@ -39,6 +40,10 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 			if err := o.configure(cmd.Context(), cmd); err != nil {
 				return err
 			}
+			var err error
+			if o.shard, err = sf.resolve(o.DB); err != nil {
+				return err // a shard has a --db of its own, so it never runs on the daemon
+			}
 			if c := o.onDaemon(cmd.Context()); c != nil {
 				return runOnDaemon(cmd.Context(), c, o, stdout, stderr)
 			}
@@ -46,6 +51,7 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	o.register(cmd.Flags())
+	sf.register(cmd.Flags())
 	o.registerDaemon(cmd.Flags())
 	return cmd
 }
@@ -286,6 +292,7 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		NoiseCheck:          o.NoiseCheck,
 		All:                 o.All,
 		TrustCandidateTests: o.TrustTests,
+		Shard:               o.shard,
 		NoCache:             o.NoCache,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,

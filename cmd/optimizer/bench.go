@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// newBenchCmd builds optimizer bench: phase 2 and the profile of a merged
+// store's job, on this machine.
+func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := defaultRunOptions()
+	var jobID string
+	cmd := &cobra.Command{
+		Use:   "bench --db OUT.db [flags]",
+		Short: "Benchmark, on this machine, the candidates that passed in a merged store's shards",
+		Long: `Benchmark, on this one machine, every candidate whose tests passed in the shards
+that optimizer merge combined into --db, select the winner, profile it, and
+finish the job's report in that store. Every sample records this host, and a
+job whose samples came from another host is refused: a pair split across
+hosts measures the hosts, not the code. The repository (--repo) must hold
+the job's base commit. The benchmark flags are run's.`,
+		Example: `  optimizer merge all.db shard-*.db && optimizer bench --db all.db --format markdown`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.configure(cmd.Context(), cmd); err != nil {
+				return err
+			}
+			return benchJob(cmd.Context(), o, jobID, stdout, stderr)
+		},
+	}
+	o.register(cmd.Flags())
+	cmd.Flags().StringVar(&jobID, "job", "", "the job to benchmark (default: the store's one merged job)")
+	return cmd
+}
+
+// benchJob is optimizer bench.
+func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io.Writer) error {
+	if o.DB == "" {
+		return usageErrorf("bench needs --db FILE: the store optimizer merge wrote")
+	}
+	if _, err := os.Stat(o.DB); err != nil {
+		return usageErrorf("--db %s: %w", o.DB, err)
+	}
+	r, err := findRepo(ctx, o.Repo)
+	if err != nil {
+		return err
+	}
+	job, err := shardedJob(ctx, r.storePath(o.DB), jobID)
+	if err != nil {
+		return err
+	}
+	if _, err := r.resolve(ctx, job.Base); err != nil {
+		return fmt.Errorf("job %s's base %s is not in the repository %s (fetch it): %w", job.ID, job.Base[:12], r.Root, err)
+	}
+	w, err := openWork(ctx, o, r, job.Base, 1, stderr, func() {
+		fmt.Fprintf(stderr, "optimizer: benchmarking job %s (shards %s) against %s\n", job.ID, job.Shards, job.Base[:12])
+	})
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	opts := o.evaluatorOptions(r, job.Base, 1, nil, w.logger)
+	events := make(chan evaluator.Event, 64)
+	opts.Events = events
+	done := make(chan struct{})
+	go func() { // owns the terminal while the job runs
+		defer close(done)
+		showProgress(events, stderr, o.Verbose, evaluator.NewETA(opts))
+	}()
+	rep, err := evaluator.Bench(ctx, w.pool, w.db, job.ID, opts)
+	close(events)
+	<-done
+	if rep != nil {
+		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	var he *store.HostError
+	switch {
+	case ctx.Err() != nil:
+		return errInterrupted
+	case errors.Is(err, evaluator.ErrUnjudged), errors.As(err, &he):
+		return &usageError{err}
+	case err != nil:
+		return fmt.Errorf("benchmark: %w", err)
+	case o.FailOnRegr:
+		return regressions(rep)
+	}
+	return nil
+}
+
+// shardedJob reads the job of a store made by merge (or by one shard run):
+// the one named, or the only one with shards.
+func shardedJob(ctx context.Context, path, id string) (store.Job, error) {
+	db, err := openStoreToRead(ctx, path)
+	if err != nil {
+		return store.Job{}, err
+	}
+	defer db.Close()
+	if id != "" {
+		j, err := db.Job(ctx, id)
+		if err == nil && j.Shards == "" {
+			err = usageErrorf("job %s of %s was run whole, not in shards: it has no benchmark phase to finish", j.ID, path)
+		}
+		return j, err
+	}
+	jobs, err := db.Jobs(ctx, 0)
+	if err != nil {
+		return store.Job{}, err
+	}
+	var found []string
+	var job store.Job
+	for _, j := range jobs {
+		if j.Shards != "" {
+			found = append(found, j.ID)
+			job = j
+		}
+	}
+	switch len(found) {
+	case 0:
+		return store.Job{}, usageErrorf("%s holds no job run in shards: make one with optimizer run --shard K/N --db FILE and optimizer merge", path)
+	case 1:
+		return job, nil
+	}
+	return store.Job{}, usageErrorf("%s holds %d jobs run in shards (%s): name one with --job", path, len(found), strings.Join(found, ", "))
+}
