@@ -208,3 +208,52 @@ func TestServer_ClientDisconnect(t *testing.T) {
 		t.Errorf("job after its client left: %+v, %v; want finished", j.State, err)
 	}
 }
+
+// TestServer_SocketDirNotPrivate: a socket directory that others may write
+// to could hold someone else's socket in the daemon's place; neither the
+// daemon nor a client uses one.
+func TestServer_SocketDirNotPrivate(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "d.sock")
+	ctx := context.Background()
+	srv, err := New(ctx, Options{Socket: sock, StateDB: filepath.Join(t.TempDir(), "d.db"), Slots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run returns at once when it refuses; the timeout only bounds a
+	// daemon that wrongly starts.
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	err = srv.Run(rctx)
+	if err == nil || !strings.Contains(err.Error(), "may be written by others") {
+		t.Fatalf("daemon on a world-writable socket directory: %v, want a refusal naming it", err)
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("a socket was made in the open directory: %v", err)
+	}
+
+	// A socket someone else put there: the client does not dial it.
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dialled := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			dialled <- struct{}{}
+			c.Close()
+		}
+	}()
+	if _, err := client.New(sock).Health(ctx); err == nil || !strings.Contains(err.Error(), "may be written by others") {
+		t.Errorf("client health on an open directory's socket: %v, want a refusal", err)
+	}
+	select {
+	case <-dialled:
+		t.Error("the client connected to a socket in a directory others may write to")
+	default:
+	}
+}

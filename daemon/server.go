@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/report"
@@ -265,6 +266,9 @@ func (s *Server) Addr() net.Addr {
 func listenUnix(path string) (net.Listener, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("make socket directory: %w", err)
+	}
+	if err := client.CheckSocketDir(path); err != nil {
+		return nil, err
 	}
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
