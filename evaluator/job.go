@@ -58,6 +58,7 @@ type job struct {
 	bench   string                  // effective bench command; "" means Go benchmarks
 	noBench bool                    // no benchmark phase
 	tmp     string                  // scratch directory for binaries, removed at the end
+	treeID  treeIDFunc              // a candidate's content id: candidate.TreeID
 	abort   context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
 	// cancelled is Run's ctx.Done(): once closed, emit no longer waits for
 	// a caller that may have stopped reading events.
@@ -123,10 +124,20 @@ type cand struct {
 // gets a failed verdict instead. When ctx is cancelled, Run returns the
 // partial report with state "interrupted" together with ctx's error.
 func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, error) {
+	return run(ctx, pool, db, opts, candidate.TreeID)
+}
+
+// treeIDFunc computes a candidate's content id: candidate.TreeID, or in
+// tests one that holds a candidate's resolve back.
+type treeIDFunc func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error)
+
+// run is Run with the content id function given.
+func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID treeIDFunc) (*Report, error) {
 	j, err := newJob(ctx, pool, db, opts)
 	if err != nil {
 		return nil, err
 	}
+	j.treeID = treeID
 	defer os.RemoveAll(j.tmp)
 	j.cancelled = ctx.Done()
 	if err := j.record(ctx); err != nil {
@@ -183,11 +194,12 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	}
 	opts = withDefaults(opts)
 	j := &job{
-		id:    newJobID(),
-		opts:  opts,
-		pool:  pool,
-		db:    db,
-		start: time.Now(),
+		id:     newJobID(),
+		opts:   opts,
+		pool:   pool,
+		treeID: candidate.TreeID,
+		db:     db,
+		start:  time.Now(),
 
 		spans:    map[string]*span{},
 		baseBins: map[string]string{},

@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 )
@@ -34,10 +33,6 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 	for i := range res {
 		res[i].done = make(chan struct{})
 	}
-	treeID := j.opts.treeID
-	if treeID == nil {
-		treeID = candidate.TreeID
-	}
 	launched := make(chan struct{})
 	go func() {
 		defer close(launched)
@@ -54,7 +49,7 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 			}
 			g.Go(func() error {
 				defer close(r.done)
-				r.id, r.err = treeID(ctx, j.opts.Repo, j.opts.Base, c.c)
+				r.id, r.err = j.treeID(ctx, j.opts.Repo, j.opts.Base, c.c)
 				return nil
 			})
 		}
