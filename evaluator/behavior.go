@@ -365,17 +365,9 @@ func first(s []string, n int) []string {
 	return s
 }
 
+// tail is the last lines of s, without escape sequences, at most 8 KiB.
 func tail(s string, lines int) string {
-	s = strings.TrimRight(stripEscapes(s), "\n")
-	idx := len(s)
-	for i := 0; i < lines && idx > 0; i++ {
-		idx = strings.LastIndexByte(s[:idx], '\n')
-		if idx < 0 {
-			idx = 0
-			break
-		}
-	}
-	return capString(strings.TrimLeft(s[idx:], "\n"), 8<<10)
+	return capString(proc.Tail([]byte(stripEscapes(s)), lines), 8<<10)
 }
 
 func capString(s string, n int) string {
