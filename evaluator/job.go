@@ -101,9 +101,9 @@ type job struct {
 
 // cand is one candidate's state during a job.
 type cand struct {
-	idx int
-	c   candidate.Candidate
-	res CandidateResult
+	idx  int
+	spec candidate.Candidate // the candidate as given: name, patch, files
+	res  CandidateResult
 	// measured keeps what phase 2 built, so that profiling can reuse it.
 	measured *measured
 	// Set by phase 1's first staging (judge.go), read-only after it.
@@ -244,7 +244,7 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	}
 	j.tmp = tmp
 	for i, c := range opts.Candidates {
-		j.cands = append(j.cands, &cand{idx: i, c: c, res: CandidateResult{
+		j.cands = append(j.cands, &cand{idx: i, spec: c, res: CandidateResult{
 			Name:        c.Name,
 			Source:      c.Source,
 			Parent:      c.Parent,
@@ -326,7 +326,7 @@ func (j *job) measureAndSelect(ctx context.Context) error {
 	}
 	winner := j.selectWinner()
 	if winner != nil {
-		j.log.Debug("winner", "candidate", winner.c.Name, "speedup", winner.res.Speedup)
+		j.log.Debug("winner", "candidate", winner.spec.Name, "speedup", winner.res.Speedup)
 	}
 	if winner != nil && (j.opts.Profile || j.opts.ProfileCmd != "") {
 		j.phase(ctx, PhaseProfile)
@@ -398,9 +398,9 @@ func (j *job) settle(ctx context.Context, c *cand) {
 	done := j.done
 	res := c.res
 	j.mu.Unlock()
-	j.log.Debug("verdict", "candidate", c.c.Name, "verdict", res.Verdict, "took", dur(res.Seconds))
+	j.log.Debug("verdict", "candidate", c.spec.Name, "verdict", res.Verdict, "took", dur(res.Seconds))
 	j.saveCandidate(ctx, c)
-	j.emit(Event{Kind: EventDone, Candidate: c.c.Name, Index: c.idx, Done: done, Result: &res})
+	j.emit(Event{Kind: EventDone, Candidate: c.spec.Name, Index: c.idx, Done: done, Result: &res})
 }
 
 // report assembles the report in candidate order.
