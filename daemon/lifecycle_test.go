@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -255,5 +256,31 @@ func TestServer_SocketDirNotPrivate(t *testing.T) {
 	case <-dialled:
 		t.Error("the client connected to a socket in a directory others may write to")
 	default:
+	}
+}
+
+func TestServer_AutoSlots(t *testing.T) {
+	srv, _ := startServer(t, func(o *Options) { o.Slots = 0 })
+	if got, want := srv.opts.Slots, AutoSlots(evaluator.ThisMachine()); got != want || got < 1 {
+		t.Errorf("slot budget with Slots 0 = %d, want AutoSlots = %d (at least 1)", got, want)
+	}
+	for _, tt := range []struct {
+		name string
+		m    evaluator.Machine
+		want int
+	}{
+		{"OneCPU", evaluator.Machine{CPUs: 1}, 1},
+		{"TwoCPUs", evaluator.Machine{CPUs: 2}, 2}, // any test command: at least 2
+		{"EightCPUs", evaluator.Machine{CPUs: 8}, 7},
+		{"MemoryShort", evaluator.Machine{CPUs: 8, MemAvail: 3 << 30}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := AutoSlots(tt.m); got != tt.want {
+				t.Errorf("AutoSlots(%+v) = %d, want %d", tt.m, got, tt.want)
+			}
+		})
+	}
+	if _, err := New(t.Context(), Options{Socket: "x.sock", StateDB: filepath.Join(t.TempDir(), "d.db"), Slots: -1}); err == nil {
+		t.Error("New with Slots -1: no error")
 	}
 }

@@ -57,7 +57,7 @@ type Options struct {
 	Token       string
 
 	StateDB    string // the daemon's own store: its queue
-	Slots      int    // the machine-wide slot budget; required
+	Slots      int    // the machine-wide slot budget; 0 sizes it as evaluator.Slots does for auto
 	CPUs       int    // the machine's CPUs, for the evaluator; 0 is NumCPU
 	MaxJobs    int    // jobs run at once (they share Slots); 0 is DefaultMaxJobs
 	DiskBudget int64  // bytes of idle warm pools; 0 is DefaultDiskBudget
@@ -96,14 +96,26 @@ type Server struct {
 	listeners []net.Listener
 }
 
+// AutoSlots is the slot budget of a daemon on m when none is given: what
+// evaluator.Slots gives a job with no cap on its candidates and a test
+// command other than go test (CPUs-1, at least 2 on two or more CPUs,
+// lowered when free memory is short).
+func AutoSlots(m evaluator.Machine) int {
+	n, _ := evaluator.Slots(evaluator.SlotsAuto, 1<<20, "any test command", m)
+	return n
+}
+
 // New opens the daemon's store and checks its options. It listens on
 // nothing yet: Run does.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Socket == "" {
 		return nil, errors.New("no socket path")
 	}
-	if opts.Slots < 1 {
-		return nil, errors.New("slot budget under 1")
+	if opts.Slots < 0 {
+		return nil, errors.New("slot budget under 0")
+	}
+	if opts.Slots == 0 {
+		opts.Slots = AutoSlots(evaluator.ThisMachine())
 	}
 	if opts.MaxJobs <= 0 {
 		opts.MaxJobs = DefaultMaxJobs

@@ -17,7 +17,7 @@ func (j *job) oversubscribed() bool { return j.opts.Parallel > j.opts.CPUs }
 // testAlone stages c again in a slot of its own, with nothing else
 // running, and runs its tests once more.
 func (j *job) testAlone(ctx context.Context, c *cand) (*testOutcome, *Failure) {
-	j.log.Info("re-run alone after a timeout", "candidate", c.c.Name, "slots", j.opts.Parallel, "cpus", j.opts.CPUs)
+	j.log.Info("re-run alone after a timeout", "candidate", c.spec.Name, "slots", j.opts.Parallel, "cpus", j.opts.CPUs)
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire the pool to re-run alone after a timeout: %v", err)}

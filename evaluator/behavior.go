@@ -103,7 +103,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		j.fail(ctx, c, start, fail)
 		return
 	}
-	j.storeTests(ctx, c.c.Name, out)
+	j.storeTests(ctx, c.spec.Name, out)
 	b, err := base.wait(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -148,26 +148,26 @@ func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 	j.mu.Lock()
 	res := c.res
 	j.mu.Unlock()
-	j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.c.Name, Index: c.idx, Result: &res})
+	j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.spec.Name, Index: c.idx, Result: &res})
 }
 
 // testIn stages c in slot and runs the tests there.
 func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, *Failure) {
 	start := time.Now()
 	if err := j.stageJudged(ctx, slot, c); err != nil {
-		j.log.Debug("stage failed", "candidate", c.c.Name, "slot", slot.Name(), "err", err)
+		j.log.Debug("stage failed", "candidate", c.spec.Name, "slot", slot.Name(), "err", err)
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
-	if touchesModules(c.c.Paths()) {
+	if touchesModules(c.spec.Paths()) {
 		j.download(ctx, slot)
 	}
-	j.log.Debug("candidate staged", "candidate", c.c.Name, "slot", slot.Name(), "took", since(start))
-	j.log.Debug("tests start", "candidate", c.c.Name, "slot", slot.Name())
+	j.log.Debug("candidate staged", "candidate", c.spec.Name, "slot", slot.Name(), "took", since(start))
+	j.log.Debug("tests start", "candidate", c.spec.Name, "slot", slot.Name())
 	out, err := j.runTests(ctx, slot)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
-	j.log.Debug("tests end", "candidate", c.c.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
+	j.log.Debug("tests end", "candidate", c.spec.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
 	if out.TimedOut {
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
@@ -365,17 +365,9 @@ func first(s []string, n int) []string {
 	return s
 }
 
+// tail is the last lines of s, without escape sequences, at most 8 KiB.
 func tail(s string, lines int) string {
-	s = strings.TrimRight(stripEscapes(s), "\n")
-	idx := len(s)
-	for i := 0; i < lines && idx > 0; i++ {
-		idx = strings.LastIndexByte(s[:idx], '\n')
-		if idx < 0 {
-			idx = 0
-			break
-		}
-	}
-	return capString(strings.TrimLeft(s[idx:], "\n"), 8<<10)
+	return capString(proc.Tail([]byte(stripEscapes(s)), lines), 8<<10)
 }
 
 func capString(s string, n int) string {

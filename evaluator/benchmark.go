@@ -104,8 +104,8 @@ func (j *job) unmeasured(ctx context.Context, c *cand) {
 // another job or process to let go of it is reported apart, as WaitSeconds.
 func (j *job) measureOne(ctx context.Context, c *cand) {
 	asked := time.Now()
-	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx})
-	j.log.Debug("benchmark start", "candidate", c.c.Name)
+	j.emit(Event{Kind: EventStart, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx})
+	j.log.Debug("benchmark start", "candidate", c.spec.Name)
 	if j.settleFromSources(ctx, c) {
 		return // its stored pairs settle it: no machine, no build (cache.go)
 	}
@@ -125,7 +125,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	start := time.Now()
 	j.waited(ctx, c, start.Sub(asked))
 	smp, note, fail := j.newSampler(ctx, c, slots)
-	j.log.Debug("benchmark ready", "candidate", c.c.Name, "took", since(start))
+	j.log.Debug("benchmark ready", "candidate", c.spec.Name, "took", since(start))
 	if j.stop != nil && ctx.Err() == nil {
 		j.unmeasured(ctx, c)
 		return
@@ -170,7 +170,7 @@ func (j *job) benched(c *cand, start time.Time) {
 	j.mu.Lock()
 	c.res.BenchSeconds = time.Since(start).Seconds()
 	j.mu.Unlock()
-	j.log.Debug("benchmark end", "candidate", c.c.Name, "took", since(start))
+	j.log.Debug("benchmark end", "candidate", c.spec.Name, "took", since(start))
 }
 
 // waited records how long c's benchmark waited for the machine.
@@ -179,7 +179,7 @@ func (j *job) waited(ctx context.Context, c *cand, d time.Duration) {
 	c.res.WaitSeconds += d.Seconds()
 	j.mu.Unlock()
 	if d >= machinePoll {
-		j.event(ctx, "machine-wait", c.c.Name, fmt.Sprintf("waited %s for the machine before benchmarking", d.Round(time.Millisecond)))
+		j.event(ctx, "machine-wait", c.spec.Name, fmt.Sprintf("waited %s for the machine before benchmarking", d.Round(time.Millisecond)))
 	}
 }
 
@@ -228,7 +228,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		series = newSeries()
 		dec    stats.Decision
 		order  int
-		coin   = rand.New(rand.NewPCG(orderSeed(j.id, c.c.Name), 0))
+		coin   = rand.New(rand.NewPCG(orderSeed(j.id, c.spec.Name), 0))
 		kept   = j.reusedRounds(ctx, c) // pairs of earlier jobs (cache.go)
 		r0     = len(kept)
 	)
@@ -264,13 +264,13 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 				return &Failure{Kind: FailError, Message: fmt.Sprintf("benchmark %s: %v", s, err)}
 			}
 			got[s] = ms
-			j.storeSamples(ctx, c.c.Name, s, r, order, ms)
+			j.storeSamples(ctx, c.spec.Name, s, r, order, ms)
 			order++
 		}
 		series.add(got[sideBase], got[sideCand])
 		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(got[sideBase]), Cand: fromMetrics(got[sideCand])})
-		j.log.Debug("benchmark pair", "candidate", c.c.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
-		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.c.Name, Index: c.idx,
+		j.log.Debug("benchmark pair", "candidate", c.spec.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
+		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
 			Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook})
 		if r+1 < j.opts.MinPairs {
 			continue
@@ -336,11 +336,11 @@ func (j *job) decide(ctx context.Context, c *cand, s *series, dec stats.Decision
 			Verdict: Verdict(e.Verdict),
 		}
 		c.res.Benchmarks = append(c.res.Benchmarks, br)
-		rows = append(rows, benchRow(j.id, c.c.Name, br))
+		rows = append(rows, benchRow(j.id, c.spec.Name, br))
 	}
 	for _, x := range s.exact() {
 		c.res.Benchmarks = append(c.res.Benchmarks, x)
-		rows = append(rows, benchRow(j.id, c.c.Name, x))
+		rows = append(rows, benchRow(j.id, c.spec.Name, x))
 	}
 	c.res.Unsettled = !dec.Settled
 	if !dec.Settled {

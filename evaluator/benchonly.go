@@ -138,7 +138,7 @@ func (j *job) benchOnly(ctx context.Context) (*Report, error) {
 		if c.res.Verdict != VerdictPassed {
 			continue
 		}
-		if err := j.db.ClearBench(ctx, j.id, c.c.Name); err != nil {
+		if err := j.db.ClearBench(ctx, j.id, c.spec.Name); err != nil {
 			return nil, err
 		}
 		if err := j.judgeAgain(ctx, c); err != nil {
@@ -172,16 +172,16 @@ func (j *job) judgeAgain(ctx context.Context, c *cand) error {
 	start := time.Now()
 	slot, err := j.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("acquire a slot to read %s's test files: %w", c.c.Name, err)
+		return fmt.Errorf("acquire a slot to read %s's test files: %w", c.spec.Name, err)
 	}
 	defer j.pool.Release(slot)
 	edits := c.res.TestEdits
 	if err := j.stageJudged(ctx, slot, c); err != nil {
-		return fmt.Errorf("stage %s: %w", c.c.Name, err)
+		return fmt.Errorf("stage %s: %w", c.spec.Name, err)
 	}
 	j.mu.Lock()
 	c.res.TestEdits = edits // as phase 1 found them
 	j.mu.Unlock()
-	j.log.Debug("candidate judged again", "candidate", c.c.Name, "took", since(start))
+	j.log.Debug("candidate judged again", "candidate", c.spec.Name, "took", since(start))
 	return nil
 }

@@ -117,13 +117,13 @@ func (j *job) reuseTests(ctx context.Context, c *cand, start time.Time) bool {
 	e, err := j.db.CacheEntry(ctx, store.CacheTests, j.testsKey(c))
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			j.log.Warn("read the result cache", "candidate", c.c.Name, "err", err)
+			j.log.Warn("read the result cache", "candidate", c.spec.Name, "err", err)
 		}
 		return false
 	}
 	var te testsEntry
 	if err := json.Unmarshal(e.Value, &te); err != nil || (te.Verdict != VerdictPassed && te.Verdict != VerdictFailed) {
-		j.log.Warn("unreadable result cache entry", "candidate", c.c.Name, "job", e.JobID)
+		j.log.Warn("unreadable result cache entry", "candidate", c.spec.Name, "job", e.JobID)
 		return false
 	}
 	if te.Restore != nil {
@@ -137,11 +137,11 @@ func (j *job) reuseTests(ctx context.Context, c *cand, start time.Time) bool {
 	c.res.TestEdits = te.TestEdits
 	c.res.TestsPassed, c.res.TestsTotal = te.TestsPassed, te.TestsTotal
 	j.mu.Unlock()
-	j.log.Debug("tests reused", "candidate", c.c.Name, "from", e.JobID, "verdict", te.Verdict)
+	j.log.Debug("tests reused", "candidate", c.spec.Name, "from", e.JobID, "verdict", te.Verdict)
 	if te.TestEdits.Flagged() {
-		j.event(ctx, "test-edits", c.c.Name, te.TestEdits.Summary()) // as its first staging would have
+		j.event(ctx, "test-edits", c.spec.Name, te.TestEdits.Summary()) // as its first staging would have
 	}
-	j.event(ctx, "reused", c.c.Name, fmt.Sprintf("its tests' outcome (%s) is reused from job %s", te.Verdict, e.JobID))
+	j.event(ctx, "reused", c.spec.Name, fmt.Sprintf("its tests' outcome (%s) is reused from job %s", te.Verdict, e.JobID))
 	if te.Verdict == VerdictFailed {
 		j.fail(ctx, c, start, te.Failure)
 		return true
@@ -173,7 +173,7 @@ func (j *job) keepTests(ctx context.Context, c *cand, base *testOutcome, f *Fail
 	if c.contrib != nil {
 		te.Contrib = &contribEntry{Files: c.contrib.files, Names: c.contrib.names, Dirs: c.contrib.dirs}
 	}
-	j.putCache(ctx, store.CacheTests, j.testsKey(c), c.c.Name, te)
+	j.putCache(ctx, store.CacheTests, j.testsKey(c), c.spec.Name, te)
 }
 
 func (j *job) putCache(ctx context.Context, kind, key, name string, v any) {
@@ -295,7 +295,7 @@ func (j *job) recordReused(ctx context.Context, c *cand, rounds []cachedRound) {
 	for r, rd := range rounds {
 		for s, ms := range [2][]cachedMetric{rd.Base, rd.Cand} {
 			for _, m := range ms {
-				rows = append(rows, store.BenchSample{JobID: j.id, Candidate: c.c.Name, Benchmark: m.Bench, Unit: m.Unit,
+				rows = append(rows, store.BenchSample{JobID: j.id, Candidate: c.spec.Name, Benchmark: m.Bench, Unit: m.Unit,
 					Side: side(s).String(), Round: r, Order: 2*r + s, Value: m.Value, Iterations: m.Iters, ReusedFrom: rd.Job,
 					Host: j.host}) // the samples key holds the host's name and CPU: the same as this job's
 			}
@@ -310,8 +310,8 @@ func (j *job) recordReused(ctx context.Context, c *cand, rounds []cachedRound) {
 	j.mu.Lock()
 	c.res.ReusedPairs, c.res.ReusedPairsFrom = len(rounds), from
 	j.mu.Unlock()
-	j.log.Debug("pairs reused", "candidate", c.c.Name, "pairs", len(rounds), "from", strings.Join(from, ","))
-	j.event(ctx, "reused", c.c.Name, fmt.Sprintf("%d benchmark pairs are reused from job %s", len(rounds), strings.Join(from, ", ")))
+	j.log.Debug("pairs reused", "candidate", c.spec.Name, "pairs", len(rounds), "from", strings.Join(from, ","))
+	j.event(ctx, "reused", c.spec.Name, fmt.Sprintf("%d benchmark pairs are reused from job %s", len(rounds), strings.Join(from, ", ")))
 }
 
 // keepRounds puts c's pairs in the cache under its binaries' key and its
@@ -319,7 +319,7 @@ func (j *job) recordReused(ctx context.Context, c *cand, rounds []cachedRound) {
 func (j *job) keepRounds(ctx context.Context, c *cand, rounds []cachedRound) {
 	for _, key := range []string{c.samplesKey, c.sourceKey} {
 		if key != "" {
-			j.putCache(ctx, store.CacheSamples, key, c.c.Name, rounds)
+			j.putCache(ctx, store.CacheSamples, key, c.spec.Name, rounds)
 		}
 	}
 }
@@ -371,7 +371,7 @@ func (j *job) sourceKey(ctx context.Context, c *cand) string {
 	if j.opts.NoCache || j.bench != "" || c.res.ID == "" {
 		return ""
 	}
-	for _, p := range c.c.Paths() {
+	for _, p := range c.spec.Paths() {
 		if strings.HasSuffix(p, "go.mod") || strings.HasSuffix(p, "go.work") {
 			return ""
 		}
@@ -534,7 +534,7 @@ func (j *job) reuseProfile(ctx context.Context, w *cand, dir string) bool {
 	for role, src := range pe.Files {
 		dst := filepath.Join(dir, filepath.Base(src))
 		if role == "cand" || role == "cand-mem" {
-			dst = filepath.Join(dir, fileName(w.c.Name)+strings.TrimPrefix(filepath.Base(src), fileName(e.Candidate)))
+			dst = filepath.Join(dir, fileName(w.spec.Name)+strings.TrimPrefix(filepath.Base(src), fileName(e.Candidate)))
 		}
 		b, err := os.ReadFile(src)
 		if err == nil {
@@ -546,19 +546,19 @@ func (j *job) reuseProfile(ctx context.Context, w *cand, dir string) bool {
 		moved[src] = dst
 	}
 	sum := pe.Summary
-	sum.Candidate = w.c.Name
+	sum.Candidate = w.spec.Name
 	for i, f := range sum.Files {
 		if m, ok := moved[f]; ok {
 			sum.Files[i] = m
 		}
 	}
 	f := func(role string) string { return moved[pe.Files[role]] }
-	j.storeProfile(ctx, w.c.Name, "cpu", f("base"), f("cand"), sum)
+	j.storeProfile(ctx, w.spec.Name, "cpu", f("base"), f("cand"), sum)
 	if sum.Alloc != nil {
-		j.storeProfile(ctx, w.c.Name, "alloc", f("base-mem"), f("cand-mem"), sum.Alloc)
+		j.storeProfile(ctx, w.spec.Name, "alloc", f("base-mem"), f("cand-mem"), sum.Alloc)
 	}
-	j.log.Debug("profile reused", "candidate", w.c.Name, "from", e.JobID)
-	j.event(ctx, "reused", w.c.Name, "its profile is reused from job "+e.JobID)
+	j.log.Debug("profile reused", "candidate", w.spec.Name, "from", e.JobID)
+	j.event(ctx, "reused", w.spec.Name, "its profile is reused from job "+e.JobID)
 	j.mu.Lock()
 	j.profileSummary = sum
 	j.mu.Unlock()
@@ -577,5 +577,5 @@ func (j *job) keepProfile(ctx context.Context, w *cand, sum *profiler.Summary, f
 			delete(files, role)
 		}
 	}
-	j.putCache(ctx, store.CacheProfile, key, w.c.Name, profileEntry{Summary: sum, Files: files})
+	j.putCache(ctx, store.CacheProfile, key, w.spec.Name, profileEntry{Summary: sum, Files: files})
 }

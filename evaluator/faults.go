@@ -27,10 +27,10 @@ func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, 
 	for try := 1; ; try++ {
 		slot, err := j.pool.Acquire(ctx)
 		if err != nil {
-			return nil, nil, fmt.Errorf("acquire a slot for candidate %s: %w", c.c.Name, err)
+			return nil, nil, fmt.Errorf("acquire a slot for candidate %s: %w", c.spec.Name, err)
 		}
 		if try == 1 {
-			j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.c.Name, Index: c.idx})
+			j.emit(Event{Kind: EventStart, Phase: "behavior", Candidate: c.spec.Name, Index: c.idx})
 		}
 		inSlot := time.Now()
 		out, fail, sound := j.testHeld(ctx, slot, c)
@@ -40,7 +40,7 @@ func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, 
 		if fail == nil || sound || try == maxSlotTries || ctx.Err() != nil {
 			return out, fail, nil
 		}
-		j.log.Warn("slot broke under a candidate: trying another", "candidate", c.c.Name, "slot", slot.Name(), "failure", fail.Kind)
+		j.log.Warn("slot broke under a candidate: trying another", "candidate", c.spec.Name, "slot", slot.Name(), "failure", fail.Kind)
 	}
 }
 

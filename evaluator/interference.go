@@ -276,7 +276,7 @@ func (j *job) warnInterference(ctx context.Context) {
 	for _, c := range j.cands {
 		if i := c.res.Interference; i.Significant() {
 			hit = append(hit, fmt.Sprintf("%s %d of %d samples, other work a median %.0f%% of the CPU%s",
-				c.c.Name, i.Disturbed, i.Samples, 100*i.OtherCPU, i.slowBase()))
+				c.spec.Name, i.Disturbed, i.Samples, 100*i.OtherCPU, i.slowBase()))
 		}
 	}
 	j.mu.Unlock()

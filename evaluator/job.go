@@ -58,6 +58,7 @@ type job struct {
 	bench   string                  // effective bench command; "" means Go benchmarks
 	noBench bool                    // no benchmark phase
 	tmp     string                  // scratch directory for binaries, removed at the end
+	treeID  treeIDFunc              // a candidate's content id: candidate.TreeID
 	abort   context.CancelCauseFunc // stops the job with a cause, as a slot that cannot be prepared does
 	// cancelled is Run's ctx.Done(): once closed, emit no longer waits for
 	// a caller that may have stopped reading events.
@@ -100,9 +101,9 @@ type job struct {
 
 // cand is one candidate's state during a job.
 type cand struct {
-	idx int
-	c   candidate.Candidate
-	res CandidateResult
+	idx  int
+	spec candidate.Candidate // the candidate as given: name, patch, files
+	res  CandidateResult
 	// measured keeps what phase 2 built, so that profiling can reuse it.
 	measured *measured
 	// Set by phase 1's first staging (judge.go), read-only after it.
@@ -123,10 +124,20 @@ type cand struct {
 // gets a failed verdict instead. When ctx is cancelled, Run returns the
 // partial report with state "interrupted" together with ctx's error.
 func Run(ctx context.Context, pool Pool, db *store.DB, opts Options) (*Report, error) {
+	return run(ctx, pool, db, opts, candidate.TreeID)
+}
+
+// treeIDFunc computes a candidate's content id: candidate.TreeID, or in
+// tests one that holds a candidate's resolve back.
+type treeIDFunc func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error)
+
+// run is Run with the content id function given.
+func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID treeIDFunc) (*Report, error) {
 	j, err := newJob(ctx, pool, db, opts)
 	if err != nil {
 		return nil, err
 	}
+	j.treeID = treeID
 	defer os.RemoveAll(j.tmp)
 	j.cancelled = ctx.Done()
 	if err := j.record(ctx); err != nil {
@@ -183,11 +194,12 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	}
 	opts = withDefaults(opts)
 	j := &job{
-		id:    newJobID(),
-		opts:  opts,
-		pool:  pool,
-		db:    db,
-		start: time.Now(),
+		id:     newJobID(),
+		opts:   opts,
+		pool:   pool,
+		treeID: candidate.TreeID,
+		db:     db,
+		start:  time.Now(),
 
 		spans:    map[string]*span{},
 		baseBins: map[string]string{},
@@ -232,7 +244,7 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	}
 	j.tmp = tmp
 	for i, c := range opts.Candidates {
-		j.cands = append(j.cands, &cand{idx: i, c: c, res: CandidateResult{
+		j.cands = append(j.cands, &cand{idx: i, spec: c, res: CandidateResult{
 			Name:        c.Name,
 			Source:      c.Source,
 			Parent:      c.Parent,
@@ -314,7 +326,7 @@ func (j *job) measureAndSelect(ctx context.Context) error {
 	}
 	winner := j.selectWinner()
 	if winner != nil {
-		j.log.Debug("winner", "candidate", winner.c.Name, "speedup", winner.res.Speedup)
+		j.log.Debug("winner", "candidate", winner.spec.Name, "speedup", winner.res.Speedup)
 	}
 	if winner != nil && (j.opts.Profile || j.opts.ProfileCmd != "") {
 		j.phase(ctx, PhaseProfile)
@@ -386,9 +398,9 @@ func (j *job) settle(ctx context.Context, c *cand) {
 	done := j.done
 	res := c.res
 	j.mu.Unlock()
-	j.log.Debug("verdict", "candidate", c.c.Name, "verdict", res.Verdict, "took", dur(res.Seconds))
+	j.log.Debug("verdict", "candidate", c.spec.Name, "verdict", res.Verdict, "took", dur(res.Seconds))
 	j.saveCandidate(ctx, c)
-	j.emit(Event{Kind: EventDone, Candidate: c.c.Name, Index: c.idx, Done: done, Result: &res})
+	j.emit(Event{Kind: EventDone, Candidate: c.spec.Name, Index: c.idx, Done: done, Result: &res})
 }
 
 // report assembles the report in candidate order.

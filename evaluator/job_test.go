@@ -108,6 +108,12 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 // run opens a pool of n slots, runs a job and closes the pool.
 func (h *harness) run(t *testing.T, ctx context.Context, n int, opts Options) (*Report, error) {
 	t.Helper()
+	return h.runWithIDs(t, ctx, n, opts, candidate.TreeID)
+}
+
+// runWithIDs is run with the job's content ids computed by treeID.
+func (h *harness) runWithIDs(t *testing.T, ctx context.Context, n int, opts Options, treeID treeIDFunc) (*Report, error) {
+	t.Helper()
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: h.repo, Base: h.base, Size: n, Dir: filepath.Join(t.TempDir(), "slots"),
 		MachineLock: filepath.Join(t.TempDir(), "machine.lock")})
 	if err != nil {
@@ -122,7 +128,7 @@ func (h *harness) run(t *testing.T, ctx context.Context, n int, opts Options) (*
 		}
 	}()
 	opts.Repo, opts.Base, opts.Parallel = h.repo, h.base, n
-	return Run(ctx, pool, h.db, opts)
+	return run(ctx, pool, h.db, opts, treeID)
 }
 
 func shellOptions() Options {
@@ -330,18 +336,18 @@ func TestRun_TestsStartWhileResolving(t *testing.T) {
 		Bench:   "none",
 		Timeout: time.Minute,
 		Events:  events,
-		treeID: func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error) {
-			if c.Name == "last" {
-				select {
-				case <-firstDone:
-				case <-time.After(30 * time.Second):
-					return "", errors.New("held back 30s: the first candidate had no verdict yet")
-				}
-			}
-			return candidate.TreeID(ctx, repo, base, c)
-		},
 	}
-	rep, err := h.run(t, context.Background(), 2, opts)
+	holdLast := func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error) {
+		if c.Name == "last" {
+			select {
+			case <-firstDone:
+			case <-time.After(30 * time.Second):
+				return "", errors.New("held back 30s: the first candidate had no verdict yet")
+			}
+		}
+		return candidate.TreeID(ctx, repo, base, c)
+	}
+	rep, err := h.runWithIDs(t, context.Background(), 2, opts, holdLast)
 	close(events)
 	if err != nil {
 		t.Fatal(err)

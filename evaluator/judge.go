@@ -45,7 +45,7 @@ type restore struct {
 // j.stage stages c in slot, and lays base's test files back over it
 // unless the job trusts candidates' tests.
 func (j *job) stage(ctx context.Context, slot *worktreepool.Slot, c *cand) error {
-	if err := stage(ctx, slot, c.c); err != nil {
+	if err := stage(ctx, slot, c.spec); err != nil {
 		return err
 	}
 	if c.restore == nil {
@@ -60,7 +60,7 @@ func (j *job) stage(ctx context.Context, slot *worktreepool.Slot, c *cand) error
 // testPaths are the Go test files c touches.
 func testPaths(c *cand) []string {
 	var out []string
-	for _, p := range c.c.Paths() {
+	for _, p := range c.spec.Paths() {
 		if isTestFile(p) {
 			out = append(out, p)
 		}
@@ -92,10 +92,10 @@ func readFiles(dir string, paths []string) map[string][]byte {
 func (j *job) stageJudged(ctx context.Context, slot *worktreepool.Slot, c *cand) error {
 	paths := testPaths(c)
 	if len(paths) == 0 {
-		return stage(ctx, slot, c.c)
+		return stage(ctx, slot, c.spec)
 	}
 	base := readFiles(slot.Dir(), paths)
-	if err := stage(ctx, slot, c.c); err != nil {
+	if err := stage(ctx, slot, c.spec); err != nil {
 		return err
 	}
 	edits, con := diffTests(base, readFiles(slot.Dir(), paths))
@@ -123,7 +123,7 @@ func (j *job) stageJudged(ctx context.Context, slot *worktreepool.Slot, c *cand)
 	c.res.TestEdits = edits
 	j.mu.Unlock()
 	if edits.Flagged() {
-		j.event(ctx, "test-edits", c.c.Name, edits.Summary())
+		j.event(ctx, "test-edits", c.spec.Name, edits.Summary())
 	}
 	return nil
 }
@@ -176,9 +176,9 @@ func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
 	valid := err == nil && passedAny(atBase)
 	switch {
 	case err != nil:
-		j.warn(ctx, "run the tests that candidate %s adds at base: %v; they judge only it", author.c.Name, err)
+		j.warn(ctx, "run the tests that candidate %s adds at base: %v; they judge only it", author.spec.Name, err)
 	case !valid:
-		j.event(ctx, "contributed-tests", author.c.Name, "the tests it adds pass nowhere at base: they judge only it")
+		j.event(ctx, "contributed-tests", author.spec.Name, "the tests it adds pass nowhere at base: they judge only it")
 	}
 	var wg sync.WaitGroup
 	for _, c := range passed {
@@ -197,7 +197,7 @@ func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
 				if errors.Is(err, errContributedTimeout) {
 					kind = FailTimeout
 				}
-				j.failLate(ctx, c, &Failure{Kind: kind, Message: fmt.Sprintf("run the tests that candidate %s adds: %v", author.c.Name, err)})
+				j.failLate(ctx, c, &Failure{Kind: kind, Message: fmt.Sprintf("run the tests that candidate %s adds: %v", author.spec.Name, err)})
 				return
 			}
 			if f := contributedFailure(author, c, atBase, run); f != nil {
@@ -218,12 +218,12 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 	defer j.pool.Release(slot)
 	if c != nil {
 		if err := j.stage(ctx, slot, c); err != nil {
-			return nil, fmt.Errorf("stage candidate %s: %w", c.c.Name, err)
+			return nil, fmt.Errorf("stage candidate %s: %w", c.spec.Name, err)
 		}
 	}
 	con := author.contrib
 	if err := slot.WriteFiles(con.files, nil); err != nil {
-		return nil, fmt.Errorf("lay %s's test files: %w", author.c.Name, err)
+		return nil, fmt.Errorf("lay %s's test files: %w", author.spec.Name, err)
 	}
 	args := []string{"go", "test", "-json", "-count=1"}
 	args = append(args, j.opts.BuildFlags...)
@@ -271,7 +271,7 @@ func contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
 	if len(d.BuildFailed) > 0 {
 		return &Failure{Kind: FailTest, Tests: d.BuildFailed,
 			Message: fmt.Sprintf("does not build with the tests that candidate %s adds, which pass at base: %s",
-				author.c.Name, strings.Join(first(d.BuildFailed, 5), ", ")),
+				author.spec.Name, strings.Join(first(d.BuildFailed, 5), ", ")),
 			Output: excerpts(run, d.BuildFailed, "")}
 	}
 	if len(d.Regressed) == 0 {
@@ -279,7 +279,7 @@ func contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
 	}
 	return &Failure{Kind: FailTest, Tests: d.Regressed,
 		Message: fmt.Sprintf("fails %s, added by candidate %s, which passes at base",
-			strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.c.Name),
+			strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.spec.Name),
 		Output: excerpts(run, d.Regressed, "")}
 }
 

@@ -1,7 +1,6 @@
 package evaluator
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -99,8 +98,4 @@ type Options struct {
 	// calibrateTarget is one Go benchmark sample's calibrated run time; 0
 	// is the default. Tests shorten it.
 	calibrateTarget time.Duration
-
-	// treeID computes a candidate's content id; nil is candidate.TreeID.
-	// Tests set it to hold one candidate's resolve back.
-	treeID func(ctx context.Context, repo, base string, c candidate.Candidate) (string, error)
 }

@@ -20,9 +20,9 @@ func (j *job) recoverCandidate(ctx context.Context, c *cand, start time.Time) {
 		return
 	}
 	stack := string(debug.Stack())
-	j.log.Error("panic in a candidate's work", "candidate", c.c.Name, "panic", r, "stack", stack)
+	j.log.Error("panic in a candidate's work", "candidate", c.spec.Name, "panic", r, "stack", stack)
 	f := &Failure{Kind: FailError,
-		Message: fmt.Sprintf("the optimizer panicked while evaluating %s: %v (a bug in the optimizer, not in the candidate: the stack is in the output)", c.c.Name, r),
+		Message: fmt.Sprintf("the optimizer panicked while evaluating %s: %v (a bug in the optimizer, not in the candidate: the stack is in the output)", c.spec.Name, r),
 		Output:  stack}
 	j.mu.Lock()
 	open := c.res.Verdict == VerdictPending || c.res.Verdict == VerdictPassed

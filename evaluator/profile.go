@@ -20,12 +20,12 @@ import (
 // winner's slot. Profiling never changes a verdict: whatever goes wrong is a
 // warning in the report.
 func (j *job) profile(ctx context.Context, w *cand) {
-	j.emit(Event{Kind: EventStart, Phase: "profile", Candidate: w.c.Name, Index: w.idx})
+	j.emit(Event{Kind: EventStart, Phase: "profile", Candidate: w.spec.Name, Index: w.idx})
 	if j.opts.ProfileCmd == "" && improved(w) == nil && !w.unbuilt {
 		j.mu.Lock()
 		j.profileNote = notProfiled(j.bench != "")
 		j.mu.Unlock()
-		j.event(ctx, "profile", w.c.Name, j.profileNote)
+		j.event(ctx, "profile", w.spec.Name, j.profileNote)
 		return
 	}
 	dir := j.artifacts()
@@ -39,7 +39,7 @@ func (j *job) profile(ctx context.Context, w *cand) {
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			j.warn(ctx, "profile %s: acquire slots: %v", w.c.Name, err)
+			j.warn(ctx, "profile %s: acquire slots: %v", w.spec.Name, err)
 		}
 		return
 	}
@@ -68,15 +68,15 @@ func (j *job) profile(ctx context.Context, w *cand) {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			j.warn(ctx, "profile %s: %v", w.c.Name, err)
+			j.warn(ctx, "profile %s: %v", w.spec.Name, err)
 		}
 	}
 	if sum == nil {
 		return
 	}
-	j.log.Debug("profile captured", "candidate", w.c.Name, "files", len(sum.Files))
+	j.log.Debug("profile captured", "candidate", w.spec.Name, "files", len(sum.Files))
 	for _, msg := range sum.Warnings {
-		j.warn(ctx, "profile %s: %s", w.c.Name, msg)
+		j.warn(ctx, "profile %s: %s", w.spec.Name, msg)
 	}
 	j.mu.Lock()
 	j.profileSummary = sum
@@ -99,8 +99,8 @@ func (j *job) profileCommand(ctx context.Context, w *cand, slot *worktreepool.Sl
 		return nil, fmt.Errorf("stage: %w", err)
 	}
 	files, err := profiler.Command(ctx, j.opts.ProfileCmd, slot.Dir(), dir, j.box(slot, nil, []string{dir}))
-	sum := &profiler.Summary{Candidate: w.c.Name, Files: files, SampleType: "command"}
-	j.storeProfile(ctx, w.c.Name, "command", "", strings.Join(files, "\n"), sum)
+	sum := &profiler.Summary{Candidate: w.spec.Name, Files: files, SampleType: "command"}
+	j.storeProfile(ctx, w.spec.Name, "command", "", strings.Join(files, "\n"), sum)
 	if err != nil {
 		return sum, fmt.Errorf("the profile command: %w", err)
 	}
@@ -126,10 +126,10 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 		Out: filepath.Join(dir, "base.cpu.pprof"), Extra: j.opts.BenchArgs,
 	}
 	cand := base
-	cand.Binary, cand.Out = target.bench.candBin, filepath.Join(dir, fileName(w.c.Name)+".cpu.pprof")
+	cand.Binary, cand.Out = target.bench.candBin, filepath.Join(dir, fileName(w.spec.Name)+".cpu.pprof")
 	if target.allocs {
 		base.MemOut = filepath.Join(dir, "base.mem.pprof")
-		cand.MemOut = filepath.Join(dir, fileName(w.c.Name)+".mem.pprof")
+		cand.MemOut = filepath.Join(dir, fileName(w.spec.Name)+".mem.pprof")
 	}
 	base.Sandbox = j.box(baseSlot, []string{base.Binary}, []string{dir})
 	cand.Sandbox = j.box(candSlot, []string{cand.Binary}, []string{dir})
@@ -141,14 +141,14 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 	}
 	cand.Dir = filepath.Join(candSlot.Dir(), target.bench.pkg.Dir)
 	if err := profiler.Capture(ctx, cand); err != nil {
-		return nil, fmt.Errorf("%s: %w", w.c.Name, err)
+		return nil, fmt.Errorf("%s: %w", w.spec.Name, err)
 	}
 	if baseSlot == candSlot {
 		// One slot: base's sources are gone, so read them from the repo.
 		baseSlot = nil
 	}
 	sum, err := profiler.Summarize(base.Out, cand.Out, profiler.SummaryOptions{
-		Candidate:  w.c.Name,
+		Candidate:  w.spec.Name,
 		ModulePath: modulePath(j.opts.Repo),
 		Changed:    w.res.Files,
 		BaseSource: j.baseSource(ctx, baseSlot),
@@ -160,9 +160,9 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 	if err != nil {
 		return nil, fmt.Errorf("summarise: %w", err)
 	}
-	j.storeProfile(ctx, w.c.Name, "cpu", base.Out, cand.Out, sum)
+	j.storeProfile(ctx, w.spec.Name, "cpu", base.Out, cand.Out, sum)
 	if sum.Alloc != nil {
-		j.storeProfile(ctx, w.c.Name, "alloc", base.MemOut, cand.MemOut, sum.Alloc)
+		j.storeProfile(ctx, w.spec.Name, "alloc", base.MemOut, cand.MemOut, sum.Alloc)
 	}
 	j.keepProfile(ctx, w, sum, map[string]string{"base": base.Out, "cand": cand.Out, "base-mem": base.MemOut, "cand-mem": cand.MemOut})
 	return sum, nil

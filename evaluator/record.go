@@ -76,10 +76,10 @@ func (j *job) saveChanges(dir string) {
 	for _, c := range j.cands {
 		b, err := json.Marshal(changeOf(c))
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, fileName(c.c.Name)+".json"), b, 0o644)
+			err = os.WriteFile(filepath.Join(dir, fileName(c.spec.Name)+".json"), b, 0o644)
 		}
 		if err != nil {
-			j.log.Warn("keep candidate change", "candidate", c.c.Name, "err", err)
+			j.log.Warn("keep candidate change", "candidate", c.spec.Name, "err", err)
 		}
 	}
 }
@@ -138,10 +138,10 @@ func (j *job) candidateRow(c *cand) store.Candidate {
 
 // changeOf is c's change in its stored form.
 func changeOf(c *cand) change {
-	ch := change{Name: c.c.Name, Patch: string(c.c.Patch), Deleted: c.c.Deleted}
-	if len(c.c.Files) > 0 {
-		ch.Files = make(map[string]string, len(c.c.Files))
-		for p, b := range c.c.Files {
+	ch := change{Name: c.spec.Name, Patch: string(c.spec.Patch), Deleted: c.spec.Deleted}
+	if len(c.spec.Files) > 0 {
+		ch.Files = make(map[string]string, len(c.spec.Files))
+		for p, b := range c.spec.Files {
 			ch.Files[p] = string(b)
 		}
 	}
@@ -158,7 +158,7 @@ func shardsOf(s shard.Spec) string {
 
 func (j *job) saveCandidate(ctx context.Context, c *cand) {
 	if err := j.db.UpdateCandidate(context.WithoutCancel(ctx), j.candidateRow(c)); err != nil {
-		j.notRecorded("candidate "+c.c.Name, err)
+		j.notRecorded("candidate "+c.spec.Name, err)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 )
@@ -34,10 +33,6 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 	for i := range res {
 		res[i].done = make(chan struct{})
 	}
-	treeID := j.opts.treeID
-	if treeID == nil {
-		treeID = candidate.TreeID
-	}
 	launched := make(chan struct{})
 	go func() {
 		defer close(launched)
@@ -47,14 +42,14 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 		g.SetLimit(max(2, min(j.opts.Parallel, runtime.NumCPU())))
 		for i, c := range j.cands {
 			r := &res[i]
-			if c.c.Invalid != nil {
-				r.err = c.c.Invalid
+			if c.spec.Invalid != nil {
+				r.err = c.spec.Invalid
 				close(r.done)
 				continue
 			}
 			g.Go(func() error {
 				defer close(r.done)
-				r.id, r.err = treeID(ctx, j.opts.Repo, j.opts.Base, c.c)
+				r.id, r.err = j.treeID(ctx, j.opts.Repo, j.opts.Base, c.spec)
 				return nil
 			})
 		}
@@ -86,7 +81,7 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 			c.res.Verdict = VerdictDuplicate
 			c.res.DuplicateOf = seen[r.id]
 		default:
-			seen[r.id] = c.c.Name
+			seen[r.id] = c.spec.Name
 		}
 		verdict := c.res.Verdict
 		elsewhere := verdict == VerdictPending && r.err == nil && !j.opts.Shard.Holds(r.id)
@@ -95,7 +90,7 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 		}
 		j.mu.Unlock()
 		if ctx.Err() == nil {
-			j.log.Debug("candidate resolved", "candidate", c.c.Name, "id", r.id, "verdict", verdict)
+			j.log.Debug("candidate resolved", "candidate", c.spec.Name, "id", r.id, "verdict", verdict)
 		}
 		switch {
 		case verdict != VerdictPending:

@@ -113,7 +113,7 @@ func (s *cmdSampler) checkTime(ctx context.Context, sd side, v time.Duration, ou
 	}
 	s.check.add(sd, v.Seconds(), output)
 	if msg := s.check.verdict(s.j.opts.MinPairs); msg != "" && s.j.warnOnce("time-vs-printed") {
-		s.j.warn(ctx, "%s: %s", s.c.c.Name, msg)
+		s.j.warn(ctx, "%s: %s", s.c.spec.Name, msg)
 	}
 }
 

@@ -79,7 +79,7 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 			// At base it has a result (calibration saw one): the benchmark
 			// exists only on base's side of this candidate.
 			g.j.warn(ctx, "%s prints no result in candidate %s, only at base, so it is not measured for %s; it said:\n%s",
-				b.name, g.c.c.Name, g.c.c.Name, indent(nr.Said))
+				b.name, g.c.spec.Name, g.c.spec.Name, indent(nr.Said))
 			g.drop(b)
 			continue
 		}
@@ -164,7 +164,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	for _, b := range benches {
 		bin, ok := bins[b.pkg.ImportPath]
 		if !ok {
-			bin = filepath.Join(j.tmp, "cand", fileName(c.c.Name), fileName(b.pkg.ImportPath)+".test")
+			bin = filepath.Join(j.tmp, "cand", fileName(c.spec.Name), fileName(b.pkg.ImportPath)+".test")
 			if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 				return nil, "", &Failure{Kind: FailError, Message: err.Error()}
 			}
@@ -193,7 +193,7 @@ func (j *job) candidateOnly(ctx context.Context, c *cand, pkg gobench.Package, b
 	}
 	for _, name := range names {
 		if !slices.Contains(pkg.Benchmarks, name) && (filter == nil || filter.MatchTop(name)) {
-			j.warn(ctx, "%s (%s) exists only in candidate %s, not at base, so it is not measured", name, pkg.ImportPath, c.c.Name)
+			j.warn(ctx, "%s (%s) exists only in candidate %s, not at base, so it is not measured", name, pkg.ImportPath, c.spec.Name)
 		}
 	}
 }

@@ -81,9 +81,9 @@ func pickWinner(cands []*cand) *cand {
 
 // diffSize is the size of a candidate's change, in bytes.
 func diffSize(c *cand) int {
-	n := len(c.c.Patch)
-	for p, b := range c.c.Files {
+	n := len(c.spec.Patch)
+	for p, b := range c.spec.Files {
 		n += len(p) + len(b)
 	}
-	return n + len(c.c.Deleted)
+	return n + len(c.spec.Deleted)
 }

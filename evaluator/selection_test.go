@@ -13,8 +13,8 @@ func TestPickWinner(t *testing.T) {
 	// of size bytes.
 	mk := func(idx int, speedup, lo, hi float64, size int) *cand {
 		return &cand{idx: idx,
-			c:   candidate.Candidate{Name: string(rune('a' + idx)), Patch: []byte(strings.Repeat("x", size))},
-			res: CandidateResult{Verdict: VerdictFaster, Speedup: speedup, CI: &[2]float64{lo, hi}}}
+			spec: candidate.Candidate{Name: string(rune('a' + idx)), Patch: []byte(strings.Repeat("x", size))},
+			res:  CandidateResult{Verdict: VerdictFaster, Speedup: speedup, CI: &[2]float64{lo, hi}}}
 	}
 	// withFasterOn names n benchmarks as significantly faster.
 	withFasterOn := func(c *cand, n int) *cand {
@@ -69,13 +69,13 @@ func TestPickWinner(t *testing.T) {
 			got := pickWinner(tt.cands)
 			switch {
 			case tt.want < 0 && got != nil:
-				t.Errorf("winner %s, want none", got.c.Name)
+				t.Errorf("winner %s, want none", got.spec.Name)
 			case tt.want >= 0 && got != tt.cands[tt.want]:
 				name := "none"
 				if got != nil {
-					name = got.c.Name
+					name = got.spec.Name
 				}
-				t.Errorf("winner %s, want %s", name, tt.cands[tt.want].c.Name)
+				t.Errorf("winner %s, want %s", name, tt.cands[tt.want].spec.Name)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // A Target is a function the loop asks generators to make faster: where it
@@ -298,7 +299,7 @@ func profileBase(ctx context.Context, repo, base, dir, filter string) (ranked []
 			"-cpuprofile", out, "./"+pkg)
 		cmd.Dir = dir
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, nil, 0, fmt.Errorf("run the base's benchmarks in %s: %w\n%s", pkg, err, tail(b, 20))
+			return nil, nil, 0, fmt.Errorf("run the base's benchmarks in %s: %w\n%s", pkg, err, proc.Tail(b, 20))
 		}
 		p, err := readProfile(out)
 		if err != nil {
@@ -425,12 +426,4 @@ func benchmarkDirs(ctx context.Context, repo, base string) ([]string, error) {
 // gitRead runs a read-only git command in repo.
 func gitRead(ctx context.Context, repo string, args ...string) ([]byte, error) {
 	return gitcmd.Run(ctx, gitcmd.Cmd{Dir: repo, Args: args, ReadOnly: true})
-}
-
-func tail(b []byte, n int) string {
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

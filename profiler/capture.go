@@ -151,15 +151,7 @@ func captureArgs(o CaptureOptions) []string {
 
 // tail returns the last n lines of out, trimmed.
 func tail(out []byte, n int) string {
-	out = bytes.TrimRight(out, "\n\r\t ")
-	i := len(out)
-	for k := 0; k < n && i > 0; k++ {
-		i = bytes.LastIndexByte(out[:i], '\n')
-		if i < 0 {
-			i = 0
-		}
-	}
-	s := string(bytes.TrimLeft(out[i:], "\n"))
+	s := proc.Tail(bytes.TrimRight(out, "\n\r\t "), n)
 	if s == "" {
 		return "no output"
 	}

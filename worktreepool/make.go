@@ -117,7 +117,7 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 	}
 	s := p.newSlot(name, dir, gitDir, lock)
 	s.base = base
-	s.rewatch() // a new worktree is clean
+	s.startInotify() // a new worktree is clean
 	p.log.Debug("slot made", "slot", name, "took", since(start))
 	return s, nil
 }

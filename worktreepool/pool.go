@@ -538,7 +538,7 @@ func (p *Pool) closeSlots(ctx context.Context, slots []*Slot) []error {
 
 func (p *Pool) closeSlot(ctx context.Context, s *Slot) error {
 	if p.keep && s.repair() == nil && s.Reset(ctx) == nil && s.lock.write(keptMark) == nil {
-		s.unwatch()
+		s.stopInotify()
 		s.lock.release()
 		return nil
 	}
@@ -547,7 +547,7 @@ func (p *Pool) closeSlot(ctx context.Context, s *Slot) error {
 
 // remove deletes a slot's worktree, then its lock file.
 func (p *Pool) remove(ctx context.Context, s *Slot) error {
-	s.unwatch()
+	s.stopInotify()
 	if err := removeWorktree(ctx, p.repo, s.dir); err != nil {
 		s.lock.release()
 		return fmt.Errorf("remove slot %s: %w", s.name, err)

@@ -61,23 +61,23 @@ func (s *Slot) fullReset(ctx context.Context) error {
 	if err := s.restore(ctx, st); err != nil {
 		return s.hardReset(ctx)
 	}
-	s.rewatch()
+	s.startInotify()
 	return nil
 }
 
-// quickReset restores the slot from what its watcher saw change: tracked
+// quickReset restores the slot from what its inotify saw change: tracked
 // files it saw are rewritten from the index and paths that base lacks are
 // removed, with no git status at all; only when that is not enough (a
 // tracked directory changed, say) does a git status of those paths alone
 // say what to restore. It reports false, having changed nothing that a full reset would
-// not redo, when it cannot vouch for the result: no watcher, lost events,
+// not redo, when it cannot vouch for the result: no inotify, lost events,
 // a change in the slot's git directory (HEAD or the index may have moved),
 // too many paths, or an error.
 func (s *Slot) quickReset(ctx context.Context) bool {
-	if s.watch == nil {
+	if s.inotify == nil {
 		return false
 	}
-	ch := s.watch.collect()
+	ch := s.inotify.collect()
 	if ch.full() {
 		return false
 	}
@@ -104,35 +104,35 @@ func (s *Slot) quickReset(ctx context.Context) bool {
 	}
 	// What the restore itself changed is known: drop it. Watches of moved or
 	// deleted directories are made anew.
-	after := s.watch.collect()
+	after := s.inotify.collect()
 	if ch.moved || after.moved || after.lost {
-		s.rewatch()
+		s.startInotify()
 	}
 	return true
 }
 
-// rewatch starts watching the slot afresh; the slot must be clean. A slot
+// startInotify starts watching the slot afresh; the slot must be clean. A slot
 // that cannot be watched is restored with full statuses.
-func (s *Slot) rewatch() {
-	s.unwatch()
+func (s *Slot) startInotify() {
+	s.stopInotify()
 	if s.noWatch {
 		return
 	}
-	w, err := newWatcher(s.dir, s.gitDir)
+	w, err := newInotify(s.dir, s.gitDir)
 	if err != nil {
-		if !errors.Is(err, errNoWatch) && s.log != nil {
+		if !errors.Is(err, errNoInotify) && s.log != nil {
 			s.log.Warn("watch slot: its resets will read a full git status", "slot", s.name, "err", err)
 		}
 		return
 	}
-	s.watch = w
+	s.inotify = w
 }
 
-// unwatch stops watching the slot.
-func (s *Slot) unwatch() {
-	if s.watch != nil {
-		s.watch.close()
-		s.watch = nil
+// stopInotify stops watching the slot.
+func (s *Slot) stopInotify() {
+	if s.inotify != nil {
+		s.inotify.close()
+		s.inotify = nil
 	}
 }
 
@@ -198,10 +198,10 @@ func (s *Slot) hardReset(ctx context.Context) error {
 		return err
 	}
 	if !st.clean() || st.head != s.base {
-		s.unwatch()
+		s.stopInotify()
 		return fmt.Errorf("slot %s is not clean after a reset: %d changed, %d extra paths", s.name, len(st.changed), len(st.extra))
 	}
-	s.rewatch()
+	s.startInotify()
 	return nil
 }
 

@@ -28,12 +28,12 @@ type Slot struct {
 	base   string // the commit the slot is at when restored
 	log    *slog.Logger
 
-	// watch sees what changes in the slot between resets, so that a reset
+	// inotify sees what changes in the slot between resets, so that a reset
 	// looks only there; nil when the slot is not watched (Options.NoWatch,
 	// no inotify, or a watch that could not be made), and then every reset
 	// reads a full status. Only the holder, or the pool restoring the slot,
 	// touches it.
-	watch    *watcher
+	inotify  *inotify
 	noWatch  bool
 	paranoid bool          // every reset is a Verify
 	resets   *resetCounts  // the pool's; nil for none

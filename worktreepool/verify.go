@@ -50,7 +50,7 @@ func (s *Slot) Verify(ctx context.Context) (int, error) {
 	if err := s.restore(ctx, st); err != nil {
 		return dirty, s.hardReset(ctx)
 	}
-	s.rewatch()
+	s.startInotify()
 	return dirty, nil
 }
 

@@ -110,18 +110,12 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 	if err != nil || budget <= 0 {
 		return usageErrorf("--pool-disk %q: want a size such as 20G", o.DiskBudget)
 	}
-	m := thisMachine()
-	n := o.Slots
-	if n <= 0 {
-		n, _ = slots(parallelAuto, 1<<20, "any test command", m) // CPUs-1, at least 2 on 2+ CPUs, lowered when memory is short
-	}
 	opts := daemon.Options{
 		Socket:      socketPath(o.Socket),
 		Listen:      o.Listen,
 		AllowRemote: o.AllowRemote,
 		StateDB:     filepath.Join(dir, "daemon.db"),
-		Slots:       n,
-		CPUs:        m.CPUs,
+		Slots:       max(0, o.Slots), // 0: daemon.AutoSlots
 		MaxJobs:     o.MaxJobs,
 		DiskBudget:  budget,
 		Paranoid:    o.Paranoid,

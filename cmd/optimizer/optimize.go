@@ -121,7 +121,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 			return usageErrorf("%w", err)
 		}
 	}
-	n, why := slots(o.Parallel, max(2, len(o.Generate)+len(o.GenerateEdit)), o.Test, thisMachine())
+	n, why := evaluator.Slots(int(o.Parallel), max(2, len(o.Generate)+len(o.GenerateEdit)), o.Test, evaluator.ThisMachine())
 	w, err := openWork(ctx, o.runOptions, r, base, n, stderr, func() {
 		fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], plural(n, "slot"), why)
 	})
@@ -181,7 +181,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 // machine's CPU count as executeJob sets it.
 func (o optimizeOptions) loopOptions(r repo, base string, n int, logger *slog.Logger) evaluator.Options {
 	opts := o.evaluatorOptions(r, base, n, nil, logger)
-	opts.CPUs = thisMachine().CPUs
+	opts.CPUs = evaluator.ThisMachine().CPUs
 	return opts
 }
 

@@ -159,8 +159,8 @@ func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, erro
 // executeJob's.
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
-	m := thisMachine()
-	n, why := slots(o.Parallel, len(plan.cands), o.Test, m)
+	m := evaluator.ThisMachine()
+	n, why := evaluator.Slots(int(o.Parallel), len(plan.cands), o.Test, m)
 	if o.ParallelFrom != "" {
 		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
 	}
@@ -205,7 +205,7 @@ func openWork(ctx context.Context, o runOptions, r repo, base string, n int, std
 		}
 	}
 	header()
-	warnOversubscribed(stderr, n, thisMachine().CPUs)
+	warnOversubscribed(stderr, n, evaluator.ThisMachine().CPUs)
 	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
 	if err != nil {
 		return nil, err

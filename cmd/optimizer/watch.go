@@ -153,7 +153,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	if real, err := filepath.EvalSymlinks(r.Root); err == nil {
 		root = real
 	}
-	n, why := slots(o.Parallel, 1, o.Test, thisMachine())
+	n, why := evaluator.Slots(int(o.Parallel), 1, o.Test, evaluator.ThisMachine())
 	if o.Parallel > 0 {
 		n, why = int(o.Parallel), "-j"
 	}

@@ -212,8 +212,7 @@ func watchStorePath(t *testing.T, repo string) string {
 }
 
 // TestWatch_Saves: a repo with work in every place git keeps it is
-// evaluated at start; each save is evaluated, as a line of text; a save
-// that changes nothing is skipped; and nothing of the user's changes: not
+// evaluated at start; each save is evaluated, as a line of text; and nothing of the user's changes: not
 // the files, the index, HEAD, refs, the stash, nor git's worktree list.
 func TestWatch_Saves(t *testing.T) {
 	repo := newWatchRepo(t)
@@ -243,9 +242,8 @@ func TestWatch_Saves(t *testing.T) {
 	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
 	expect("a.txt", `^tests pass · \d`)
 
-	// The same bytes again: the snapshot is the one just evaluated.
-	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
-	time.Sleep(1 * time.Second)
+	// A save of the same bytes plans nothing: evaluator/watch's
+	// TestSession_PlanTreeUnchanged proves it without waiting on a clock.
 	writeWatchFiles(t, repo, map[string]string{"a.txt": "bad\n"})
 	expect("a.txt", `^FAIL the test command exits 1 where base exits 0 \(a\.txt:1\)$`)
 

@@ -14,9 +14,10 @@ import (
 // its content, so that a stray data file cannot fill memory or the store.
 const MaxBytes = 50 << 20
 
-// maxBytes is the limit in force: MaxBytes, lowered by tests that would
-// otherwise push 50 MB through the race detector.
-var maxBytes int64 = MaxBytes
+// limit is the most one candidate may hold, in bytes: MaxBytes, or lower
+// in tests that would otherwise push 50 MB through the race detector. The
+// loaders are its methods, so that the limit travels with the call.
+type limit int64
 
 // Candidate is a named change against base: a unified diff, a set of whole
 // files, or both (the patch is applied first). A Candidate is a value; the
@@ -110,13 +111,15 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 // ValidatePath refuses. Loaders store its result, prefixed with Source, in
 // Invalid. It does not look at the repository: a patch that passes may still
 // not apply (TreeID finds that).
-func (c Candidate) Validate() error {
+func (c Candidate) Validate() error { return limit(MaxBytes).validate(c) }
+
+func (lim limit) validate(c Candidate) error {
 	size := int64(len(c.Patch))
 	for _, b := range c.Files {
 		size += int64(len(b))
 	}
-	if size > maxBytes {
-		return tooLarge(size)
+	if size > int64(lim) {
+		return lim.tooLarge(size)
 	}
 	if len(c.Patch) > 0 {
 		if err := validatePatch(c.Patch); err != nil {
@@ -159,8 +162,8 @@ func validatePatch(patch []byte) error {
 	return nil
 }
 
-func tooLarge(size int64) error {
-	return fmt.Errorf("%w: it holds %.1f MB, over the %d MB limit for one candidate", ErrTooLarge, float64(size)/(1<<20), maxBytes>>20)
+func (lim limit) tooLarge(size int64) error {
+	return fmt.Errorf("%w: it holds %.1f MB, over the %d MB limit for one candidate", ErrTooLarge, float64(size)/(1<<20), lim>>20)
 }
 
 // CheckNames reports names that are empty, hold control characters, or are

@@ -18,13 +18,13 @@ type treeFile struct {
 // repo by relative path. escape, if set, is why dir itself (a symlink) is
 // refused. Only an I/O error is returned; a problem with the files is the
 // candidate's Invalid, and then Files is left empty.
-func loadTree(dir, name, source string, escape error) (Candidate, error) {
+func (lim limit) loadTree(dir, name, source string, escape error) (Candidate, error) {
 	c := Candidate{Name: name, Source: source}
 	if escape != nil {
 		c.Invalid = invalid(source, escape)
 		return c, nil
 	}
-	files, problem, err := scanTree(dir)
+	files, problem, err := lim.scanTree(dir)
 	if err != nil {
 		return c, fmt.Errorf("read candidates: %w", err)
 	}
@@ -43,7 +43,7 @@ func loadTree(dir, name, source string, escape error) (Candidate, error) {
 		}
 		c.Files[f.path] = b
 	}
-	c.Invalid = invalid(source, check(c))
+	c.Invalid = invalid(source, lim.check(c))
 	if c.Invalid != nil && errors.Is(c.Invalid, ErrTooLarge) {
 		c.Files = nil // grew while being read
 	}
@@ -53,7 +53,7 @@ func loadTree(dir, name, source string, escape error) (Candidate, error) {
 // scanTree lists the files under dir without reading them. It stops at the
 // first problem: a .git directory, a symlink that leaves dir, dangles or
 // points to a directory, a special file, or more than MaxBytes in all.
-func scanTree(dir string) (files []treeFile, problem, err error) {
+func (lim limit) scanTree(dir string) (files []treeFile, problem, err error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, nil, err
@@ -100,8 +100,8 @@ func scanTree(dir string) (files []treeFile, problem, err error) {
 			problem = fmt.Errorf("%w: %s is a device, socket or pipe", ErrNotRegular, slash)
 			return filepath.SkipAll
 		}
-		if total += fi.Size(); total > maxBytes {
-			problem = tooLarge(total)
+		if total += fi.Size(); total > int64(lim) {
+			problem = lim.tooLarge(total)
 			return filepath.SkipAll
 		}
 		files = append(files, treeFile{path: slash, from: from})

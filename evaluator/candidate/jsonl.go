@@ -12,7 +12,7 @@ import (
 // maxLine bounds one JSONL line: four times the candidate limit leaves room
 // for JSON's escapes; a longer line could only hold a candidate that would
 // be refused anyway.
-func maxLine() int { return int(4 * maxBytes) }
+func (lim limit) maxLine() int { return int(4 * lim) }
 
 // jsonCandidate is one line of a JSONL candidates file. Fields it does not
 // know are ignored, so that generators may add their own.
@@ -41,12 +41,16 @@ type jsonCandidate struct {
 // gives a candidate with Invalid set. Names are not checked for duplicates
 // here: see CheckNames.
 func ParseJSONL(r io.Reader, file string) ([]Candidate, error) {
+	return limit(MaxBytes).parseJSONL(r, file)
+}
+
+func (lim limit) parseJSONL(r io.Reader, file string) ([]Candidate, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var out []Candidate
 	for n := 1; ; n++ {
-		line, err := readLine(br)
+		line, err := lim.readLine(br)
 		if errors.Is(err, errLineTooLong) {
-			return nil, &SyntaxError{File: file, Line: n, Msg: fmt.Sprintf("line is over %d MB; one candidate may hold at most %d MB", maxLine()>>20, maxBytes>>20)}
+			return nil, &SyntaxError{File: file, Line: n, Msg: fmt.Sprintf("line is over %d MB; one candidate may hold at most %d MB", lim.maxLine()>>20, lim>>20)}
 		}
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("read %s: %w", file, err)
@@ -55,7 +59,7 @@ func ParseJSONL(r io.Reader, file string) ([]Candidate, error) {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			c, msg := parseLine(line, fmt.Sprintf("%s:%d", file, n))
+			c, msg := lim.parseLine(line, fmt.Sprintf("%s:%d", file, n))
 			if msg != "" {
 				return nil, &SyntaxError{File: file, Line: n, Msg: msg}
 			}
@@ -71,11 +75,11 @@ var errLineTooLong = errors.New("line too long")
 
 // readLine returns the next line without its "\n" or "\r\n", and io.EOF
 // with the last line.
-func readLine(br *bufio.Reader) ([]byte, error) {
+func (lim limit) readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLine() {
+		if len(line)+len(chunk) > lim.maxLine() {
 			return nil, errLineTooLong
 		}
 		line = append(line, chunk...)
@@ -92,7 +96,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 // parseLine turns one line into a candidate, or says what is wrong with it.
-func parseLine(line []byte, source string) (Candidate, string) {
+func (lim limit) parseLine(line []byte, source string) (Candidate, string) {
 	var j jsonCandidate
 	if err := json.Unmarshal(line, &j); err != nil {
 		return Candidate{}, jsonMessage(err)
@@ -127,7 +131,7 @@ func parseLine(line []byte, source string) (Candidate, string) {
 			}
 		}
 	}
-	c.Invalid = invalid(source, check(c))
+	c.Invalid = invalid(source, lim.check(c))
 	if errors.Is(c.Invalid, ErrTooLarge) {
 		c.Patch, c.Files, c.Deleted = nil, nil, nil
 	}
@@ -135,11 +139,11 @@ func parseLine(line []byte, source string) (Candidate, string) {
 }
 
 // check is Validate plus the emptiness a loaded candidate may not have.
-func check(c Candidate) error {
+func (lim limit) check(c Candidate) error {
 	if len(c.Patch) == 0 && len(c.Files) == 0 && len(c.Deleted) == 0 {
 		return fmt.Errorf("%w: it changes no file", ErrEmpty)
 	}
-	return c.Validate()
+	return lim.validate(c)
 }
 
 // invalid prefixes a candidate-level problem with the candidate's source.

@@ -20,7 +20,9 @@ import (
 // a JSONL line is malformed (*SyntaxError), or two candidates share a name
 // (ErrDuplicateName). A candidate that is unacceptable in itself is returned
 // with Invalid set.
-func Load(path string) ([]Candidate, error) {
+func Load(path string) ([]Candidate, error) { return limit(MaxBytes).load(path) }
+
+func (lim limit) load(path string) ([]Candidate, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)
@@ -28,9 +30,9 @@ func Load(path string) ([]Candidate, error) {
 	var cands []Candidate
 	var ignored []string
 	if fi.IsDir() {
-		cands, ignored, err = loadDir(path)
+		cands, ignored, err = lim.loadDir(path)
 	} else {
-		cands, err = loadFile(path)
+		cands, err = lim.loadFile(path)
 	}
 	if err != nil {
 		return nil, err
@@ -63,30 +65,30 @@ func classify(name string) (kind int, base string) {
 }
 
 // loadFile reads a candidates path that is a single file.
-func loadFile(path string) ([]Candidate, error) {
+func (lim limit) loadFile(path string) ([]Candidate, error) {
 	kind, name := classify(filepath.Base(path))
 	switch kind {
 	case kindPatch:
-		c, err := loadPatch(path, name, path)
+		c, err := lim.loadPatch(path, name, path)
 		return []Candidate{c}, err
 	case kindJSONL:
-		return loadJSONL(path)
+		return lim.loadJSONL(path)
 	}
 	return nil, fmt.Errorf("read candidates: %s is not a .patch, .diff or .jsonl file, nor a directory", path)
 }
 
-func loadJSONL(path string) ([]Candidate, error) {
+func (lim limit) loadJSONL(path string) ([]Candidate, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)
 	}
 	defer f.Close()
-	return ParseJSONL(f, path)
+	return lim.parseJSONL(f, path)
 }
 
 // loadDir reads a directory of candidates, and returns the names of the
 // entries it ignored.
-func loadDir(dir string) ([]Candidate, []string, error) {
+func (lim limit) loadDir(dir string) ([]Candidate, []string, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read candidates: %w", err)
@@ -114,7 +116,7 @@ func loadDir(dir string) ([]Candidate, []string, error) {
 		}
 		switch {
 		case fi.IsDir():
-			c, err := loadTree(full, name, full+string(filepath.Separator), escape)
+			c, err := lim.loadTree(full, name, full+string(filepath.Separator), escape)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -124,7 +126,7 @@ func loadDir(dir string) ([]Candidate, []string, error) {
 		case kind == kindPatch && escape != nil:
 			cands = append(cands, Candidate{Name: base, Source: full, Invalid: invalid(full, escape)})
 		case kind == kindPatch:
-			c, err := loadPatch(full, base, full)
+			c, err := lim.loadPatch(full, base, full)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -132,7 +134,7 @@ func loadDir(dir string) ([]Candidate, []string, error) {
 		case escape != nil: // a JSONL file: no candidate to mark
 			return nil, nil, fmt.Errorf("read candidates: %w", escape)
 		default:
-			cs, err := loadJSONL(full)
+			cs, err := lim.loadJSONL(full)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -162,20 +164,20 @@ func within(root, target string) bool {
 
 // loadPatch reads one patch file. Only an I/O error is returned; a problem
 // with the patch is the candidate's Invalid.
-func loadPatch(path, name, source string) (Candidate, error) {
+func (lim limit) loadPatch(path, name, source string) (Candidate, error) {
 	c := Candidate{Name: name, Source: source}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return c, fmt.Errorf("read candidates: %w", err)
 	}
-	if fi.Size() > maxBytes {
-		c.Invalid = invalid(source, tooLarge(fi.Size()))
+	if fi.Size() > int64(lim) {
+		c.Invalid = invalid(source, lim.tooLarge(fi.Size()))
 		return c, nil
 	}
 	if c.Patch, err = os.ReadFile(path); err != nil {
 		return c, fmt.Errorf("read candidates: %w", err)
 	}
-	c.Invalid = invalid(source, check(c))
+	c.Invalid = invalid(source, lim.check(c))
 	return c, nil
 }
 

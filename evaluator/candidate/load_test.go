@@ -305,21 +305,17 @@ func TestLoad_Invalid(t *testing.T) {
 }
 
 func TestParseJSONL_LineTooLong(t *testing.T) {
-	defer func(old int64) { maxBytes = old }(maxBytes)
-	maxBytes = 1 << 20
 	in := `{"name":"a","patch":"x"}` + "\n\n" + `{"name":"b","patch":"` + strings.Repeat("y", 4<<20) + `"}` + "\n"
-	_, err := ParseJSONL(strings.NewReader(in), "c.jsonl")
+	_, err := limit(1<<20).parseJSONL(strings.NewReader(in), "c.jsonl")
 	mustContain(t, err, "c.jsonl:3: line is over 4 MB; one candidate may hold at most 1 MB")
 }
 
 // TestLoad_JSONLTooLarge runs with the limit lowered to 1 MB: 50 MB of JSON
 // takes many seconds under the race detector.
 func TestLoad_JSONLTooLarge(t *testing.T) {
-	defer func(old int64) { maxBytes = old }(maxBytes)
-	maxBytes = 1 << 20
 	big := strings.Repeat("x", 1<<20+1)
 	dir := mkdir(t, map[string]string{"c.jsonl": `{"name":"bad","files":{"big.txt":"` + big + `"}}` + "\n" + `{"name":"bad2","patch":"` + big + `"}` + "\n"})
-	cands, err := Load(dir)
+	cands, err := limit(1 << 20).load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

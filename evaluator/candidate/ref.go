@@ -118,9 +118,9 @@ func diffCommits(ctx context.Context, repo *gogit.Repository, from, to *object.C
 			if err != nil {
 				return nil, err
 			}
-			if size += blob.Size; size > maxBytes {
+			if size += blob.Size; size > MaxBytes {
 				c.Files, c.Patch = nil, nil
-				return tooLarge(size), nil
+				return limit(MaxBytes).tooLarge(size), nil
 			}
 			b, err := readBlob(blob)
 			if err != nil {

@@ -1,7 +1,6 @@
 package gobench
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,19 +42,9 @@ func run(ctx context.Context, name string, c proc.Cmd) (proc.Result, error) {
 
 // tail returns the last tailLines lines of out, at most tailBytes of them.
 func tail(out []byte) string {
-	out = bytes.TrimRight(out, "\n")
-	start := len(out)
-	for range tailLines {
-		i := bytes.LastIndexByte(out[:start], '\n')
-		if i < 0 {
-			start = 0
-			break
-		}
-		start = i
+	s := proc.Tail(out, tailLines)
+	if len(s) > tailBytes {
+		s = "…" + s[len(s)-tailBytes:]
 	}
-	out = bytes.TrimLeft(out[start:], "\n")
-	if len(out) > tailBytes {
-		out = append([]byte("…"), out[len(out)-tailBytes:]...)
-	}
-	return string(out)
+	return s
 }

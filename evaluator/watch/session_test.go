@@ -94,3 +94,31 @@ func TestSession_Run(t *testing.T) {
 		t.Errorf("the user's repository changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestSession_PlanTreeUnchanged: a save that leaves the tree's snapshot as
+// it was last planned plans nothing; a save that changes it plans the tree
+// again, and saving the first content back is new work once more.
+func TestSession_PlanTreeUnchanged(t *testing.T) {
+	repo := newTestRepo(t, map[string]string{"a.txt": "1\n"})
+	head := strings.TrimSpace(git(t, repo, "rev-parse", "HEAD"))
+	s := &Session{Root: repo, Head: head}
+	st := &state{head: head, last: map[string]string{}}
+	ctx := context.Background()
+	plan := func(content string) *Work {
+		t.Helper()
+		writeFile(t, repo, "a.txt", content)
+		return s.planTree(ctx, st, Change{Paths: []string{"a.txt"}, Time: time.Now()}, false)
+	}
+	if w := plan("good\n"); w == nil || w.skip != "" || len(w.cands) != 1 {
+		t.Fatalf("first save planned %+v, want the tree as one candidate", w)
+	}
+	if w := plan("good\n"); w != nil {
+		t.Fatalf("the same bytes again planned %+v, want nothing", w)
+	}
+	if w := plan("bad\n"); w == nil || len(w.cands) != 1 {
+		t.Fatalf("a changed save planned %+v, want the tree", w)
+	}
+	if w := plan("good\n"); w == nil || len(w.cands) != 1 {
+		t.Fatalf("the first content saved back planned %+v, want the tree again", w)
+	}
+}

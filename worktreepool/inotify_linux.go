@@ -18,15 +18,15 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE |
 	unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
 
-// watcher reports which paths of a slot's work tree changed, through one
+// inotify reports which paths of a slot's work tree changed, through one
 // inotify watch on every directory of the tree and one on the slot's git
 // directory. inotify watches inodes, so it sees a change made through any
 // path into the tree, except writes through a shared mmap after its file was
 // closed, and writes through a hard link from outside the tree.
 //
-// A watcher is used by one goroutine at a time: the slot's holder, or the
+// An inotify is used by one goroutine at a time: the slot's holder, or the
 // pool restoring the slot.
-type watcher struct {
+type inotify struct {
 	fd      int
 	dirs    map[int32]string // watch descriptor -> directory, slash-relative ("" is the root)
 	watched map[string]bool  // the directories in dirs
@@ -34,14 +34,14 @@ type watcher struct {
 	buf     []byte
 }
 
-// newWatcher watches the work tree at root, which must be clean, and the
+// newInotify watches the work tree at root, which must be clean, and the
 // slot's git directory.
-func newWatcher(root, gitDir string) (*watcher, error) {
+func newInotify(root, gitDir string) (*inotify, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("watch slot: %w", err)
 	}
-	w := &watcher{fd: fd, dirs: map[int32]string{}, watched: map[string]bool{}, buf: make([]byte, 64<<10)}
+	w := &inotify{fd: fd, dirs: map[int32]string{}, watched: map[string]bool{}, buf: make([]byte, 64<<10)}
 	wd, err := unix.InotifyAddWatch(fd, gitDir, unix.IN_MODIFY|unix.IN_ATTRIB|unix.IN_CREATE|unix.IN_DELETE|
 		unix.IN_MOVED_FROM|unix.IN_MOVED_TO|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_ONLYDIR)
 	if err != nil {
@@ -80,7 +80,7 @@ func newWatcher(root, gitDir string) (*watcher, error) {
 }
 
 // collect reads every event queued since the last call, without waiting.
-func (w *watcher) collect() changes {
+func (w *inotify) collect() changes {
 	c := changes{paths: map[string]bool{}}
 	for {
 		n, err := unix.Read(w.fd, w.buf)
@@ -99,7 +99,7 @@ func (w *watcher) collect() changes {
 }
 
 // parse adds a buffer of inotify events to c.
-func (w *watcher) parse(b []byte, c *changes) {
+func (w *inotify) parse(b []byte, c *changes) {
 	for len(b) >= unix.SizeofInotifyEvent {
 		wd := int32(binary.NativeEndian.Uint32(b[0:]))
 		mask := binary.NativeEndian.Uint32(b[4:])
@@ -114,7 +114,7 @@ func (w *watcher) parse(b []byte, c *changes) {
 	}
 }
 
-func (w *watcher) event(wd int32, mask uint32, name string, c *changes) {
+func (w *inotify) event(wd int32, mask uint32, name string, c *changes) {
 	switch {
 	case mask&unix.IN_Q_OVERFLOW != 0:
 		c.lost = true
@@ -162,4 +162,4 @@ func trimNUL(b []byte) []byte {
 }
 
 // close stops watching.
-func (w *watcher) close() { unix.Close(w.fd) }
+func (w *inotify) close() { unix.Close(w.fd) }

@@ -6,16 +6,16 @@ import "errors"
 // past it, a full git status is cheaper than a command line of pathspecs.
 const maxChanged = 256
 
-// errNoWatch is newWatcher's answer where watching is not supported.
-var errNoWatch = errors.New("watching a slot for changes is not supported here")
+// errNoInotify is newInotify's answer where watching is not supported.
+var errNoInotify = errors.New("watching a slot for changes is not supported here")
 
-// changes is what a watcher saw happen to a slot since it last looked.
+// changes is what an inotify saw happen to a slot since it last looked.
 type changes struct {
 	paths map[string]bool // slash paths relative to the work tree, each a file or a whole subtree
 	// gitDir: something in the slot's git directory changed (HEAD, the
 	// index, ...): only a full status can tell what.
 	gitDir bool
-	// lost: the watcher cannot vouch for what it saw (the kernel dropped
+	// lost: the inotify cannot vouch for what it saw (the kernel dropped
 	// events, the root itself changed, or reading failed).
 	lost bool
 	// moved: a watched directory was deleted, moved or replaced, so its
