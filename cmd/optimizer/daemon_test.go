@@ -161,7 +161,7 @@ func TestRun_ThroughDaemonBench(t *testing.T) {
 	repo, cands := newShellRepo(t, 0)
 	sock := startTestDaemon(t)
 	args := []string{"--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "sh bench.sh",
-		"--max-pairs", "8", "--format", "json", "--socket", sock, "--sandbox", "off", "--fail-on-regression"}
+		"--max-pairs", "20", "--format", "json", "--socket", sock, "--sandbox", "off", "--fail-on-regression"}
 	local, _, localCode := runCLI(t, append(args, "--no-daemon")...)
 	remote, stderr, remoteCode := runCLI(t, args...)
 	if localCode != remoteCode {
