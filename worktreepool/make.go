@@ -103,7 +103,16 @@ func (p *Pool) makeSlot(ctx context.Context, base string) (*Slot, error) {
 	}
 	// The new worktree's index is written split at once (see Slot.git); the
 	// user's own index is not written by git worktree add.
-	_, err = inRepo(ctx, p.repo, "-c", "core.splitIndex=true", "worktree", "add", "--quiet", "--detach", "--lock", "--reason", gitLockReason, dir, base)
+	for try := 1; ; try++ {
+		_, err = inRepo(ctx, p.repo, "-c", "core.splitIndex=true", "worktree", "add", "--quiet", "--detach", "--lock", "--reason", gitLockReason, dir, base)
+		if err == nil || try == addTries || !racedAdd(err) || ctx.Err() != nil {
+			break
+		}
+		p.log.Debug("git worktree add raced another git in the repository; again", "slot", name, "try", try, "err", err)
+		if rerr := removeWorktree(context.WithoutCancel(ctx), p.repo, dir); rerr != nil {
+			break
+		}
+	}
 	var gitDir string
 	if err == nil {
 		gitDir, err = readGitFile(dir)
@@ -184,4 +193,19 @@ func (p *Pool) adopt(ctx context.Context, s *Slot) (*Slot, error) {
 		p.log.Warn("remove unsound slot", "slot", s.name, "err", err)
 	}
 	return p.makeSlot(ctx, s.base)
+}
+
+// addTries bounds the tries of one git worktree add that races another.
+const addTries = 3
+
+// racedAdd reports whether err is git worktree add failing because another
+// git process was adding or removing a worktree of the same repository at
+// the same moment (two optimizers on one repository, a daemon beside a
+// CLI): git then reads a worktree record that is half made or half gone,
+// "failed to read .git/worktrees/NAME/commondir", about once in forty
+// adds when three processes add and remove at once on this machine. The
+// same add a moment later succeeds.
+func racedAdd(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "failed to read") && strings.Contains(msg, "commondir")
 }
