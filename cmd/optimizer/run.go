@@ -102,23 +102,34 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	return executeJob(ctx, o, plan, stderr, func(rep *evaluator.Report, err error) error {
+		stopped := ""
 		if rep != nil {
-			if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
-				err = werr
-			}
+			stopped = "job " + rep.Job + " is recorded as interrupted"
 		}
-		switch {
-		case ctx.Err() != nil && rep != nil:
-			return fmt.Errorf("%w: job %s is recorded as interrupted", errInterrupted, rep.Job)
-		case ctx.Err() != nil:
-			return errInterrupted
-		case err != nil:
-			return fmt.Errorf("evaluate: %w", err)
-		case o.FailOnRegr:
-			return regressions(rep)
-		}
-		return nil
+		return endRun(ctx, o, rep, err, stdout, stopped)
 	})
+}
+
+// endRun prints a run's report, in-process or from a daemon, and turns how
+// it ended into run's error: interrupted (stopped says what became of the
+// job), the job's error, or the regression gate.
+func endRun(ctx context.Context, o runOptions, rep *evaluator.Report, err error, stdout io.Writer, stopped string) error {
+	if rep != nil {
+		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	switch {
+	case ctx.Err() != nil && rep != nil:
+		return fmt.Errorf("%w: %s", errInterrupted, stopped)
+	case ctx.Err() != nil:
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("evaluate: %w", err)
+	case o.FailOnRegr:
+		return regressions(rep)
+	}
+	return nil
 }
 
 // jobPlan is what a job is about: the repository, the base commit and the

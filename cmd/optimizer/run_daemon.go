@@ -11,7 +11,6 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/report"
 )
 
 // cancelTimeout bounds the cancel of a daemon's job after Ctrl-C.
@@ -80,22 +79,7 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, on the daemon (job %s)\n",
 		plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
 	rep, err := followJob(ctx, c, sub.ID, o, stderr)
-	if rep != nil {
-		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	switch {
-	case ctx.Err() != nil && rep != nil:
-		return fmt.Errorf("%w: job %s is cancelled on the daemon", errInterrupted, sub.ID)
-	case ctx.Err() != nil:
-		return errInterrupted
-	case err != nil:
-		return fmt.Errorf("evaluate: %w", err)
-	case o.FailOnRegr:
-		return regressions(rep)
-	}
-	return nil
+	return endRun(ctx, o, rep, err, stdout, "job "+sub.ID+" is cancelled on the daemon")
 }
 
 // followJob streams a job's events into the progress display until it
