@@ -231,6 +231,10 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		coin   = rand.New(rand.NewPCG(orderSeed(j.id, c.spec.Name), 0))
 		kept   = j.reusedRounds(ctx, c) // pairs of earlier jobs (cache.go)
 		r0     = len(kept)
+		// The budget does not stop a candidate before the first look
+		// that can claim anything: stopped there it could only end not
+		// settled, its pairs wasted.
+		firstClaim = seq.FirstClaim()
 	)
 	for _, rd := range kept {
 		series.add(toMetrics(rd.Base), toMetrics(rd.Cand))
@@ -276,7 +280,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			continue
 		}
 		dec = seq.Look(series.names(), series.pairs())
-		if dec.Settled || time.Since(start) > j.opts.Budget || j.pastDeadline() {
+		if dec.Settled || time.Since(start) > j.opts.Budget && r+1 >= firstClaim || j.pastDeadline() {
 			break
 		}
 	}

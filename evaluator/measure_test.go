@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
@@ -155,5 +156,29 @@ func TestRun_BenchFilterOverridesScope(t *testing.T) {
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("filter %q: %s, note %q, benchmarks %+v; want %q", tt.filter, c.Verdict, c.Note, c.Benchmarks, tt.want)
 		}
+	}
+}
+
+// TestRun_BudgetStopsAtAClaim: a budget spent before the first look that
+// can claim anything does not stop the benchmark there, where a 5x faster
+// candidate could only end not settled (the demo on a busy machine: 6 pairs
+// in its 20 s budget, "not-faster 1312x [255x, 1530x]"); it goes on to
+// that look, and the candidate wins.
+func TestRun_BudgetStopsAtAClaim(t *testing.T) {
+	// Far apart, so that process start-up on a loaded machine cannot
+	// bring the two sides within reach of each other.
+	h := newHarness(t, map[string]string{"test.sh": "true\n", "bench.sh": "sleep $(cat speed)\n", "speed": "0.3\n"})
+	opts := shellOptions()
+	opts.Candidates = []candidate.Candidate{filesCand("fast", map[string]string{"speed": "0\n"})}
+	opts.Budget = time.Millisecond
+	rep, err := h.run(t, context.Background(), 1, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Candidates[0]
+	first := stats.Sequential{MinSpeedup: rep.MinSpeedup}.FirstClaim()
+	if c.Verdict != VerdictWinner || c.Pairs != first || c.Unsettled {
+		t.Errorf("fast with a spent budget: %s after %d pairs, unsettled %v (%s); want the winner at the first look that can claim, %d pairs",
+			c.Verdict, c.Pairs, c.Unsettled, c.Note, first)
 	}
 }

@@ -74,6 +74,12 @@ func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	case c.Verdict == evaluator.VerdictFaster:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
 			speedupText(c.Speedup), ci, threshold, winnerName(rep))
+	case c.Verdict == evaluator.VerdictNotFaster && c.CI != nil && c.CI[0] >= 1+rep.MinSpeedup:
+		// Stopped (by a deadline) at a look whose pairs cannot reach the
+		// confidence a claim needs: the interval shown is the widest those
+		// pairs give, and backs nothing.
+		s = fmt.Sprintf("%s; too few pairs for a claim: its interval %s is short of the confidence a claim needs",
+			speedupText(c.Speedup), ci)
 	case c.Verdict == evaluator.VerdictNotFaster:
 		s = fmt.Sprintf("%s; its interval %s does not clear %s (--min-speedup %s%%)",
 			speedupText(c.Speedup), ci, threshold, percent(rep.MinSpeedup))

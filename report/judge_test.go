@@ -68,3 +68,26 @@ func TestWriteReport_Interference(t *testing.T) {
 		}
 	}
 }
+
+// TestReason_TooFewPairs: a not-faster candidate stopped at a look whose
+// interval seems to clear the threshold (a deadline cut it off before any
+// claim was attainable) is not said to "not clear" it.
+func TestReason_TooFewPairs(t *testing.T) {
+	rep := &evaluator.Report{MinSpeedup: 0.05}
+	for _, tt := range []struct {
+		name string
+		ci   [2]float64
+		want string
+	}{
+		{"ShortOfConfidence", [2]float64{255.82, 1530}, "too few pairs for a claim: its interval [255.82×, 1530.00×] is short of the confidence a claim needs; not settled after 6 pairs"},
+		{"Straddles", [2]float64{0.97, 1.3}, "does not clear 1.05×"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := evaluator.CandidateResult{Name: "fast", Verdict: evaluator.VerdictNotFaster, Speedup: 2, CI: &tt.ci,
+				Pairs: 6, Unsettled: true, Note: "not settled after 6 pairs"}
+			if got := Reason(rep, c); !strings.Contains(got, tt.want) {
+				t.Errorf("Reason = %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -293,3 +293,32 @@ func TestSequential_Defaults(t *testing.T) {
 		t.Errorf("MaxPairs below MinPairs: %+v, want MaxPairs raised to MinPairs", s)
 	}
 }
+
+// TestSequential_FirstClaim: no look before FirstClaim can settle even an
+// overwhelming change (so a budget that stops there wastes the pairs), and
+// the look at FirstClaim does.
+func TestSequential_FirstClaim(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		seq  Sequential
+		want int
+	}{
+		// 6 and 7 pairs cannot attain the first looks' levels.
+		{"Defaults", Sequential{MinSpeedup: 0.05}, 8},
+		{"LateFirstLook", Sequential{MinPairs: 10, MinSpeedup: 0.05}, 10},
+		{"LargeAlpha", Sequential{Alpha: 0.5, MinSpeedup: 0.05}, 6},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			first := tt.seq.FirstClaim()
+			if first != tt.want {
+				t.Errorf("FirstClaim = %d, want %d", first, tt.want)
+			}
+			for n := tt.seq.withDefaults().MinPairs; n <= first; n++ {
+				dec := tt.seq.Look(nil, roundsOf(jitter(n, -2, 0.01)))
+				if got := dec.Settled && dec.Verdict == Faster; got != (n == first) {
+					t.Errorf("Look at %d pairs of a 7x speedup: %s, settled %v (%s); FirstClaim %d", n, dec.Verdict, dec.Settled, dec.Reason, first)
+				}
+			}
+		})
+	}
+}

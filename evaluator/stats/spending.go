@@ -81,6 +81,23 @@ func (s Sequential) BenchTails(n, k int) (below, above float64) {
 	return s.tail(n, fasterShare*s.Alpha/float64(k)), s.tail(n, (1-fasterShare)*s.Alpha/float64(k))
 }
 
+// FirstClaim returns the first look, from MinPairs on, at which the
+// aggregate can back a claim on either side: at the looks before it no
+// bound is attainable (6 pairs cannot give the first look's level), so
+// nothing can settle there. A caller that stops early for time does not
+// stop before it, or its candidate ends not settled on a look that could
+// never have settled. It is MaxPairs when no earlier look can claim.
+func (s Sequential) FirstClaim() int {
+	s = s.withDefaults()
+	for n := s.MinPairs; n < s.MaxPairs; n++ {
+		below, above := s.LookTails(n)
+		if attainable(n, below) > 0 || attainable(n, above) > 0 {
+			return n
+		}
+	}
+	return s.MaxPairs
+}
+
 // LookAlpha returns the two-sided level the look at n rounds spends: the sum
 // of LookTails.
 func (s Sequential) LookAlpha(n int) float64 {
