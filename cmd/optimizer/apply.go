@@ -68,7 +68,7 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	artifacts := evaluator.ArtifactsDir(j, r.artifactsDir())
+	artifacts := evaluator.ArtifactsDir(j, r.ArtifactsDir())
 	if _, err := os.Stat(filepath.Join(artifacts, j.ID)); j.Kind == "watch" && errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("job %s kept no candidate changes: its artifacts (%s) were removed, as watch keeps them only for evaluations with a winner and the last %d others",
 			j.ID, filepath.Join(artifacts, j.ID), watch.DefaultKeptArtifacts)
@@ -83,7 +83,7 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	if err := evaluator.CheckClean(ctx, r.Root, c.Paths()); err != nil {
 		return err
 	}
-	if head, err := r.resolve(ctx, "HEAD"); err == nil && head != j.Base {
+	if head, err := r.Resolve(ctx, "HEAD"); err == nil && head != j.Base {
 		fmt.Fprintf(stderr, "optimizer: note: HEAD is %s, the job's base was %s\n", report.ShortHash(head), report.ShortHash(j.Base))
 	}
 	if err := evaluator.ApplyToTree(ctx, r.Root, c); err != nil {

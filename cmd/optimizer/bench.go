@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -51,15 +52,15 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 	if _, err := os.Stat(o.DB); err != nil {
 		return usageErrorf("--db %s: %w", o.DB, err)
 	}
-	r, err := findRepo(ctx, o.Repo)
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return err
 	}
-	job, err := shardedJob(ctx, r.storePath(o.DB), jobID)
+	job, err := shardedJob(ctx, r.StorePath(o.DB), jobID)
 	if err != nil {
 		return err
 	}
-	if _, err := r.resolve(ctx, job.Base); err != nil {
+	if _, err := r.Resolve(ctx, job.Base); err != nil {
 		return fmt.Errorf("job %s's base %s is not in the repository %s (fetch it): %w", job.ID, job.Base[:12], r.Root, err)
 	}
 	w, err := openWork(ctx, o, r, job.Base, 1, stderr, func() {

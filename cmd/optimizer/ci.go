@@ -16,6 +16,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/report"
 )
 
@@ -113,7 +114,7 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	r, err := findRepo(ctx, o.Repo)
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return err
 	}
@@ -184,7 +185,7 @@ func prLabel(pr pullRequest) string {
 
 // ciPlan is the job: the head as a candidate named after its branch, plus
 // any --candidates, against the merge base.
-func ciPlan(ctx context.Context, o ciOptions, r repo, pr pullRequest, mergeBase, head string) (jobPlan, error) {
+func ciPlan(ctx context.Context, o ciOptions, r gitcmd.Repo, pr pullRequest, mergeBase, head string) (jobPlan, error) {
 	c, err := candidate.FromRef(ctx, r.Root, mergeBase, head)
 	if err != nil {
 		return jobPlan{}, fmt.Errorf("read the head %s: %w", report.ShortHash(head), err)
@@ -207,7 +208,7 @@ func ciPlan(ctx context.Context, o ciOptions, r repo, pr pullRequest, mergeBase,
 
 // resolveSides finds the pull request's base and head commits in r and
 // their merge base. When a side is missing, the error says what to fetch.
-func resolveSides(ctx context.Context, r repo, pr pullRequest) (mergeBase, head string, err error) {
+func resolveSides(ctx context.Context, r gitcmd.Repo, pr pullRequest) (mergeBase, head string, err error) {
 	base, err := resolveSide(ctx, r, "base", pr.BaseSHA, pr.BaseRef)
 	if err != nil {
 		return "", "", err
@@ -216,7 +217,7 @@ func resolveSides(ctx context.Context, r repo, pr pullRequest) (mergeBase, head 
 	if err != nil {
 		return "", "", err
 	}
-	mergeBase, err = gitOutput(ctx, r.Root, "merge-base", base, head)
+	mergeBase, err = r.Output(ctx, "merge-base", base, head)
 	if err != nil {
 		if isShallow(ctx, r) {
 			return "", "", fmt.Errorf("find the merge base of %s and %s: this clone is shallow and does not reach it: %s",
@@ -232,14 +233,14 @@ const fetchAdvice = "set fetch-depth: 0 on actions/checkout (GitLab: GIT_DEPTH: 
 
 // resolveSide resolves one side of the pull request: its commit if the
 // clone has it, else its branch, as a remote-tracking branch first.
-func resolveSide(ctx context.Context, r repo, side, sha, ref string) (string, error) {
+func resolveSide(ctx context.Context, r gitcmd.Repo, side, sha, ref string) (string, error) {
 	var tried []string
 	for _, rev := range []string{sha, "refs/remotes/origin/" + ref, ref} {
 		if rev == "" || rev == "refs/remotes/origin/" {
 			continue
 		}
 		tried = append(tried, rev)
-		if c, err := r.resolve(ctx, rev); err == nil {
+		if c, err := r.Resolve(ctx, rev); err == nil {
 			return c, nil
 		}
 	}
@@ -250,8 +251,8 @@ func resolveSide(ctx context.Context, r repo, side, sha, ref string) (string, er
 	return "", fmt.Errorf("%s: fetch it first (git fetch origin %s)", msg, firstNonEmpty(ref, sha))
 }
 
-func isShallow(ctx context.Context, r repo) bool {
-	out, err := gitOutput(ctx, r.Root, "rev-parse", "--is-shallow-repository")
+func isShallow(ctx context.Context, r gitcmd.Repo) bool {
+	out, err := r.Output(ctx, "rev-parse", "--is-shallow-repository")
 	return err == nil && out == "true"
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 func TestMergeConfig(t *testing.T) {
@@ -58,7 +60,7 @@ test = "make test"
 				if !o.NoCache {
 					t.Error("no-cache = true in optimizer.toml did not turn the result cache off")
 				}
-				if opts := o.evaluatorOptions(repo{Root: t.TempDir()}, "", 1, nil, nil); !opts.NoCache {
+				if opts := o.evaluatorOptions(gitcmd.Repo{Root: t.TempDir()}, "", 1, nil, nil); !opts.NoCache {
 					t.Error("--no-cache did not reach the evaluator's options")
 				}
 			},

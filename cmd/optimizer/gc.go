@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -46,7 +47,7 @@ slots on its own.`,
 // first and need no store, so that a store that cannot be opened does not
 // leave them behind; a corrupt store is moved aside, never deleted.
 func gc(ctx context.Context, o gcOptions, w io.Writer) error {
-	r, err := findRepo(ctx, o.Repo)
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func gc(ctx context.Context, o gcOptions, w io.Writer) error {
 	if n := evaluator.RemoveStaleScratch(proc.Exists); n > 0 {
 		fmt.Fprintf(w, "scratch directories of dead runs removed: %d\n", n)
 	}
-	return errors.Join(rerr, gcStore(ctx, r.storePath(o.DB), w))
+	return errors.Join(rerr, gcStore(ctx, r.StorePath(o.DB), w))
 }
 
 // gcStore marks the running jobs of dead processes interrupted, if there is

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -30,12 +31,12 @@ func (o *storeOptions) register(fs *pflag.FlagSet) {
 // open opens the store of an existing repository. It does not create one:
 // a missing store is errNoStore. Running jobs whose process died are marked
 // interrupted first, so that what is shown is true.
-func (o storeOptions) open(ctx context.Context) (*store.DB, repo, error) {
-	r, err := findRepo(ctx, o.Repo)
+func (o storeOptions) open(ctx context.Context) (*store.DB, gitcmd.Repo, error) {
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
-		return nil, repo{}, err
+		return nil, gitcmd.Repo{}, err
 	}
-	path := r.storePath(o.DB)
+	path := r.StorePath(o.DB)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, r, fmt.Errorf("%w (no store at %s)", errNoStore, path)
 	}

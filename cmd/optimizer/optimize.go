@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/optimize"
 	"github.com/optimizer-dev/optimizer/testdata"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -107,11 +108,11 @@ func (o *optimizeOptions) validateLoop() error {
 // runOptimize is optimizer optimize: open the store and the pool, find the
 // targets, run the loop, print its report.
 func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Writer) error {
-	r, err := findRepo(ctx, o.Repo)
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return err
 	}
-	base, err := r.resolve(ctx, o.Base)
+	base, err := r.Resolve(ctx, o.Base)
 	if err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 
 // loopOptions are the template of the loop's jobs: run's options, with the
 // machine's CPU count as executeJob sets it.
-func (o optimizeOptions) loopOptions(r repo, base string, n int, logger *slog.Logger) evaluator.Options {
+func (o optimizeOptions) loopOptions(r gitcmd.Repo, base string, n int, logger *slog.Logger) evaluator.Options {
 	opts := o.evaluatorOptions(r, base, n, nil, logger)
 	opts.CPUs = evaluator.ThisMachine().CPUs
 	return opts
@@ -189,7 +190,7 @@ func (o optimizeOptions) loopOptions(r repo, base string, n int, logger *slog.Lo
 // without named targets, for the hottest functions of the repository; with
 // them, for what generators should know of them. A named target whose
 // profile cannot be taken goes on without one.
-func profiledTargets(ctx context.Context, o optimizeOptions, r repo, base string, pool *worktreepool.Pool, named []optimize.Target, stderr io.Writer) ([]optimize.Target, error) {
+func profiledTargets(ctx context.Context, o optimizeOptions, r gitcmd.Repo, base string, pool *worktreepool.Pool, named []optimize.Target, stderr io.Writer) ([]optimize.Target, error) {
 	if named == nil {
 		fmt.Fprintln(stderr, "optimize: no --target: profiling the base's benchmarks for the hottest functions")
 	}

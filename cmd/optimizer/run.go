@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/watch"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
@@ -76,7 +80,7 @@ when its time stays the same while the numbers it prints change.`
 // configure merges optimizer.toml at the repo root under the flags given,
 // then validates the result.
 func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
-	r, err := findRepo(ctx, o.Repo)
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return err
 	}
@@ -90,7 +94,15 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	o.copyFiles, err = ignoredFiles(ctx, r.Root, o.CopyIgnored)
+	for _, p := range o.CopyIgnored {
+		if _, err := path.Match(p, ""); err != nil {
+			return usageErrorf("--copy-ignored %q: %v", p, err)
+		}
+	}
+	o.copyFiles, err = r.IgnoredFiles(ctx, o.CopyIgnored)
+	if errors.Is(err, gitcmd.ErrNoMatch) {
+		err = fmt.Errorf("--copy-ignored %w", err)
+	}
 	return err
 }
 
@@ -135,7 +147,7 @@ func endRun(ctx context.Context, o runOptions, rep *evaluator.Report, err error,
 // jobPlan is what a job is about: the repository, the base commit and the
 // candidates, resolved and loaded before anything is opened.
 type jobPlan struct {
-	repo  repo
+	repo  gitcmd.Repo
 	base  string // 40 hex
 	label string // how the base was named, for the header
 	cands []candidate.Candidate
@@ -148,11 +160,11 @@ type jobPlan struct {
 // that o names. It warns on stderr when the working tree has edits that the
 // base does not hold.
 func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, error) {
-	r, err := findRepo(ctx, o.Repo)
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return jobPlan{}, err
 	}
-	base, err := r.resolve(ctx, o.Base)
+	base, err := r.Resolve(ctx, o.Base)
 	if err != nil {
 		return jobPlan{}, err
 	}
@@ -162,6 +174,19 @@ func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, erro
 		return jobPlan{}, err
 	}
 	return jobPlan{repo: r, base: base, label: o.Base, cands: cands}, nil
+}
+
+// warnDirty says once, on stderr, that the working tree has uncommitted
+// changes, which are not part of the base: candidates are compared against
+// the base commit alone. A tree whose status cannot be read says nothing.
+func warnDirty(ctx context.Context, r gitcmd.Repo, o runOptions, base string, stderr io.Writer) {
+	own := watch.Rel(r.Root, append(append([]string{}, o.Candidates...), o.DB))
+	files, err := watch.Dirty(ctx, r.Root, func(p string) bool { return watch.IsOwn(p, configFile, own) })
+	if err != nil || len(files) == 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "optimizer: warning: the working tree has uncommitted changes (%s) that are not part of the base %s (%s): candidates are compared against that commit alone; commit them first, or use optimizer watch to evaluate them\n",
+		report.ListSome(files, 3), o.Base, report.ShortHash(base))
 }
 
 // executeJob opens the store and the pool, evaluates plan's candidates and
@@ -208,7 +233,7 @@ type jobWork struct {
 // (header), opens the store (moving a corrupt one aside), kills what dead
 // runs left, and opens a pool of n slots at base. run, ci and optimize all
 // open their work here.
-func openWork(ctx context.Context, o runOptions, r repo, base string, n int, stderr io.Writer, header func()) (*jobWork, error) {
+func openWork(ctx context.Context, o runOptions, r gitcmd.Repo, base string, n int, stderr io.Writer, header func()) (*jobWork, error) {
 	if o.Sandbox == string(evaluator.SandboxOn) {
 		if err := proc.SandboxAvailable(); err != nil {
 			return nil, fmt.Errorf("--sandbox on: %w; install it (apt-get install %s), or pass --sandbox auto to run unsandboxed with a warning",
@@ -217,7 +242,7 @@ func openWork(ctx context.Context, o runOptions, r repo, base string, n int, std
 	}
 	header()
 	warnOversubscribed(stderr, n, evaluator.ThisMachine().CPUs)
-	db, err := openStoreForJob(ctx, r.storePath(o.DB), stderr)
+	db, err := openStoreForJob(ctx, r.StorePath(o.DB), stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +268,7 @@ func openWork(ctx context.Context, o runOptions, r repo, base string, n int, std
 
 // loadCandidates reads every --candidates path and --candidate-ref, and
 // checks that the names are unique across them.
-func loadCandidates(ctx context.Context, r repo, base string, o runOptions) ([]candidate.Candidate, error) {
+func loadCandidates(ctx context.Context, r gitcmd.Repo, base string, o runOptions) ([]candidate.Candidate, error) {
 	if len(o.Candidates) == 0 && len(o.CandidateRefs) == 0 {
 		return nil, usageErrorf("no candidates: pass --candidates PATH or --candidate-ref REF")
 	}
@@ -276,7 +301,7 @@ func newLogger(verbose bool, stderr io.Writer) *slog.Logger {
 }
 
 // evaluatorOptions turns the flags into the evaluator's options.
-func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
+func (o runOptions) evaluatorOptions(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
 	opts := evaluator.Options{
 		Kind:                o.Kind,
 		Repo:                r.Root,
@@ -307,7 +332,7 @@ func (o runOptions) evaluatorOptions(r repo, base string, n int, cands []candida
 		NoCache:             o.NoCache,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,
-		Artifacts:           r.artifactsDir(),
+		Artifacts:           r.ArtifactsDir(),
 		Logger:              logger,
 	}
 	opts.Config = o.configJSON(base, n, opts.Artifacts)

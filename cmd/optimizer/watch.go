@@ -15,6 +15,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
@@ -140,11 +141,11 @@ func (o *watchOptions) validate() error {
 // cancelling the evaluation in flight and closing the pool. The session
 // itself is watch.Session; this wires it to the flags and the terminal.
 func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (err error) {
-	r, err := findRepo(ctx, o.Repo)
+	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return err
 	}
-	head, err := r.resolve(ctx, "HEAD")
+	head, err := r.Resolve(ctx, "HEAD")
 	if err != nil {
 		return fmt.Errorf("resolve HEAD: %w (watch needs a commit to compare against)", err)
 	}
@@ -175,14 +176,14 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		pool     *worktreepool.Pool
 		db       *store.DB
 		evaluate func(context.Context, evaluator.Options) (*evaluator.Report, error)
-		skip     = []string{r.optimizerDir()} // the slots are under it
+		skip     = []string{r.OptimizerDir()} // the slots are under it
 		where    = ""
 	)
 	if c := o.onDaemon(ctx); c != nil {
 		evaluate, where = daemonEvaluate(c), ", on the daemon"
 		defer scr.clear()
 	} else {
-		db, err = openStoreForJob(ctx, r.storePath(o.DB), stderr)
+		db, err = openStoreForJob(ctx, r.StorePath(o.DB), stderr)
 		if err != nil {
 			return err
 		}
@@ -208,7 +209,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	var tr *tracker // the evaluation in flight's; only the session's goroutine uses it
 	s := &watch.Session{
 		Root: root, Head: head, Extra: extra, Skip: skip,
-		Own:      func(p string) bool { return isOwnPath(p, own) },
+		Own:      func(p string) bool { return watch.IsOwn(p, configFile, own) },
 		Evaluate: evaluate,
 		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
 			ro := o.runOptions
@@ -219,7 +220,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 			return ro.evaluatorOptions(r, head, n, cands, log)
 		},
 		Test: o.Test, All: o.All, BenchBudget: o.BenchBudget, QuickBudget: o.quickBudget,
-		Artifacts: r.artifactsDir(), KeptArtifacts: o.keptArtifacts,
+		Artifacts: r.ArtifactsDir(), KeptArtifacts: o.keptArtifacts,
 		Quiet: o.Quiet, MaxWait: o.MaxWait, Logger: log,
 		Out: func(rec watch.Record) { scr.record(rec, o.Format) },
 		Ready: func() {

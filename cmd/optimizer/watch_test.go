@@ -19,6 +19,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
@@ -204,11 +205,11 @@ func watchJobs(t *testing.T, path string) []store.Job {
 
 func watchStorePath(t *testing.T, repo string) string {
 	t.Helper()
-	r, err := findRepo(context.Background(), repo)
+	r, err := gitcmd.FindRepo(context.Background(), repo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.storePath("")
+	return r.StorePath("")
 }
 
 // TestWatch_Saves: a repo with work in every place git keeps it is
@@ -550,12 +551,12 @@ func TestWatch_PrunesArtifacts(t *testing.T) {
 	if err := w.stop(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := findRepo(context.Background(), repo)
+	r, err := gitcmd.FindRepo(context.Background(), repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, id := range jobs {
-		_, err := os.Stat(filepath.Join(r.artifactsDir(), id, "candidates"))
+		_, err := os.Stat(filepath.Join(r.ArtifactsDir(), id, "candidates"))
 		if kept := err == nil; kept != (i >= 2) {
 			t.Errorf("job %d (%s): artifacts kept %v (%v), want %v", i, id, kept, err, i >= 2)
 		}
