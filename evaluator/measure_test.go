@@ -165,9 +165,11 @@ func TestRun_BenchFilterOverridesScope(t *testing.T) {
 // in its 20 s budget, "not-faster 1312x [255x, 1530x]"); it goes on to
 // that look, and the candidate wins.
 func TestRun_BudgetStopsAtAClaim(t *testing.T) {
-	// Far apart, so that process start-up on a loaded machine cannot
-	// bring the two sides within reach of each other.
-	h := newHarness(t, map[string]string{"test.sh": "true\n", "bench.sh": "sleep $(cat speed)\n", "speed": "0.3\n"})
+	testenv.Long(t)
+	// A second apart, so that process start-up on a loaded machine (at a
+	// load of 15 on 2 CPUs, 0.3 s was not enough) cannot bring the two
+	// sides within reach of each other.
+	h := newHarness(t, map[string]string{"test.sh": "true\n", "bench.sh": "sleep $(cat speed)\n", "speed": "1\n"})
 	opts := shellOptions()
 	opts.Candidates = []candidate.Candidate{filesCand("fast", map[string]string{"speed": "0\n"})}
 	opts.Budget = time.Millisecond
