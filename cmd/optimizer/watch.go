@@ -17,6 +17,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -169,7 +170,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		}
 		extra = append(extra, abs)
 	}
-	scr := newScreen(stdout, stderr, o.Verbose)
+	scr := &progress.Screen{Out: stdout, Err: stderr, JSON: o.Format == formatJSON, Verbose: o.Verbose, TTY: !o.Verbose && isTerminal(stderr)}
 	log := newLogger(o.Verbose, stderr)
 
 	var (
@@ -181,7 +182,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	)
 	if c := o.onDaemon(ctx); c != nil {
 		evaluate, where = daemonEvaluate(c), ", on the daemon"
-		defer scr.clear()
+		defer scr.Clear()
 	} else {
 		db, err = openStoreForJob(ctx, r.StorePath(o.DB), stderr)
 		if err != nil {
@@ -197,7 +198,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 			return fmt.Errorf("open slot pool: %w", err)
 		}
 		defer func() {
-			scr.clear()
+			scr.Clear()
 			if cerr := closeWork(ctx, pool, db); err == nil {
 				err = cerr
 			}
@@ -206,7 +207,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	}
 
 	own := ownPaths(o, root, extra, skip...)
-	var tr *tracker // the evaluation in flight's; only the session's goroutine uses it
+	var tr *progress.Tracker // the evaluation in flight's; only the session's goroutine uses it
 	s := &watch.Session{
 		Root: root, Head: head, Extra: extra, Skip: skip,
 		Own:      func(p string) bool { return watch.IsOwn(p, configFile, own) },
@@ -222,21 +223,20 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		Test: o.Test, All: o.All, BenchBudget: o.BenchBudget, QuickBudget: o.quickBudget,
 		Artifacts: r.ArtifactsDir(), KeptArtifacts: o.keptArtifacts,
 		Quiet: o.Quiet, MaxWait: o.MaxWait, Logger: log,
-		Out: func(rec watch.Record) { scr.record(rec, o.Format) },
+		Out: scr.Record,
 		Ready: func() {
 			fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s)%s; Ctrl-C to stop\n",
 				root, report.ShortHash(head), plural(n, "slot"), why, where)
 		},
 		Started: func(w *watch.Work) {
-			tr = newTracker(time.Now)
-			tr.est = &evaluator.ETA{Slots: n, Budget: cmp.Or(w.Budget(), o.BenchBudget), MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-				Timeout: o.Timeout, NoBench: o.Bench == "none"}
-			scr.setStatus(w.Subject() + ": starting…")
+			tr = progress.NewTracker(time.Now, &evaluator.ETA{Slots: n, Budget: cmp.Or(w.Budget(), o.BenchBudget), MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
+				Timeout: o.Timeout, NoBench: o.Bench == "none"})
+			scr.SetStatus(w.Subject() + ": starting…")
 		},
-		Progress: func(w *watch.Work, e evaluator.Event) { scr.progress(tr, w, e) },
+		Progress: func(w *watch.Work, e evaluator.Event) { scr.Progress(tr, w, e) },
 		Finished: func(_ *watch.Work, rep *evaluator.Report) {
 			if o.Verbose {
-				scr.report(rep, o.Format)
+				scr.Report(rep)
 			}
 		},
 	}
@@ -246,7 +246,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	if err := s.Run(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintln(scr.err, "optimizer: stopped")
+	fmt.Fprintln(stderr, "optimizer: stopped")
 	return nil
 }
 

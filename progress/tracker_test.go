@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 func TestTracker_Line(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	tr := newTracker(clock)
+	tr := NewTracker(clock, nil)
 	ci := [2]float64{3.9, 4.3}
 	for _, tt := range []struct {
 		after time.Duration // since the job started
@@ -39,11 +39,11 @@ func TestTracker_Line(t *testing.T) {
 		}}, "[4/4] ok: passed (tests 7/7) 1m05s"},
 	} {
 		now = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC).Add(tt.after)
-		if got := tr.line(tt.e); got != tt.want {
+		if got := tr.Line(tt.e); got != tt.want {
 			t.Errorf("line(%s %s) = %q, want %q", tt.e.Kind, tt.e.Candidate, got, tt.want)
 		}
 	}
-	if got := tr.status(); !strings.HasPrefix(got, "benchmark fast (1 samples)") {
+	if got := tr.Status(); !strings.HasPrefix(got, "benchmark fast (1 samples)") {
 		t.Errorf("status = %q", got)
 	}
 }
@@ -51,21 +51,21 @@ func TestTracker_Line(t *testing.T) {
 // TestTracker_Waiting: a wait for the machine shows on a line and in the
 // status until it ends; a benchmark's wait shows beside its time.
 func TestTracker_Waiting(t *testing.T) {
-	tr := newTracker(time.Now)
-	tr.line(evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"})
-	tr.line(evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
-	tr.line(evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "fast"})
+	tr := NewTracker(time.Now, nil)
+	tr.Line(evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"})
+	tr.Line(evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
+	tr.Line(evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "fast"})
 	msg := "waiting for the machine: optimizer pid 12 is benchmarking /src/r, since 12:03"
-	if got, want := tr.line(evaluator.Event{Kind: evaluator.EventWaiting, Message: msg}), "[0/2] "+msg; got != want {
+	if got, want := tr.Line(evaluator.Event{Kind: evaluator.EventWaiting, Message: msg}), "[0/2] "+msg; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}
-	if got := tr.status(); got != msg {
+	if got := tr.Status(); got != msg {
 		t.Errorf("status while waiting = %q, want %q", got, msg)
 	}
-	if got := tr.line(evaluator.Event{Kind: evaluator.EventWaiting}); got != "the machine is free" {
+	if got := tr.Line(evaluator.Event{Kind: evaluator.EventWaiting}); got != "the machine is free" {
 		t.Errorf("line at the end of the wait = %q", got)
 	}
-	if got := tr.status(); got != "benchmark fast (0 samples)" {
+	if got := tr.Status(); got != "benchmark fast (0 samples)" {
 		t.Errorf("status after the wait = %q", got)
 	}
 }
@@ -76,12 +76,12 @@ func TestTracker_Waiting(t *testing.T) {
 func TestTracker_ETA(t *testing.T) {
 	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := start
-	tr := newTracker(func() time.Time { return now })
-	tr.est = &evaluator.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute}
+	tr := NewTracker(func() time.Time { return now }, nil)
+	tr.ETA = &evaluator.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute}
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
 	at := func(s float64, e evaluator.Event) string {
 		now = start.Add(time.Duration(s * float64(time.Second)))
-		return tr.line(e)
+		return tr.Line(e)
 	}
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"})
 	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
@@ -104,8 +104,22 @@ func TestTracker_ETA(t *testing.T) {
 	if got := at(7, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 3.0s, up to 11s" {
 		t.Errorf("after b: %q, want c's 3.0s, up to 11s", got)
 	}
-	tr.est = nil // no estimator: the average per finished candidate
+	tr.ETA = nil // no estimator: the average per finished candidate
 	if got := tr.eta(); got != ", ETA 3.5s" {
 		t.Errorf("without an estimator: %q, want 3.5s", got)
+	}
+}
+
+// TestLines: one line per event that has one, nothing for the rest.
+func TestLines(t *testing.T) {
+	events := make(chan evaluator.Event, 4)
+	events <- evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"}
+	events <- evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"}
+	events <- evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Total: 1, Result: &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}}
+	close(events)
+	var b strings.Builder
+	Lines(events, &b, nil)
+	if got, want := b.String(), "job job1: 1 candidates\n[1/1] a: failed\n"; got != want {
+		t.Errorf("Lines wrote %q, want %q", got, want)
 	}
 }

@@ -1,0 +1,15 @@
+// Package progress shows a job while it runs: a [Tracker] turns the
+// evaluator's events into progress lines and a status, [Lines] writes the
+// lines, [Bars] draws them above a bar on a terminal, and a [Screen] is
+// watch's terminal: one line per evaluation, under a transient status line.
+//
+// # What flows through it
+//
+// [evaluator.Event]s come in, from evaluator.Run in this process or from a
+// daemon's job through package client; lines of text go out. What a line
+// says of a finished candidate is [report.ProgressLine]; the time left is
+// [evaluator.ETA]'s estimate. It decides nothing and reads no flags: the
+// caller says whether the output is a terminal.
+//
+// A Tracker and a Screen are used by one goroutine each.
+package progress

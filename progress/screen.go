@@ -1,0 +1,91 @@
+package progress
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/watch"
+	"github.com/optimizer-dev/optimizer/report"
+)
+
+// Screen is watch's terminal: result lines go to Out; on a terminal (TTY),
+// a transient status line goes to Err, erased before each line. It is used
+// by one goroutine: the session's.
+type Screen struct {
+	Out, Err io.Writer
+	JSON     bool // lines are JSON objects, and reports go to Err
+	Verbose  bool // progress lines on Err and full reports, instead of a status line
+	TTY      bool // Err is a terminal: a status line shows there
+
+	status bool // a status line is showing
+}
+
+// Record prints one line of the session: text, or a JSON object.
+func (s *Screen) Record(r watch.Record) {
+	if !s.JSON {
+		s.Line(r.Line())
+		return
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		b = []byte(fmt.Sprintf(`{"state":"failed","summary":%q}`, err.Error()))
+	}
+	s.Line(string(b))
+}
+
+// Report prints an evaluation's text report, for -v: on Out, or beside the
+// progress on Err when Out carries JSON.
+func (s *Screen) Report(rep *evaluator.Report) {
+	out := s.Out
+	if s.JSON {
+		out = s.Err
+	}
+	report.Text(out, rep)
+	fmt.Fprintln(out)
+}
+
+// Progress shows an event of w, the evaluation in flight, that tr tracks: a
+// status line on a terminal, or when Verbose the plain progress lines. A
+// nil tr shows nothing.
+func (s *Screen) Progress(tr *Tracker, w *watch.Work, e evaluator.Event) {
+	if tr == nil {
+		return
+	}
+	line := tr.Line(e)
+	if s.Verbose {
+		if line != "" {
+			fmt.Fprintln(s.Err, line)
+		}
+		return
+	}
+	status := tr.Status()
+	if status == "behavior" {
+		status = "testing"
+	}
+	s.SetStatus(w.Subject() + ": " + status + "…")
+}
+
+// Line prints a line on Out, erasing the status line first.
+func (s *Screen) Line(text string) {
+	s.Clear()
+	fmt.Fprintln(s.Out, text)
+}
+
+// SetStatus shows text as the status line, on a terminal only.
+func (s *Screen) SetStatus(text string) {
+	if !s.TTY {
+		return
+	}
+	fmt.Fprintf(s.Err, "\r\x1b[K%s", text)
+	s.status = true
+}
+
+// Clear erases the status line, if one shows.
+func (s *Screen) Clear() {
+	if s.status {
+		fmt.Fprint(s.Err, "\r\x1b[K")
+		s.status = false
+	}
+}

@@ -1,0 +1,76 @@
+package progress
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/watch"
+)
+
+// TestScreen_Status: on a terminal the status line is erased before each
+// result line; elsewhere no status is written at all.
+func TestScreen_Status(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		tty     bool
+		wantErr string
+	}{
+		{"TTY", true, "\r\x1b[Ka: testing…\r\x1b[K"},
+		{"NoTTY", false, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errw strings.Builder
+			s := &Screen{Out: &out, Err: &errw, TTY: tt.tty}
+			s.SetStatus("a: testing…")
+			s.Record(watch.Record{Subject: "12:00:00 a.go", Summary: "tests pass"})
+			s.Clear() // nothing shows: nothing to erase
+			if got, want := out.String(), "12:00:00 a.go: tests pass\n"; got != want {
+				t.Errorf("out = %q, want %q", got, want)
+			}
+			if got := errw.String(); got != tt.wantErr {
+				t.Errorf("err = %q, want %q", got, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestScreen_JSON: with JSON, a record is one object per line, and the
+// verbose report goes to Err, beside the progress, not into the JSON.
+func TestScreen_JSON(t *testing.T) {
+	var out, errw strings.Builder
+	s := &Screen{Out: &out, Err: &errw, JSON: true}
+	s.Record(watch.Record{State: "tested", Summary: "tests pass", Subject: "ignored"})
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || got["state"] != "tested" || got["summary"] != "tests pass" {
+		t.Fatalf("out = %q (%v), want one JSON record", out.String(), err)
+	}
+	s.Report(&evaluator.Report{Job: "job1"})
+	if strings.Count(out.String(), "\n") != 1 || errw.Len() == 0 {
+		t.Errorf("the report went to out (%q), not err (%q)", out.String(), errw.String())
+	}
+}
+
+// TestScreen_Progress: a status line names the work and its activity
+// (behaviour reads as testing); with Verbose the plain lines go to Err.
+func TestScreen_Progress(t *testing.T) {
+	var out, errw strings.Builder
+	s := &Screen{Out: &out, Err: &errw, TTY: true}
+	tr := NewTracker(func() (t0 time.Time) { return t0 }, nil)
+	s.Progress(tr, &watch.Work{}, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
+	if got := errw.String(); !strings.HasSuffix(got, ": testing…") {
+		t.Errorf("status = %q, want it to end in testing…", got)
+	}
+	errw.Reset()
+	s = &Screen{Out: &out, Err: &errw, Verbose: true}
+	s.Progress(tr, &watch.Work{}, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
+	if got := errw.String(); got != "phase: benchmark\n" {
+		t.Errorf("verbose = %q, want the plain line", got)
+	}
+	s.Progress(nil, &watch.Work{}, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}) // no tracker: nothing
+	if out.Len() != 0 {
+		t.Errorf("progress wrote to out: %q", out.String())
+	}
+}

@@ -1,0 +1,58 @@
+package progress
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// Lines drains events until the channel is closed, writing a progress line
+// to w for each event that has one. est estimates the time left (nil:
+// none).
+func Lines(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
+	t := NewTracker(time.Now, est)
+	for e := range events {
+		if line := t.Line(e); line != "" {
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+// Bars drains events until the channel is closed, drawing on w, a
+// terminal, one overall bar with the current activity, and printing each
+// candidate's line above it as the candidate finishes.
+func Bars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
+	t := NewTracker(time.Now, est)
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
+	var bar *mpb.Bar
+	var st atomic.Pointer[string] // the renderer reads it on its own goroutine
+	st.Store(new(string))
+	status := func(decor.Statistics) string { return *st.Load() }
+	for e := range events {
+		line := t.Line(e)
+		s := t.Status()
+		st.Store(&s)
+		if e.Kind == evaluator.EventJobStart && bar == nil {
+			bar = p.AddBar(int64(max(1, e.Total)),
+				mpb.PrependDecorators(decor.Name("candidates "), decor.CountersNoUnit("%d/%d")),
+				mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Any(status, decor.WCSyncSpace)),
+			)
+		}
+		if line != "" {
+			fmt.Fprintln(p, line)
+		}
+		if bar != nil && e.Kind == evaluator.EventDone {
+			bar.SetCurrent(int64(e.Done))
+		}
+	}
+	if bar != nil {
+		bar.SetTotal(-1, true) // complete it, at whatever count the job ended
+	}
+	p.Wait()
+}
