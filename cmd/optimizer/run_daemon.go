@@ -3,18 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
-
-// cancelTimeout bounds the cancel of a daemon's job after Ctrl-C.
-const cancelTimeout = time.Minute
 
 // onDaemon returns the daemon the job should go to: the one answering on
 // the socket, unless --no-daemon or --db (the daemon records in the
@@ -94,37 +89,11 @@ func followJob(ctx context.Context, c *client.Client, id string, o runOptions, s
 		defer close(done)
 		showProgress(events, stderr, o.Verbose, plan)
 	}()
-	err := c.Events(ctx, id, 0, func(e client.Event) error {
-		switch e.Kind {
-		case client.EventQueued, client.EventEnded:
-			return nil
-		}
-		events <- e.Evaluator()
-		return nil
-	})
+	j, err := c.Follow(ctx, id, func(e evaluator.Event) { events <- e })
 	close(events)
 	<-done
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
-	defer cancel()
-	if ctx.Err() != nil {
-		j, cerr := c.Cancel(bg, id)
-		if cerr != nil {
-			return nil, fmt.Errorf("cancel job %s on the daemon: %w", id, cerr)
-		}
-		return j.Report, ctx.Err()
+	if err == nil && j.State != "finished" {
+		err = fmt.Errorf("the daemon's job %s is %s", id, j.State)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("follow job %s: %w", id, err)
-	}
-	j, err := c.Job(bg, id)
-	if err != nil {
-		return nil, fmt.Errorf("read job %s: %w", id, err)
-	}
-	switch {
-	case j.Error != "":
-		return j.Report, errors.New(j.Error)
-	case j.State != "finished":
-		return j.Report, fmt.Errorf("the daemon's job %s is %s", id, j.State)
-	}
-	return j.Report, nil
+	return j.Report, err
 }

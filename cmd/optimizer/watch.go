@@ -181,7 +181,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		where    = ""
 	)
 	if c := o.onDaemon(ctx); c != nil {
-		evaluate, where = daemonEvaluate(c), ", on the daemon"
+		evaluate, where = c.NewSession().Evaluate, ", on the daemon"
 		defer scr.Clear()
 	} else {
 		db, err = openStoreForJob(ctx, r.StorePath(o.DB), stderr)
