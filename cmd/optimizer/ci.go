@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,14 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/premerge"
 	"github.com/optimizer-dev/optimizer/report"
 )
 
@@ -110,7 +108,11 @@ func (o *ciOptions) validateCI() error {
 // runCI is optimizer ci. getenv reads the CI's variables.
 func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout, stderr io.Writer) error {
 	start := time.Now()
-	pr, err := detectPullRequest(getenv, o.Base, o.Head)
+	pr, err := premerge.Detect(getenv, o.Base, o.Head)
+	var de *premerge.DetectError
+	if errors.As(err, &de) {
+		return &usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -118,14 +120,15 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	mergeBase, head, err := resolveSides(ctx, r, pr)
+	mergeBase, head, err := pr.Resolve(ctx, r)
 	if err != nil {
 		return err
 	}
-	plan, err := ciPlan(ctx, o, r, pr, mergeBase, head)
+	cands, err := pr.Candidates(ctx, r.Root, mergeBase, head, o.Candidates)
 	if err != nil {
 		return err
 	}
+	plan := jobPlan{repo: r, base: mergeBase, label: "the merge base", cands: cands}
 	out, err := filepath.Abs(o.Out)
 	if err == nil {
 		err = os.MkdirAll(out, 0o755)
@@ -142,7 +145,7 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 		plan.deadline = start.Add(o.Budget)
 	}
 	fmt.Fprintf(stderr, "optimizer ci: %shead %s (%s) against the merge base %s of %s\n",
-		prLabel(pr), report.ShortHash(head), plan.cands[0].Name, report.ShortHash(mergeBase), firstNonEmpty(pr.BaseRef, report.ShortHash(pr.BaseSHA)))
+		pr.Label(), report.ShortHash(head), plan.cands[0].Name, report.ShortHash(mergeBase), pr.BaseName())
 
 	return executeJob(ctx, run, plan, stderr, func(rep *evaluator.Report, err error) error {
 		if rep == nil {
@@ -152,7 +155,11 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 			return fmt.Errorf("evaluate: %w", err)
 		}
 		g := report.JudgeGate(rep, plan.cands[0].Name, o.FailOn)
-		if werr := writeCIOutputs(out, pr, rep, g, stdout, o.Format); werr != nil && err == nil {
+		werr := premerge.WriteOutputs(out, pr, rep, g)
+		if werr == nil {
+			werr = report.Write(stdout, rep, o.Format)
+		}
+		if werr != nil && err == nil {
 			err = werr
 		}
 		switch {
@@ -165,131 +172,5 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 			fmt.Fprintf(stderr, "optimizer ci: %s\n", g.Line())
 		}
 		return gateErr(g) // run prints it
-
 	})
-}
-
-// prLabel names the pull request for the log: "github #12: ", "gitlab
-// !7: ", or "" when the flags named the sides.
-func prLabel(pr pullRequest) string {
-	switch {
-	case pr.Provider == "flags":
-		return ""
-	case pr.Number == "":
-		return pr.Provider + ": "
-	case pr.Provider == "gitlab":
-		return "gitlab !" + pr.Number + ": "
-	}
-	return pr.Provider + " #" + pr.Number + ": "
-}
-
-// ciPlan is the job: the head as a candidate named after its branch, plus
-// any --candidates, against the merge base.
-func ciPlan(ctx context.Context, o ciOptions, r gitcmd.Repo, pr pullRequest, mergeBase, head string) (jobPlan, error) {
-	c, err := candidate.FromRef(ctx, r.Root, mergeBase, head)
-	if err != nil {
-		return jobPlan{}, fmt.Errorf("read the head %s: %w", report.ShortHash(head), err)
-	}
-	c.Name = pr.headName()
-	c.Source = "pull request head " + head
-	cands := []candidate.Candidate{c}
-	for _, p := range o.Candidates {
-		cs, err := candidate.Load(p)
-		if err != nil {
-			return jobPlan{}, err
-		}
-		cands = append(cands, cs...)
-	}
-	if err := candidate.CheckNames(cands); err != nil {
-		return jobPlan{}, err
-	}
-	return jobPlan{repo: r, base: mergeBase, label: "the merge base", cands: cands}, nil
-}
-
-// resolveSides finds the pull request's base and head commits in r and
-// their merge base. When a side is missing, the error says what to fetch.
-func resolveSides(ctx context.Context, r gitcmd.Repo, pr pullRequest) (mergeBase, head string, err error) {
-	base, err := resolveSide(ctx, r, "base", pr.BaseSHA, pr.BaseRef)
-	if err != nil {
-		return "", "", err
-	}
-	head, err = resolveSide(ctx, r, "head", pr.HeadSHA, pr.HeadRef)
-	if err != nil {
-		return "", "", err
-	}
-	mergeBase, err = r.Output(ctx, "merge-base", base, head)
-	if err != nil {
-		if isShallow(ctx, r) {
-			return "", "", fmt.Errorf("find the merge base of %s and %s: this clone is shallow and does not reach it: %s",
-				report.ShortHash(base), report.ShortHash(head), fetchAdvice)
-		}
-		return "", "", fmt.Errorf("find the merge base of %s and %s: they have no common history: %w", report.ShortHash(base), report.ShortHash(head), err)
-	}
-	return mergeBase, head, nil
-}
-
-// fetchAdvice says how to make a CI checkout deep enough.
-const fetchAdvice = "set fetch-depth: 0 on actions/checkout (GitLab: GIT_DEPTH: 0), or fetch both branches with enough history"
-
-// resolveSide resolves one side of the pull request: its commit if the
-// clone has it, else its branch, as a remote-tracking branch first.
-func resolveSide(ctx context.Context, r gitcmd.Repo, side, sha, ref string) (string, error) {
-	var tried []string
-	for _, rev := range []string{sha, "refs/remotes/origin/" + ref, ref} {
-		if rev == "" || rev == "refs/remotes/origin/" {
-			continue
-		}
-		tried = append(tried, rev)
-		if c, err := r.Resolve(ctx, rev); err == nil {
-			return c, nil
-		}
-	}
-	msg := fmt.Sprintf("the pull request's %s %s is not in this clone (looked for %s)", side, firstNonEmpty(ref, sha), strings.Join(tried, ", "))
-	if isShallow(ctx, r) {
-		return "", fmt.Errorf("%s, which is shallow: %s", msg, fetchAdvice)
-	}
-	return "", fmt.Errorf("%s: fetch it first (git fetch origin %s)", msg, firstNonEmpty(ref, sha))
-}
-
-func isShallow(ctx context.Context, r gitcmd.Repo) bool {
-	out, err := r.Output(ctx, "rev-parse", "--is-shallow-repository")
-	return err == nil && out == "true"
-}
-
-// writeCIOutputs writes the reports and the comment into out, appends the
-// comment to GitHub's step summary, and the report in format to stdout.
-func writeCIOutputs(out string, pr pullRequest, rep *evaluator.Report, g report.Gate, stdout io.Writer, format string) error {
-	var comment, full, js bytes.Buffer
-	if err := report.Comment(&comment, rep, g, out); err != nil {
-		return err
-	}
-	if err := report.Markdown(&full, rep); err != nil {
-		return err
-	}
-	if err := report.JSON(&js, rep); err != nil {
-		return err
-	}
-	for name, b := range map[string][]byte{"comment.md": comment.Bytes(), "report.md": full.Bytes(), "report.json": js.Bytes()} {
-		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-	}
-	if pr.Summary != "" {
-		if err := appendFile(pr.Summary, comment.Bytes()); err != nil {
-			return fmt.Errorf("write GITHUB_STEP_SUMMARY: %w", err)
-		}
-	}
-	return report.Write(stdout, rep, format)
-}
-
-func appendFile(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
