@@ -84,6 +84,17 @@ type Client struct {
 	sock  string
 }
 
+// Dial returns a client of the daemon on the unix socket at path when one
+// answers there (Available), else an error that wraps ErrNoDaemon and
+// names path.
+func Dial(ctx context.Context, path string) (*Client, error) {
+	c := New(path)
+	if !c.Available(ctx) {
+		return nil, fmt.Errorf("%w on %s", ErrNoDaemon, path)
+	}
+	return c, nil
+}
+
 // New returns a client of the daemon on the unix socket at path.
 func New(path string) *Client {
 	tr := &http.Transport{

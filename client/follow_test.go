@@ -125,3 +125,13 @@ func TestClient_FollowCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestDial: with nothing on the socket, the error wraps ErrNoDaemon and
+// names the socket.
+func TestDial(t *testing.T) {
+	sock := t.TempDir() + "/daemon.sock"
+	c, err := Dial(context.Background(), sock)
+	if c != nil || !errors.Is(err, ErrNoDaemon) || !strings.HasSuffix(err.Error(), " on "+sock) {
+		t.Errorf("Dial = %v, %v; want ErrNoDaemon on %s", c, err, sock)
+	}
+}

@@ -350,6 +350,20 @@ func NewToken() string {
 	return hex.EncodeToString(b[:])
 }
 
+// DefaultStateDir is the daemon's state directory (its queue, its token)
+// unless told otherwise: $XDG_STATE_HOME/optimizer, else
+// ~/.local/state/optimizer. It fails only without a home directory.
+func DefaultStateDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "optimizer"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state", "optimizer"), nil
+}
+
 // LoadToken reads the token at path, or makes one there (mode 0600) when
 // the file does not exist.
 func LoadToken(path string) (string, error) {

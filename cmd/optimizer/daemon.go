@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -82,29 +81,18 @@ func socketPath(flag string) string {
 	return client.DefaultSocket()
 }
 
-func stateDir(flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "optimizer"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", usageErrorf("no home directory for the daemon's state: pass --state-dir")
-	}
-	return filepath.Join(home, ".local", "state", "optimizer"), nil
-}
-
 func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 	level := slog.LevelInfo
 	if o.Verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	dir, err := stateDir(o.StateDir)
-	if err != nil {
-		return err
+	dir := o.StateDir
+	if dir == "" {
+		var err error
+		if dir, err = daemon.DefaultStateDir(); err != nil {
+			return usageErrorf("no home directory for the daemon's state: pass --state-dir")
+		}
 	}
 	budget, err := parseBytes(o.DiskBudget)
 	if err != nil || budget <= 0 {
@@ -145,11 +133,6 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 // daemonClient returns a client of the daemon on the socket the flag or
 // the environment names, or nil when none answers.
 func daemonClient(ctx context.Context, socketFlag string) *client.Client {
-	c := client.New(socketPath(socketFlag))
-	if !c.Available(ctx) {
-		return nil
-	}
+	c, _ := client.Dial(ctx, socketPath(socketFlag))
 	return c
 }
-
-var _ = fmt.Sprintf

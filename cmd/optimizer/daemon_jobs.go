@@ -43,10 +43,11 @@ optimizer show RUN_ID there.`,
 
 // needDaemon returns the daemon's client, or an error saying how to start one.
 func needDaemon(ctx context.Context, socketFlag string) (*client.Client, error) {
-	if c := daemonClient(ctx, socketFlag); c != nil {
-		return c, nil
+	c, err := client.Dial(ctx, socketPath(socketFlag))
+	if err != nil {
+		return nil, fmt.Errorf("%w: start one with optimizer daemon", err)
 	}
-	return nil, fmt.Errorf("%w on %s: start one with optimizer daemon", client.ErrNoDaemon, socketPath(socketFlag))
+	return c, nil
 }
 
 func listDaemonJobs(ctx context.Context, o jobsOptions, w io.Writer) error {
