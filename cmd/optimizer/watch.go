@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -206,7 +207,15 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		skip = append(skip, pool.Dir())
 	}
 
-	own := ownPaths(o, root, extra, skip...)
+	// What optimizer itself writes in the tree is not the user's work: a
+	// store given with --db, the candidates folders, the slots, its folder.
+	var mine []string
+	if o.DB != "" {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			mine = append(mine, o.DB+suffix)
+		}
+	}
+	own := watch.Rel(root, slices.Concat(mine, extra, skip))
 	var tr *progress.Tracker // the evaluation in flight's; only the session's goroutine uses it
 	s := &watch.Session{
 		Root: root, Head: head, Extra: extra, Skip: skip,
@@ -248,31 +257,6 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	}
 	fmt.Fprintln(stderr, "optimizer: stopped")
 	return nil
-}
-
-// ownPaths lists, relative to the tree at root, what optimizer itself
-// writes there, if anything: a store given with --db, candidate folders,
-// the slots and optimizer's folder. Changes to them are not the user's work.
-func ownPaths(o watchOptions, root string, extra []string, dirs ...string) []string {
-	var abs []string
-	if o.DB != "" {
-		db, _ := filepath.Abs(o.DB)
-		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-			abs = append(abs, db+suffix)
-		}
-	}
-	abs = append(abs, extra...)
-	abs = append(abs, dirs...)
-	var out []string
-	for _, a := range abs {
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {
-			a = filepath.Join(dir, filepath.Base(a))
-		}
-		if rel, err := filepath.Rel(root, a); err == nil && filepath.IsLocal(rel) {
-			out = append(out, filepath.ToSlash(rel))
-		}
-	}
-	return out
 }
 
 // plural is "1 slot" or "2 slots".
