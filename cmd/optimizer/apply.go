@@ -60,7 +60,7 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer db.Close()
-	j, err := findJob(ctx, db, o.Job)
+	j, err := db.FindJob(ctx, o.Job)
 	if err != nil {
 		return err
 	}

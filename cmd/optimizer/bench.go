@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
@@ -56,7 +56,16 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	job, err := shardedJob(ctx, r.StorePath(o.DB), jobID)
+	path := r.StorePath(o.DB)
+	db, err := openStoreToRead(ctx, path)
+	if err != nil {
+		return err
+	}
+	job, err := shard.Job(ctx, db, path, jobID)
+	db.Close()
+	if errors.Is(err, shard.ErrNoJob) {
+		return &usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -98,40 +107,4 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 		return regressions(rep)
 	}
 	return nil
-}
-
-// shardedJob reads the job of a store made by merge (or by one shard run):
-// the one named, or the only one with shards.
-func shardedJob(ctx context.Context, path, id string) (store.Job, error) {
-	db, err := openStoreToRead(ctx, path)
-	if err != nil {
-		return store.Job{}, err
-	}
-	defer db.Close()
-	if id != "" {
-		j, err := db.Job(ctx, id)
-		if err == nil && j.Shards == "" {
-			err = usageErrorf("job %s of %s was run whole, not in shards: it has no benchmark phase to finish", j.ID, path)
-		}
-		return j, err
-	}
-	jobs, err := db.Jobs(ctx, 0)
-	if err != nil {
-		return store.Job{}, err
-	}
-	var found []string
-	var job store.Job
-	for _, j := range jobs {
-		if j.Shards != "" {
-			found = append(found, j.ID)
-			job = j
-		}
-	}
-	switch len(found) {
-	case 0:
-		return store.Job{}, usageErrorf("%s holds no job run in shards: make one with optimizer run --shard K/N --db FILE and optimizer merge", path)
-	case 1:
-		return job, nil
-	}
-	return store.Job{}, usageErrorf("%s holds %d jobs run in shards (%s): name one with --job", path, len(found), strings.Join(found, ", "))
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
@@ -69,26 +69,16 @@ func gc(ctx context.Context, o gcOptions, w io.Writer) error {
 // gcStore marks the running jobs of dead processes interrupted, if there is
 // a store; a corrupt one is moved aside.
 func gcStore(ctx context.Context, path string, w io.Writer) error {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	moved := false
+	n, err := store.MarkDead(ctx, path, proc.Alive, func(path, aside string, cause error) {
+		moved = true
+		movedAside(w)(path, aside, cause)
+	})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
-	} else if err != nil {
-		return fmt.Errorf("open store: %w", err)
-	}
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		err = fmt.Errorf("open store: %w", err)
-	} else {
-		var n int
-		n, err = db.MarkInterrupted(ctx, proc.Alive)
-		db.Close()
-		if err == nil {
-			fmt.Fprintf(w, "jobs marked interrupted: %d\n", n)
-			return nil
-		}
-		err = fmt.Errorf("mark dead jobs interrupted: %w", err)
-	}
-	if store.IsCorrupt(err) {
-		return moveAside(path, err, w)
+	case err == nil && !moved:
+		fmt.Fprintf(w, "jobs marked interrupted: %d\n", n)
 	}
 	return err
 }

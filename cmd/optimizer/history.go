@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/store"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ func newHistoryCmd(stdout io.Writer) *cobra.Command {
 // and winner.
 func history(ctx context.Context, o historyOptions, w io.Writer) error {
 	db, _, err := o.open(ctx)
-	if errors.Is(err, errNoStore) {
+	if errors.Is(err, store.ErrNoJobs) {
 		fmt.Fprintln(w, "no jobs yet")
 		return nil
 	}

@@ -45,7 +45,7 @@ func printReport(ctx context.Context, o reportOptions, w io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	j, err := findJob(ctx, db, o.Job)
+	j, err := db.FindJob(ctx, o.Job)
 	if err != nil {
 		return err
 	}

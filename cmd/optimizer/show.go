@@ -45,7 +45,7 @@ func show(ctx context.Context, o showOptions, w io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	j, err := findJob(ctx, db, o.Job)
+	j, err := db.FindJob(ctx, o.Job)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,8 @@ var (
 	ErrDifferentJobs = errors.New("stores of different jobs")
 	// ErrConflict: a candidate has two different outcomes.
 	ErrConflict = errors.New("conflicting outcomes")
+	// ErrNoJob: a store holds no job run in shards that Job can choose.
+	ErrNoJob = errors.New("no job run in shards to choose")
 )
 
 // StateMerged is the state of a merged job until optimizer bench finishes it.
