@@ -87,7 +87,7 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 		defer close(done)
 		showProgress(events, stderr, o.Verbose, evaluator.NewETA(opts))
 	}()
-	rep, err := evaluator.Bench(ctx, w.pool, w.db, job.ID, opts)
+	rep, err := evaluator.Bench(ctx, w.Pool, w.DB, job.ID, opts)
 	close(events)
 	<-done
 	if rep != nil {

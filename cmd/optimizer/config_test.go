@@ -2,16 +2,15 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
@@ -205,28 +204,17 @@ func TestParseBytes(t *testing.T) {
 	}
 }
 
-// TestRunOptions_MemLimit: without --slot-memory each process is capped at
-// half of physical memory, except under -race; "none" is no cap.
+// TestRunOptions_MemLimit: --slot-memory is a size, "none" is no cap, and
+// without it the cap is evaluator.DefaultMemLimit (tested there).
 func TestRunOptions_MemLimit(t *testing.T) {
-	half := defaultMemLimit()
-	if half <= 0 {
-		t.Skip("no prlimit or no /proc/meminfo: no default cap here")
-	}
-	var total int64
-	b, _ := os.ReadFile("/proc/meminfo")
-	fmt.Sscanf(strings.TrimSpace(strings.SplitN(strings.SplitN(string(b), "MemTotal:", 2)[1], "kB", 2)[0]), "%d", &total)
-	if half != total<<10/2 {
-		t.Errorf("default cap %d, want half of MemTotal %d kB", half, total)
-	}
 	for _, tt := range []struct {
 		name string
 		o    runOptions
 		want int64
 	}{
-		{"Default", runOptions{}, half},
+		{"Default", runOptions{Test: "go test ./..."}, evaluator.DefaultMemLimit("go test ./...", "")},
 		{"None", runOptions{SlotMemory: "none"}, 0},
 		{"Given", runOptions{SlotMemory: "256M"}, 256 << 20},
-		{"Race", runOptions{Test: "go test -race ./..."}, 0},
 		{"RaceGiven", runOptions{Test: "go test -race ./...", SlotMemory: "8G"}, 8 << 30},
 	} {
 		if got := tt.o.memLimit(); got != tt.want {

@@ -130,7 +130,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 		return err
 	}
 	defer w.close()
-	db, pool, logger := w.db, w.pool, w.logger
+	db, pool, logger := w.DB, w.Pool, w.logger
 
 	if targets, err = profiledTargets(ctx, o, r, base, pool, targets, stderr); err != nil {
 		return err

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +25,7 @@ import (
 )
 
 // closeTimeout bounds removing the slots after a job, cancelled or not.
-const closeTimeout = 2 * time.Minute
+const closeTimeout = evaluator.CloseTimeout
 
 // newRunCmd builds optimizer run; the root command is one too.
 func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
@@ -208,7 +206,7 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 		return err
 	}
 	defer w.close()
-	db, pool, logger := w.db, w.pool, w.logger
+	db, pool, logger := w.DB, w.Pool, w.logger
 
 	opts := o.evaluatorOptions(r, base, n, plan.cands, logger)
 	opts.CPUs = m.CPUs
@@ -220,19 +218,18 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 	return finish(evaluate(ctx, pool, db, opts, stderr, o.Verbose))
 }
 
-// jobWork is what a command that runs jobs holds open: the store, the pool of
-// slots, and the logger they share.
+// jobWork is what a command that runs jobs holds open: the store and the
+// pool (evaluator.Work), and the logger they share.
 type jobWork struct {
-	db     *store.DB
-	pool   *worktreepool.Pool
+	*evaluator.Work
 	logger *slog.Logger
 	close  func() // removes or keeps the slots, then closes the store
 }
 
 // openWork checks that --sandbox on can be had, says what the job is
-// (header), opens the store (moving a corrupt one aside), kills what dead
-// runs left, and opens a pool of n slots at base. run, ci and optimize all
-// open their work here.
+// (header), and opens the store and a pool of n slots at base
+// (evaluator.OpenWork). run, ci, optimize and bench all open their work
+// here.
 func openWork(ctx context.Context, o runOptions, r gitcmd.Repo, base string, n int, stderr io.Writer, header func()) (*jobWork, error) {
 	if o.Sandbox == string(evaluator.SandboxOn) {
 		if err := proc.SandboxAvailable(); err != nil {
@@ -242,27 +239,17 @@ func openWork(ctx context.Context, o runOptions, r gitcmd.Repo, base string, n i
 	}
 	header()
 	warnOversubscribed(stderr, n, evaluator.ThisMachine().CPUs)
-	db, err := openStoreForJob(ctx, r.StorePath(o.DB), stderr)
-	if err != nil {
-		return nil, err
-	}
 	logger := newLogger(o.Verbose, stderr)
-	proc.KillOrphans()
-	evaluator.RemoveStaleScratch(proc.Exists)
-	pool, err := worktreepool.Open(ctx, worktreepool.Options{
+	w, err := evaluator.OpenWork(ctx, r.StorePath(o.DB), movedAside(stderr), worktreepool.Options{
 		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,
 	})
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open slot pool: %w", err)
+		return nil, dbHint(err)
 	}
-	return &jobWork{db: db, pool: pool, logger: logger, close: func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		defer cancel()
-		if err := pool.Close(cctx); err != nil {
-			fmt.Fprintf(stderr, "optimizer: close slot pool: %v\n", err)
+	return &jobWork{Work: w, logger: logger, close: func() {
+		if err := w.Close(ctx); err != nil {
+			fmt.Fprintf(stderr, "optimizer: %v\n", err)
 		}
-		db.Close()
 	}}, nil
 }
 
@@ -340,49 +327,20 @@ func (o runOptions) evaluatorOptions(r gitcmd.Repo, base string, n int, cands []
 }
 
 // memLimit is --slot-memory in bytes; validate has checked it. Without the
-// flag it is half of physical memory, so that one runaway test process (one
-// that allocates 20 GB) fails alone instead of taking the machine, while a
-// normal one, and the slots beside it, have room; but none when the test or
-// bench command says -race, whose shadow memory reserves terabytes of
-// address space.
+// flag it is evaluator.DefaultMemLimit.
 func (o runOptions) memLimit() int64 {
 	switch o.SlotMemory {
 	case "none":
 		return 0
 	case "":
-		if strings.Contains(o.Test, "-race") || strings.Contains(o.Bench, "-race") {
-			return 0
-		}
-		return defaultMemLimit()
+		return evaluator.DefaultMemLimit(o.Test, o.Bench)
 	}
 	n, _ := parseBytes(o.SlotMemory)
 	return n
 }
 
-// defaultMemLimit is half of physical memory, or 0 where it is unknown or
-// where there is no prlimit to apply it.
-func defaultMemLimit() int64 {
-	if !proc.CanLimitMemory() {
-		return 0
-	}
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10 / 2
-		}
-	}
-	return 0
-}
-
 // jobConfig is the job's configuration as recorded in the store: the
-// effective flags, plus what show and apply need to read back.
+// effective flags, the base, the slots and the artifacts directory.
 type jobConfig struct {
 	runOptions
 	BaseCommit string `json:"base_commit"`
@@ -411,21 +369,10 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 }
 
 // regressions is the --fail-on-regression gate: an error wrapping
-// errRegression when some candidate is slower or mixed, or has any
-// benchmark significantly slower by more than the threshold, whatever its
-// verdict.
+// errRegression naming the report's regressions (Report.Regressions).
 func regressions(rep *evaluator.Report) error {
-	var names []string
-	for _, c := range rep.Candidates {
-		switch {
-		case c.Verdict == evaluator.VerdictSlower || c.Verdict == evaluator.VerdictMixed:
-			names = append(names, fmt.Sprintf("%s (%s)", c.Name, c.Verdict))
-		case len(c.SlowerOn) > 0:
-			names = append(names, fmt.Sprintf("%s (%s, but slower on %s)", c.Name, c.Verdict, strings.Join(c.SlowerOn, ", ")))
-		}
+	if names := rep.Regressions(); len(names) > 0 {
+		return fmt.Errorf("%w: %s", errRegression, strings.Join(names, ", "))
 	}
-	if len(names) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %s", errRegression, strings.Join(names, ", "))
+	return nil
 }

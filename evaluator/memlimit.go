@@ -1,0 +1,42 @@
+package evaluator
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/optimizer-dev/optimizer/proc"
+)
+
+// DefaultMemLimit is Options.MemLimit when the user gives none: half of
+// physical memory, so that one runaway test process (one that allocates
+// 20 GB) fails alone instead of taking the machine, while a normal one, and
+// the slots beside it, have room. It is 0, no cap, when the test or bench
+// command says -race, whose shadow memory reserves terabytes of address
+// space, and where physical memory is unknown or there is no prlimit to
+// apply a cap.
+func DefaultMemLimit(test, bench string) int64 {
+	if strings.Contains(test, "-race") || strings.Contains(bench, "-race") || !proc.CanLimitMemory() {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	return memTotal(b) / 2
+}
+
+// memTotal parses the MemTotal line of /proc/meminfo, in bytes; 0 when it
+// is missing or malformed.
+func memTotal(meminfo []byte) int64 {
+	for line := range strings.Lines(string(meminfo)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
