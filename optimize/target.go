@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 )
@@ -426,4 +427,38 @@ func benchmarkDirs(ctx context.Context, repo, base string) ([]string, error) {
 // gitRead runs a read-only git command in repo.
 func gitRead(ctx context.Context, repo string, args ...string) ([]byte, error) {
 	return gitcmd.Run(ctx, gitcmd.Cmd{Dir: repo, Args: args, ReadOnly: true})
+}
+
+// FindTargets profiles the base's benchmarks in a slot of pool: without
+// named targets (nil), for the hot hottest functions of the repository
+// (HotTargets); with them, for what generators should know of them
+// (ProfileTargets). A named target whose profile cannot be taken goes on
+// without one. say, when set, is told what it does, a line at a time.
+func FindTargets(ctx context.Context, pool evaluator.Pool, repo, base, filter string, hot int, named []Target, say func(string)) ([]Target, error) {
+	if say == nil {
+		say = func(string) {}
+	}
+	if named == nil {
+		say("no --target: profiling the base's benchmarks for the hottest functions")
+	}
+	s, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquire a slot to profile the base: %w", err)
+	}
+	defer pool.Release(s)
+	if named != nil {
+		ts, err := ProfileTargets(ctx, repo, base, s.Dir(), filter, named)
+		if err != nil {
+			say(fmt.Sprintf("the targets go to generators without a profile: %v", err))
+		}
+		return ts, nil
+	}
+	ts, err := HotTargets(ctx, repo, base, s.Dir(), hot, filter)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		say(fmt.Sprintf("target %s (%s:%d), %.0f%% of the base's CPU samples", t.Name, t.File, t.Line, 100*t.Profile.Share))
+	}
+	return ts, nil
 }

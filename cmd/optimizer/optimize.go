@@ -18,7 +18,6 @@ import (
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/optimize"
 	"github.com/optimizer-dev/optimizer/testdata"
-	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
 // optimizeOptions are the flags of optimizer optimize: run's, for testing
@@ -132,7 +131,8 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	defer w.close()
 	db, pool, logger := w.DB, w.Pool, w.logger
 
-	if targets, err = profiledTargets(ctx, o, r, base, pool, targets, stderr); err != nil {
+	say := func(msg string) { fmt.Fprintf(stderr, "optimize: %s\n", msg) }
+	if targets, err = optimize.FindTargets(ctx, pool, r.Root, base, o.BenchFilter, o.HotTargets, targets, say); err != nil {
 		return err
 	}
 	loop := &optimize.Loop{
@@ -184,36 +184,6 @@ func (o optimizeOptions) loopOptions(r gitcmd.Repo, base string, n int, logger *
 	opts := o.evaluatorOptions(r, base, n, nil, logger)
 	opts.CPUs = evaluator.ThisMachine().CPUs
 	return opts
-}
-
-// profiledTargets profiles the base's benchmarks in a slot of the pool:
-// without named targets, for the hottest functions of the repository; with
-// them, for what generators should know of them. A named target whose
-// profile cannot be taken goes on without one.
-func profiledTargets(ctx context.Context, o optimizeOptions, r gitcmd.Repo, base string, pool *worktreepool.Pool, named []optimize.Target, stderr io.Writer) ([]optimize.Target, error) {
-	if named == nil {
-		fmt.Fprintln(stderr, "optimize: no --target: profiling the base's benchmarks for the hottest functions")
-	}
-	s, err := pool.Acquire(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("acquire a slot to profile the base: %w", err)
-	}
-	defer pool.Release(s)
-	if named != nil {
-		ts, err := optimize.ProfileTargets(ctx, r.Root, base, s.Dir(), o.BenchFilter, named)
-		if err != nil {
-			fmt.Fprintf(stderr, "optimize: the targets go to generators without a profile: %v\n", err)
-		}
-		return ts, nil
-	}
-	ts, err := optimize.HotTargets(ctx, r.Root, base, s.Dir(), o.HotTargets, o.BenchFilter)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range ts {
-		fmt.Fprintf(stderr, "optimize: target %s (%s:%d), %.0f%% of the base's CPU samples\n", t.Name, t.File, t.Line, 100*t.Profile.Share)
-	}
-	return ts, nil
 }
 
 // newDemoGeneratorCmd is the example generator, built in so that
