@@ -32,6 +32,35 @@ func ArtifactsDir(j store.Job, fallback string) string {
 	return cfg.Artifacts
 }
 
+// ChooseCandidate is the candidate of job j to apply: name, or the job's
+// winner for "". A named candidate whose verdict is failed or pending is
+// refused unless force; then note says what was forced.
+func ChooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string, force bool) (chosen, note string, err error) {
+	if name == "" {
+		if j.Winner == "" {
+			return "", "", fmt.Errorf("job %s has no winner: name the candidate to apply (see optimizer show %s)", j.ID, j.ID)
+		}
+		return j.Winner, "", nil
+	}
+	rows, err := db.Candidates(ctx, j.ID)
+	if err != nil {
+		return "", "", fmt.Errorf("read candidates of job %s: %w", j.ID, err)
+	}
+	for _, row := range rows {
+		if row.Name != name {
+			continue
+		}
+		if v := Verdict(row.Verdict); v == VerdictFailed || v == VerdictPending {
+			if !force {
+				return "", "", fmt.Errorf("%s's verdict in job %s is %s: pass --force to apply it anyway", name, j.ID, v)
+			}
+			note = fmt.Sprintf("%s's verdict is %s", name, v)
+		}
+		return name, note, nil
+	}
+	return "", "", fmt.Errorf("job %s has no candidate %q", j.ID, name)
+}
+
 // KeptChange is the change job j kept for candidate name under its
 // artifacts, <artifacts>/<job>/candidates/*.json, as the job wrote it when
 // it started (see saveChanges).

@@ -14,7 +14,6 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/report"
-	"github.com/optimizer-dev/optimizer/store"
 )
 
 // applyOptions are the flags and arguments of optimizer apply.
@@ -64,9 +63,12 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	name, err := chooseCandidate(ctx, db, j, o.Candidate, o.Force, stderr)
+	name, note, err := evaluator.ChooseCandidate(ctx, db, j, o.Candidate, o.Force)
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "optimizer: note: %s\n", note)
 	}
 	artifacts := evaluator.ArtifactsDir(j, r.ArtifactsDir())
 	if _, err := os.Stat(filepath.Join(artifacts, j.ID)); j.Kind == "watch" && errors.Is(err, os.ErrNotExist) {
@@ -91,31 +93,4 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "applied %s from job %s to %s: %s\n", name, j.ID, r.Root, strings.Join(c.Paths(), ", "))
 	return nil
-}
-
-// chooseCandidate returns the named candidate, or the job's winner.
-func chooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string, force bool, stderr io.Writer) (string, error) {
-	if name == "" {
-		if j.Winner == "" {
-			return "", fmt.Errorf("job %s has no winner: name the candidate to apply (see optimizer show %s)", j.ID, j.ID)
-		}
-		return j.Winner, nil
-	}
-	rows, err := db.Candidates(ctx, j.ID)
-	if err != nil {
-		return "", fmt.Errorf("read candidates of job %s: %w", j.ID, err)
-	}
-	for _, row := range rows {
-		if row.Name != name {
-			continue
-		}
-		if v := evaluator.Verdict(row.Verdict); v == evaluator.VerdictFailed || v == evaluator.VerdictPending {
-			if !force {
-				return "", fmt.Errorf("%s's verdict in job %s is %s: pass --force to apply it anyway", name, j.ID, v)
-			}
-			fmt.Fprintf(stderr, "optimizer: note: %s's verdict is %s\n", name, v)
-		}
-		return name, nil
-	}
-	return "", fmt.Errorf("job %s has no candidate %q", j.ID, name)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,23 +75,16 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 			defer os.RemoveAll(dir)
 		}
 	}
-	repoDir, candDir := filepath.Join(dir, "repo"), filepath.Join(dir, "candidates")
-	for _, d := range []string{repoDir, candDir} {
-		if _, err := os.Stat(d); err == nil {
-			return fmt.Errorf("%s already exists: give --dir a new or empty directory", d)
-		}
+	d, err := testdata.WriteDemo(ctx, dir, !o.Optimize)
+	if errors.Is(err, testdata.ErrExists) {
+		return fmt.Errorf("%w: give --dir a new or empty directory", err)
 	}
-	if err := testdata.WriteFixture(repoDir); err != nil {
-		return fmt.Errorf("write demo repo: %w", err)
+	if err != nil {
+		return err
 	}
-	if _, err := testdata.InitRepo(ctx, repoDir); err != nil {
-		return fmt.Errorf("commit demo repo: %w", err)
-	}
+	repoDir, candDir := d.Repo, d.Candidates
 	if o.Optimize {
 		return demoOptimize(ctx, o, repoDir, stdout, stderr)
-	}
-	if err := testdata.WriteDemoCandidates(candDir); err != nil {
-		return fmt.Errorf("write demo candidates: %w", err)
 	}
 
 	intro := stdout
@@ -109,7 +103,7 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	ro.MaxPairs = demoMaxPairs
 	ro.Format = o.Format
 	ro.Verbose = o.Verbose
-	err := runJob(ctx, ro, stdout, stderr)
+	err = runJob(ctx, ro, stdout, stderr)
 	writeDemoOutro(intro, dir, repoDir, o.Keep || o.Dir != "")
 	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,5 +61,33 @@ func TestDemoCandidates(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Error("fast_again/sumsq/sumsq.go is not what fast.patch produces")
+	}
+}
+
+// TestWriteDemo: the demo's repository is committed, its candidates are
+// beside it when asked for, and an existing directory is never written
+// over.
+func TestWriteDemo(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := testdata.WriteDemo(ctx, dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", d.Repo, "status", "--porcelain").Output(); err != nil || len(out) != 0 {
+		t.Errorf("the demo repository is not committed clean: %q, %v", out, err)
+	}
+	if _, err := os.Stat(d.Candidates); !os.IsNotExist(err) {
+		t.Errorf("candidates written without being asked for: %v", err)
+	}
+	if _, err := testdata.WriteDemo(ctx, dir, true); !errors.Is(err, testdata.ErrExists) {
+		t.Errorf("WriteDemo over an existing demo = %v, want ErrExists", err)
+	}
+	d, err = testdata.WriteDemo(ctx, t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(d.Candidates, "fast.patch")); err != nil {
+		t.Errorf("the demo candidates: %v", err)
 	}
 }
