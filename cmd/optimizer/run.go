@@ -24,9 +24,6 @@ import (
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// closeTimeout bounds removing the slots after a job, cancelled or not.
-const closeTimeout = evaluator.CloseTimeout
-
 // newRunCmd builds optimizer run; the root command is one too.
 func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	o := defaultRunOptions()

@@ -17,14 +17,6 @@ func openStoreToRead(ctx context.Context, path string) (*store.DB, error) {
 	return db, dbHint(err)
 }
 
-// openStoreForJob opens the store for the commands that write jobs (run,
-// watch): store.OpenForJob, which moves a corrupt store aside and says so on
-// w.
-func openStoreForJob(ctx context.Context, path string, w io.Writer) (*store.DB, error) {
-	db, err := store.OpenForJob(ctx, path, proc.Alive, movedAside(w))
-	return db, dbHint(err)
-}
-
 // dbHint says which flag names a store that is a directory.
 func dbHint(err error) error {
 	if errors.Is(err, store.ErrIsDirectory) {

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,10 +16,8 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/gitcmd"
-	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
-	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -175,8 +172,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	log := newLogger(o.Verbose, stderr)
 
 	var (
-		pool     *worktreepool.Pool
-		db       *store.DB
+		work     *evaluator.Work // in this process; through a daemon, it has the pool and the store
 		evaluate func(context.Context, evaluator.Options) (*evaluator.Report, error)
 		skip     = []string{r.OptimizerDir()} // the slots are under it
 		where    = ""
@@ -185,26 +181,19 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		evaluate, where = c.NewSession().Evaluate, ", on the daemon"
 		defer scr.Clear()
 	} else {
-		db, err = openStoreForJob(ctx, r.StorePath(o.DB), stderr)
-		if err != nil {
-			return err
-		}
-		proc.KillOrphans()
-		evaluator.RemoveStaleScratch(proc.Exists)
-		pool, err = worktreepool.Open(ctx, worktreepool.Options{
+		work, err = evaluator.OpenWork(ctx, r.StorePath(o.DB), movedAside(stderr), worktreepool.Options{
 			Repo: r.Root, Base: head, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, MachineLock: o.machineLock, Logger: log,
 		})
 		if err != nil {
-			db.Close()
-			return fmt.Errorf("open slot pool: %w", err)
+			return dbHint(err)
 		}
 		defer func() {
 			scr.Clear()
-			if cerr := closeWork(ctx, pool, db); err == nil {
+			if cerr := work.Close(ctx); err == nil {
 				err = cerr
 			}
 		}()
-		skip = append(skip, pool.Dir())
+		skip = append(skip, work.Pool.Dir())
 	}
 
 	// What optimizer itself writes in the tree is not the user's work: a
@@ -249,8 +238,8 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 			}
 		},
 	}
-	if pool != nil { // in this process; through a daemon, it has the pool and the store
-		s.Pool, s.DB = pool, db
+	if work != nil {
+		s.Pool, s.DB = work.Pool, work.DB
 	}
 	if err := s.Run(ctx); err != nil {
 		return err
@@ -265,19 +254,4 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// closeWork removes the slots (or keeps them, with --keep-slots) and closes
-// the store. It runs even when ctx is done.
-func closeWork(ctx context.Context, pool *worktreepool.Pool, db *store.DB) error {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-	defer cancel()
-	var errs []error
-	if err := pool.Close(cctx); err != nil {
-		errs = append(errs, fmt.Errorf("close slot pool: %w", err))
-	}
-	if err := db.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close store: %w", err))
-	}
-	return errors.Join(errs...)
 }
