@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -33,6 +34,7 @@ type goBench struct {
 	candDir  string
 	baseAt   gobench.Place // how base's and the candidate's processes run
 	candAt   gobench.Place
+	runBin   string // the path both sides' samples run from (freshCopy)
 	n        int64
 	baseWall time.Duration // the longest base sample so far
 	calSec   float64       // base's time per op when calibrated, in seconds (0: unknown)
@@ -61,17 +63,20 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 	g.slow = 0
 	for _, b := range slices.Clone(g.benches) {
 		bin, dir, at := b.baseBin, b.baseDir, b.baseAt
-		sctx, cancel := ctx, context.CancelFunc(func() {})
-		var limit time.Duration
 		if s == sideCand {
 			bin, dir, at = b.candBin, b.candDir, b.candAt
-			if b.baseWall > 0 {
-				limit = slowFactor*b.baseWall + slowGrace
-				sctx, cancel = context.WithTimeout(ctx, limit)
-			}
+		}
+		if err := freshCopy(bin, b.runBin); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.name, err)
+		}
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		var limit time.Duration
+		if s == sideCand && b.baseWall > 0 {
+			limit = slowFactor*b.baseWall + slowGrace
+			sctx, cancel = context.WithTimeout(ctx, limit)
 		}
 		t0 := time.Now()
-		ms, err := gobench.Sample(sctx, bin, dir, b.name, b.n, at, g.extra)
+		ms, err := gobench.Sample(sctx, b.runBin, dir, b.name, b.n, at, g.extra)
 		wall := time.Since(t0)
 		cancel()
 		var nr *gobench.NoResultError
@@ -175,7 +180,13 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 			j.candidateOnly(ctx, c, b.pkg, bin, filepath.Join(candSlot.Dir(), b.pkg.Dir), j.place(candSlot, bin), filter)
 		}
 		b.candBin, b.candDir = bin, filepath.Join(candSlot.Dir(), b.pkg.Dir)
-		b.candAt = j.place(candSlot, bin)
+		// Both sides' samples run from one path, a fresh copy each time
+		// (freshCopy).
+		b.runBin = filepath.Join(j.tmp, "run", fileName(b.pkg.ImportPath)+".test")
+		b.baseAt, b.candAt = j.place(baseSlot, b.runBin), j.place(candSlot, b.runBin)
+	}
+	if err := os.MkdirAll(filepath.Join(j.tmp, "run"), 0o755); err != nil {
+		return nil, "", &Failure{Kind: FailError, Message: err.Error()}
 	}
 	c.samplesKey = j.samplesKey(benches)
 	j.mu.Lock()
@@ -319,4 +330,30 @@ func (j *job) allNames(ctx context.Context, tops []*goBench) string {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// freshCopy writes bin's bytes to a new file at run, through a temporary
+// file renamed into place, before every sample. Base's and the candidate's
+// samples then run from the same path, in processes that differ in nothing
+// but the binary's bytes and the tree they run in, and neither side keeps a
+// file of its own: a byte-identical copy of a test binary, run as a file of
+// its own, was measured up to 6% apart from the original, steadily over a
+// trial, which a fixed file per side makes a bias that the random order of
+// the pairs cannot touch; a new file per sample makes it noise that the
+// order averages out (docs/measuring.md, "Identical binaries, different
+// files"). Forks wait while the copy is open for writing (syscall.ForkLock),
+// so that no child of this process holds it open when it is run (ETXTBSY).
+func freshCopy(bin, run string) error {
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	tmp := run + ".new"
+	syscall.ForkLock.Lock()
+	err = os.WriteFile(tmp, b, 0o755)
+	syscall.ForkLock.Unlock()
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp, run)
 }
