@@ -16,12 +16,33 @@ import (
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// Calibration and limits of Go benchmark samples.
+// Limits of Go benchmark samples.
 const (
-	calibrateTarget = 300 * time.Millisecond // one sample's run time
-	slowFactor      = 10                     // a candidate sample may take this many times base's
-	slowGrace       = 5 * time.Second
+	slowFactor = 10 // a candidate sample may take this many times base's
+	slowGrace  = 5 * time.Second
 )
+
+// calibrateTarget is one Go benchmark sample's run time, to which each
+// benchmark's iteration count is calibrated on base: 300 ms, unless a CLI
+// was linked with another sampleTime.
+var calibrateTarget = sampleLength(sampleTime, 300*time.Millisecond)
+
+// sampleTime, when set at link time, replaces the 300 ms of calibrateTarget.
+// It is how bench/power compares sample lengths at the same time cost
+// through the real CLI (its -samples flag builds one CLI per length, with
+// -ldflags "-X github.com/optimizer-dev/optimizer/evaluator.sampleTime=150ms"):
+// a measurement of the tool, not an option of it (docs/measuring.md, "Sample
+// length").
+var sampleTime string
+
+// sampleLength parses a linked sampleTime; def when it is unset or not a
+// positive duration.
+func sampleLength(s string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
 
 // goBench is one Go benchmark prepared for measuring: both binaries built,
 // the iteration count fixed on base.

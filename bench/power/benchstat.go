@@ -139,47 +139,118 @@ func machine() string {
 	return fmt.Sprintf("%d × %s, %s, load average at the start %s", runtime.NumCPU(), model, runtime.Version(), loadavg())
 }
 
-// writeTable prints one target's results and its summary lines.
-func writeTable(w io.Writer, o options, t target, rs []result) {
+// writeTable prints one job's results and its summary lines.
+func writeTable(w io.Writer, o options, t target, st setting, rep int, rs []result) {
 	mod := t.Module
 	if mod == "" {
 		mod = "the accuracy fixture (testdata/fixture)"
 	}
 	fmt.Fprintf(w, "\n## %s: %s, %s\n\n", t.Name, mod, strings.TrimSuffix(strings.TrimPrefix(t.Func, "func "), "("))
+	if len(o.Samples) > 1 || o.Reps > 1 {
+		fmt.Fprintf(w, "Sample length %s, rep %d", st, rep+1)
+		if len(rs) > 0 {
+			fmt.Fprintf(w, ", started %s at load %s", rs[0].Started.UTC().Format("15:04:05 UTC"), rs[0].LoadStart)
+		}
+		fmt.Fprint(w, ". ")
+	}
 	fmt.Fprintf(w, "Base runs its body %d times a call; a candidate %d−m times. Benchmark `%s`.\n\n", o.K, o.K, t.Bench)
-	fmt.Fprintln(w, "| trial | true change | optimizer | ratio [interval] | pairs | bench time | benchstat (-count "+fmt.Sprint(o.Count)+") | p | its time | load |")
-	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---|---:|---:|---|")
-	var smallest, smallestStat float64
-	var aa, aaWrong, aaStatWrong int
+	stat := o.Count > 0
+	if stat {
+		fmt.Fprintln(w, "| trial | true change | optimizer | ratio [interval] | pairs | bench time | benchstat (-count "+fmt.Sprint(o.Count)+") | p | its time | load |")
+		fmt.Fprintln(w, "|---|---|---|---|---:|---:|---|---:|---:|---|")
+	} else {
+		fmt.Fprintln(w, "| trial | true change | optimizer | ratio [interval] | pairs | bench time | load |")
+		fmt.Fprintln(w, "|---|---|---|---|---:|---:|---|")
+	}
 	for _, r := range rs {
 		change := fmt.Sprintf("%.3f×", o.ratio(r.M))
 		if r.M == 0 {
 			change = "A/A"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.3f× [%.3f, %.3f] | %d | %.1fs | %s (%.3f×) | %.3f | %.0fs | %s |\n",
-			r.Name, change, r.Verdict, r.Speedup, r.CI[0], r.CI[1], r.Pairs, r.BenchSecs,
-			r.Stat.Delta, r.Stat.Speedup(), r.Stat.P, r.Stat.Secs, r.Load)
-		called := r.Verdict == "faster" || r.Verdict == "winner"
+		fmt.Fprintf(w, "| %s | %s | %s | %.3f× [%.3f, %.3f] | %d | %.1fs |", r.Name, change, r.Verdict, r.Speedup, r.CI[0], r.CI[1], r.Pairs, r.BenchSecs)
+		if stat {
+			fmt.Fprintf(w, " %s (%.3f×) | %.3f | %.0fs |", r.Stat.Delta, r.Stat.Speedup(), r.Stat.P, r.Stat.Secs)
+		}
+		fmt.Fprintf(w, " %s |\n", r.Load)
+	}
+	s := summarise(o, rs)
+	if stat {
+		fmt.Fprintf(w, "\n- smallest change called faster: optimizer %s, benchstat %s\n", orNone(s.Smallest), orNone(s.SmallestStat))
+		fmt.Fprintf(w, "- A/A: optimizer called %d of %d anything but not-faster; benchstat called %d of %d a change (p < 0.05)\n",
+			s.AAWrong, s.AA, s.AAStatWrong, s.AA)
+		return
+	}
+	fmt.Fprintf(w, "\n- smallest change called faster: %s; A/A: %d of %d called anything but not-faster\n", orNone(s.Smallest), s.AAWrong, s.AA)
+}
+
+// summary is what one job's trials add up to.
+type summary struct {
+	Smallest, SmallestStat float64 // smallest change called faster, 0 if none
+	Called, AB             int     // A/B trials called faster, of AB
+	AA, AAWrong            int     // A/A trials, and those called anything but not-faster
+	AAStatWrong            int
+	ABPairs, AAPairs       int
+	Secs                   float64 // bench time of every trial
+}
+
+func summarise(o options, rs []result) summary {
+	var s summary
+	for _, r := range rs {
+		s.Secs += r.BenchSecs
 		if r.M == 0 {
-			aa++
+			s.AA++
+			s.AAPairs += r.Pairs
 			if r.Verdict != "not-faster" {
-				aaWrong++
+				s.AAWrong++
 			}
-			if r.Stat.Delta != "~" {
-				aaStatWrong++
+			if r.Stat.Delta != "~" && r.Stat.Delta != "" {
+				s.AAStatWrong++
 			}
 			continue
 		}
-		if called && (smallest == 0 || o.ratio(r.M) < smallest) {
-			smallest = o.ratio(r.M)
+		s.AB++
+		s.ABPairs += r.Pairs
+		if r.Verdict == "faster" || r.Verdict == "winner" {
+			s.Called++
+			if s.Smallest == 0 || o.ratio(r.M) < s.Smallest {
+				s.Smallest = o.ratio(r.M)
+			}
 		}
-		if r.Stat.Faster() && (smallestStat == 0 || o.ratio(r.M) < smallestStat) {
-			smallestStat = o.ratio(r.M)
+		if r.Stat.Faster() && (s.SmallestStat == 0 || o.ratio(r.M) < s.SmallestStat) {
+			s.SmallestStat = o.ratio(r.M)
 		}
 	}
-	fmt.Fprintf(w, "\n- smallest change called faster: optimizer %s, benchstat %s\n", orNone(smallest), orNone(smallestStat))
-	fmt.Fprintf(w, "- A/A: optimizer called %d of %d anything but not-faster; benchstat called %d of %d a change (p < 0.05)\n",
-		aaWrong, aa, aaStatWrong, aa)
+	return s
+}
+
+// writeSettings prints one row per setting over its reps: the comparison
+// of sample lengths at the same time cost.
+func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
+	fmt.Fprintf(w, "\n### %s: sample lengths compared (%d reps, jobs interleaved)\n\n", t.Name, o.Reps)
+	fmt.Fprintln(w, "| setting (sample × most pairs) | smallest called faster, by rep | speedups called faster | mean pairs, A/B / A/A | bench time, all trials | A/A claims | load at job starts |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---|")
+	for _, st := range o.Samples {
+		var all summary
+		var smallest, loads []string
+		for rep := range o.Reps {
+			rs := res[job{st, rep}]
+			s := summarise(o, rs)
+			smallest = append(smallest, orNone(s.Smallest))
+			if len(rs) > 0 {
+				loads = append(loads, strings.Fields(rs[0].LoadStart)[0])
+			}
+			all.Called += s.Called
+			all.AB += s.AB
+			all.AA += s.AA
+			all.AAWrong += s.AAWrong
+			all.ABPairs += s.ABPairs
+			all.AAPairs += s.AAPairs
+			all.Secs += s.Secs
+		}
+		fmt.Fprintf(w, "| %s | %s | %d of %d | %.1f / %.1f | %.0fs | %d of %d | %s |\n", st, strings.Join(smallest, ", "),
+			all.Called, all.AB, float64(all.ABPairs)/float64(max(all.AB, 1)), float64(all.AAPairs)/float64(max(all.AA, 1)),
+			all.Secs, all.AAWrong, all.AA, strings.Join(loads, ", "))
+	}
 }
 
 func orNone(x float64) string {

@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -54,9 +55,59 @@ type options struct {
 	K       int   // base's repetitions
 	Steps   []int // candidates' repetitions removed: K/(K−m) faster
 	AA      int   // A/A trials per target
-	Count   int   // go test -count
+	Count   int   // go test -count; 0 runs no benchstat side
 	Work    string
 	Flags   []string // extra optimizer flags
+	// Samples are the sample lengths compared (see setting); one zero
+	// setting, the CLI's own, when -samples is not given.
+	Samples []setting
+	Reps    int // jobs per target and setting
+
+	// Copies > 0 runs the copies experiment instead (copies.go): that
+	// many byte-identical copies, Pairs pairs each, Sample-long samples
+	// pinned to CPU.
+	Copies int
+	Pairs  int
+	Sample time.Duration
+	CPU    int
+}
+
+// A setting is one sample length through its own CLI build, with the
+// most pairs scaled so that the most a candidate can cost stays the
+// default's: 30 pairs of 300 ms samples, 60 of 150 ms, 120 of 75 ms.
+type setting struct {
+	Sample   time.Duration // 0: the CLI's default, as built
+	MaxPairs int           // 0: the CLI's default
+}
+
+// Default sample length and pair cap (evaluator's calibrateTarget and
+// DefaultMaxPairs), which a shorter setting scales from.
+const (
+	defaultSample   = 300 * time.Millisecond
+	defaultMaxPairs = 30
+)
+
+func (s setting) String() string {
+	if s.Sample == 0 {
+		return "default"
+	}
+	return fmt.Sprintf("%s×%d", s.Sample, s.MaxPairs)
+}
+
+// parseSamples reads -samples: durations, comma-separated.
+func parseSamples(arg string) ([]setting, error) {
+	if arg == "" {
+		return []setting{{}}, nil
+	}
+	var out []setting
+	for _, f := range strings.Split(arg, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("-samples: %q is not a positive duration", f)
+		}
+		out = append(out, setting{Sample: d, MaxPairs: max(1, int(defaultMaxPairs*defaultSample/d))})
+	}
+	return out, nil
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -67,7 +118,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.K, "k", 40, "how many times base runs the function's body per call")
 	steps := fs.String("steps", "2,3,4,6,8", "repetitions each A/B candidate removes (K/(K−m) faster), comma-separated")
 	fs.IntVar(&o.AA, "aa", 4, "A/A trials per target")
-	fs.IntVar(&o.Count, "count", 10, "go test -count for the benchstat side")
+	fs.IntVar(&o.Count, "count", 10, "go test -count for the benchstat side; 0 runs no benchstat side")
+	samples := fs.String("samples", "", "sample lengths to compare, comma-separated (e.g. 300ms,150ms,75ms): one CLI build each, its most pairs scaled to the same time cost, jobs interleaved")
+	fs.IntVar(&o.Reps, "reps", 1, "optimizer jobs per target and sample length")
+	fs.IntVar(&o.Copies, "copies", 0, "instead of optimizer jobs: measure base's test binary against this many byte-identical copies, a hard link, a longer path and fresh copies (copies.go)")
+	fs.IntVar(&o.Pairs, "pairs", 20, "-copies: pairs per variant")
+	fs.DurationVar(&o.Sample, "sample", 200*time.Millisecond, "-copies: calibrated sample length")
+	fs.IntVar(&o.CPU, "cpu", runtime.NumCPU()-1, "-copies: the CPU to pin to")
 	fs.StringVar(&o.Work, "work", "", "work directory, kept (default: a temporary one, removed)")
 	flagsArg := fs.String("flags", "", "extra optimizer flags, space-separated")
 	if err := fs.Parse(args); err != nil {
@@ -82,6 +139,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		o.Steps = append(o.Steps, m)
 	}
 	o.Flags = strings.Fields(*flagsArg)
+	var err error
+	if o.Samples, err = parseSamples(*samples); err != nil {
+		return o, err
+	}
+	if o.Reps < 1 {
+		return o, fmt.Errorf("-reps %d: want at least 1", o.Reps)
+	}
 	return o, nil
 }
 
@@ -97,9 +161,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.RemoveAll(work)
 	}
-	bin := filepath.Join(work, "optimizer")
-	if err := goRun(ctx, "", "build", "-o", bin, "github.com/optimizer-dev/optimizer/cmd/optimizer"); err != nil {
-		return fmt.Errorf("build optimizer: %w", err)
+	if o.Copies > 0 {
+		fmt.Fprintf(stdout, "# bench/power -copies, %s\n\n- command: `go run ./bench/power %s`\n- machine: %s\n",
+			time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(args, " "), machine())
+		for _, name := range o.Targets {
+			t, ok := targetByName(name)
+			if !ok {
+				return fmt.Errorf("-targets: no target %q", name)
+			}
+			if err := copies(ctx, o, t, filepath.Join(work, t.Name), stdout, stderr); err != nil {
+				return fmt.Errorf("%s: %w", t.Name, err)
+			}
+		}
+		return nil
+	}
+	bins := map[setting]string{}
+	for _, st := range o.Samples {
+		bin := filepath.Join(work, "optimizer")
+		build := []string{"build", "-o", bin}
+		if st.Sample > 0 {
+			bin += "-" + st.Sample.String()
+			build = []string{"build", "-o", bin, "-ldflags", "-X github.com/optimizer-dev/optimizer/evaluator.sampleTime=" + st.Sample.String()}
+		}
+		if err := goRun(ctx, "", append(build, "github.com/optimizer-dev/optimizer/cmd/optimizer")...); err != nil {
+			return fmt.Errorf("build optimizer: %w", err)
+		}
+		bins[st] = bin
 	}
 	fmt.Fprintf(stdout, "# bench/power, %s\n\n- command: `go run ./bench/power %s`\n- machine: %s\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(args, " "), machine())
@@ -108,13 +195,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if !ok {
 			return fmt.Errorf("-targets: no target %q", name)
 		}
-		res, err := measure(ctx, o, t, filepath.Join(work, t.Name), bin, stderr)
+		res, err := measure(ctx, o, t, filepath.Join(work, t.Name), bins, stderr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)
 		}
-		writeTable(stdout, o, t, res)
+		for _, st := range o.Samples {
+			for rep := range o.Reps {
+				writeTable(stdout, o, t, st, rep, res[job{st, rep}])
+			}
+		}
+		if len(o.Samples) > 1 || o.Reps > 1 {
+			writeSettings(stdout, o, t, res)
+		}
 	}
 	return nil
+}
+
+// A job is one optimizer job of a target: a setting's rep.
+type job struct {
+	setting
+	Rep int
+}
+
+// schedule orders a target's jobs: rep by rep, each rep running every
+// setting, in an order rotated by one each rep, so that the load of the
+// shared machine meets every setting alike over the run.
+func schedule(o options) []job {
+	var out []job
+	for rep := range o.Reps {
+		for i := range o.Samples {
+			out = append(out, job{o.Samples[(i+rep)%len(o.Samples)], rep})
+		}
+	}
+	return out
 }
 
 // A trial is one candidate: m repetitions removed (0: A/A).
@@ -149,12 +262,14 @@ type result struct {
 	Pairs     int
 	BenchSecs float64
 	Stat      benchstatResult
-	Load      string
+	Load      string // when the job ended
+	LoadStart string // when the job started
+	Started   time.Time
 }
 
-// measure runs one target: its base and candidates, one optimizer job,
-// then benchstat trial by trial.
-func measure(ctx context.Context, o options, t target, dir, bin string, stderr io.Writer) ([]result, error) {
+// measure runs one target: its base and candidates, one optimizer job
+// per setting and rep (schedule), then benchstat trial by trial.
+func measure(ctx context.Context, o options, t target, dir string, bins map[setting]string, stderr io.Writer) (map[job][]result, error) {
 	repo, cands := filepath.Join(dir, "repo"), filepath.Join(dir, "candidates")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -174,28 +289,55 @@ func measure(ctx context.Context, o options, t target, dir, bin string, stderr i
 			return nil, err
 		}
 	}
-	fmt.Fprintf(stderr, "%s: optimizer job of %d candidates, load %s\n", t.Name, len(trials), loadavg())
-	rep, err := optimizerJob(ctx, bin, dir, repo, cands, t.Bench, o.Flags)
-	if err != nil {
-		return nil, err
-	}
-	byName := map[string]jobCandidate{}
-	for _, c := range rep.Candidates {
-		byName[c.Name] = c
-	}
-	var out []result
-	for _, tr := range trials {
-		c := byName[tr.Name]
-		r := result{trial: tr, Verdict: c.Verdict, Speedup: c.Speedup, Pairs: c.Pairs, BenchSecs: c.BenchSeconds, Load: loadavg()}
-		if c.CI != nil {
-			r.CI = *c.CI
+	out := map[job][]result{}
+	for _, jb := range schedule(o) {
+		jdir := dir
+		extra := o.Flags
+		if jb.Sample > 0 || o.Reps > 1 {
+			jdir = filepath.Join(dir, fmt.Sprintf("job-%s-%d", jb.Sample, jb.Rep+1))
+			if err := os.MkdirAll(jdir, 0o755); err != nil {
+				return nil, err
+			}
 		}
-		fmt.Fprintf(stderr, "%s %s: optimizer %s %.3f× in %d pairs; benchstat...\n", t.Name, tr.Name, r.Verdict, r.Speedup, r.Pairs)
-		if r.Stat, err = benchstat(ctx, t, repo, filepath.Join(cands, tr.Name), filepath.Join(dir, "benchstat"), o.Count); err != nil {
+		if jb.MaxPairs > 0 {
+			extra = append([]string{"--max-pairs", fmt.Sprint(jb.MaxPairs)}, extra...)
+		}
+		started, load0 := time.Now(), loadavg()
+		fmt.Fprintf(stderr, "%s %s rep %d: optimizer job of %d candidates, %s, load %s\n", t.Name, jb.setting, jb.Rep+1, len(trials), started.UTC().Format("15:04:05"), load0)
+		rep, err := optimizerJob(ctx, bins[jb.setting], jdir, repo, cands, t.Bench, extra)
+		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(stderr, "%s %s: benchstat %s (p=%.3f) in %.0fs\n", t.Name, tr.Name, r.Stat.Delta, r.Stat.P, r.Stat.Secs)
-		out = append(out, r)
+		load1 := loadavg()
+		byName := map[string]jobCandidate{}
+		for _, c := range rep.Candidates {
+			byName[c.Name] = c
+		}
+		for _, tr := range trials {
+			c := byName[tr.Name]
+			r := result{trial: tr, Verdict: c.Verdict, Speedup: c.Speedup, Pairs: c.Pairs, BenchSecs: c.BenchSeconds,
+				Load: load1, LoadStart: load0, Started: started}
+			if c.CI != nil {
+				r.CI = *c.CI
+			}
+			fmt.Fprintf(stderr, "%s %s %s: optimizer %s %.3f× in %d pairs, %.1fs\n", t.Name, jb.setting, tr.Name, r.Verdict, r.Speedup, r.Pairs, r.BenchSecs)
+			out[jb] = append(out[jb], r)
+		}
+	}
+	if o.Count == 0 {
+		return out, nil
+	}
+	// benchstat once per trial: its side does not depend on the
+	// optimizer's setting.
+	for i, tr := range trials {
+		st, err := benchstat(ctx, t, repo, filepath.Join(cands, tr.Name), filepath.Join(dir, "benchstat"), o.Count)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "%s %s: benchstat %s (p=%.3f) in %.0fs\n", t.Name, tr.Name, st.Delta, st.P, st.Secs)
+		for jb := range out {
+			out[jb][i].Stat = st
+		}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,28 @@ func TestWriteBase(t *testing.T) {
 	}
 	if !strings.Contains(string(rep), "const repeatReps = 40") || !strings.Contains(string(tg.repeatFile(pkg, 38, "x")), "const repeatReps = 38") {
 		t.Errorf("repeat.go:\n%s", rep)
+	}
+}
+
+// TestSamples: -samples scales the most pairs to the default's time cost,
+// and the schedule runs every setting once a rep, rotated.
+func TestSamples(t *testing.T) {
+	st, err := parseSamples("300ms,150ms,75ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs []int
+	for _, s := range st {
+		pairs = append(pairs, s.MaxPairs)
+	}
+	if !slices.Equal(pairs, []int{30, 60, 120}) {
+		t.Errorf("most pairs %v, want 30, 60, 120", pairs)
+	}
+	if _, err := parseSamples("0s"); err == nil {
+		t.Error("0s accepted")
+	}
+	jobs := schedule(options{Samples: st, Reps: 2})
+	if len(jobs) != 6 || jobs[0].setting != st[0] || jobs[3].setting != st[1] || jobs[5].setting != st[0] || jobs[3].Rep != 1 {
+		t.Errorf("schedule %v", jobs)
 	}
 }
