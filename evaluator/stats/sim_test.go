@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
 // The simulation test is the evidence of issue 3, item 6: on seeded,
@@ -407,4 +409,47 @@ func TestSim_Subset(t *testing.T) {
 	if mixed.pct(Mixed) < 95 {
 		t.Errorf("1.89× and 0.49× with a flat aggregate: mixed in %.1f%%, want at least 95%%: %v", mixed.pct(Mixed), mixed)
 	}
+}
+
+// TestSim_SampleLength asks what shorter samples with more pairs, at the
+// same time cost, do to the sequential test (issue 13): a sample of 1/f the
+// default length with f times the most pairs (30, 60, 120 looks' worth).
+// How the noise scales with the sample's length is the machine's, and
+// bench/power measures it (docs/measuring.md, "Sample length"); here two
+// models bracket it on the bursty machine of TestSim_Order: noise that
+// averages out within a sample (σ grows by √f) and bursts that last in real
+// time (the lag-1 autocorrelation of a sample f times shorter is φ^(1/f)),
+// against noise fixed per process (σ does not shrink with the length, as a
+// process's start-up and placement do not). It asserts only what a change
+// of the default must keep: A/A false positives at most 1% with the looks
+// spread over more pairs.
+func TestSim_SampleLength(t *testing.T) {
+	testenv.Long(t) // a minute of CPU: 120 looks a trial at the shortest
+	if testing.Short() || raceEnabled {
+		t.Skip("a minute of simulation; the targets are checked by TestSim_Targets")
+	}
+	const trialsAA, trials = 2000, 400
+	bursty := machine{Sigma: 0.08, Outliers: 0.03, Drift: 0.05, Burst: 0.5}
+	var b strings.Builder
+	for _, f := range []float64{1, 2, 4} {
+		seq := Sequential{MinSpeedup: DefaultMinSpeedup, MaxPairs: int(DefaultMaxPairs * f)}
+		for _, model := range []string{"averaging", "per process"} {
+			m := bursty
+			m.Burst = math.Pow(bursty.Burst, 1/f)
+			if model == "averaging" {
+				m.Sigma = bursty.Sigma * math.Sqrt(f)
+			}
+			aa := simulate(scenario{m: m, benches: 1, speedup: 1}, seq, trialsAA, 10)
+			fmt.Fprintf(&b, "1/%.0f × %3d pairs, %-11s A/A    %v\n", f, seq.MaxPairs, model, aa)
+			for _, sp := range []float64{1.08, 1.15} {
+				r := simulate(scenario{m: m, benches: 1, speedup: sp}, seq, trials, 11)
+				fmt.Fprintf(&b, "1/%.0f × %3d pairs, %-11s %4.2f×  %v\n", f, seq.MaxPairs, model, sp, r)
+			}
+			if fp := aa.frac(aa.wrong()); fp > 0.01 {
+				t.Errorf("samples 1/%.0f, %d pairs, %s noise: A/A false positives %.2f%%, want at most 1%%: %v", f, seq.MaxPairs, model, 100*fp, aa)
+			}
+		}
+	}
+	t.Logf("bursty machine (pair σ %.3f at the default length, lag-1 autocorrelation %.1f), 1 benchmark, %d A/A and %d A/B trials each:\n%s",
+		bursty.Sigma*math.Sqrt2, bursty.Burst, trialsAA, trials, b.String())
 }
