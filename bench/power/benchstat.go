@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,13 +191,17 @@ type summary struct {
 	AA, AAWrong            int     // A/A trials, and those called anything but not-faster
 	AAStatWrong            int
 	ABPairs, AAPairs       int
-	Secs                   float64 // bench time of every trial
+	Secs                   float64   // bench time of every trial
+	Widths                 []float64 // each trial's interval, high over low
 }
 
 func summarise(o options, rs []result) summary {
 	var s summary
 	for _, r := range rs {
 		s.Secs += r.BenchSecs
+		if r.CI[0] > 0 {
+			s.Widths = append(s.Widths, r.CI[1]/r.CI[0])
+		}
 		if r.M == 0 {
 			s.AA++
 			s.AAPairs += r.Pairs
@@ -227,8 +232,8 @@ func summarise(o options, rs []result) summary {
 // of sample lengths at the same time cost.
 func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 	fmt.Fprintf(w, "\n### %s: sample lengths compared (%d reps, jobs interleaved)\n\n", t.Name, o.Reps)
-	fmt.Fprintln(w, "| setting (sample × most pairs) | smallest called faster, by rep | speedups called faster | mean pairs, A/B / A/A | bench time, all trials | A/A claims | load at job starts |")
-	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---|")
+	fmt.Fprintln(w, "| setting (sample × most pairs) | smallest called faster, by rep | speedups called faster | mean pairs, A/B / A/A | median interval, high/low | bench time, all trials | A/A claims | load at job starts |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---|")
 	for _, st := range o.Samples {
 		var all summary
 		var smallest, loads []string
@@ -246,10 +251,16 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 			all.ABPairs += s.ABPairs
 			all.AAPairs += s.AAPairs
 			all.Secs += s.Secs
+			all.Widths = append(all.Widths, s.Widths...)
 		}
-		fmt.Fprintf(w, "| %s | %s | %d of %d | %.1f / %.1f | %.0fs | %d of %d | %s |\n", st, strings.Join(smallest, ", "),
+		slices.Sort(all.Widths)
+		width := 0.0
+		if len(all.Widths) > 0 {
+			width = all.Widths[len(all.Widths)/2]
+		}
+		fmt.Fprintf(w, "| %s | %s | %d of %d | %.1f / %.1f | %.3f | %.0fs | %d of %d | %s |\n", st, strings.Join(smallest, ", "),
 			all.Called, all.AB, float64(all.ABPairs)/float64(max(all.AB, 1)), float64(all.AAPairs)/float64(max(all.AA, 1)),
-			all.Secs, all.AAWrong, all.AA, strings.Join(loads, ", "))
+			width, all.Secs, all.AAWrong, all.AA, strings.Join(loads, ", "))
 	}
 }
 

@@ -62,6 +62,9 @@ type options struct {
 	// setting, the CLI's own, when -samples is not given.
 	Samples []setting
 	Reps    int // jobs per target and setting
+	// Interleave runs one job per trial and setting, the settings of a
+	// trial back to back, so that they meet the same load.
+	Interleave bool
 
 	// Copies > 0 runs the copies experiment instead (copies.go): that
 	// many byte-identical copies, Pairs pairs each, Sample-long samples
@@ -121,6 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Count, "count", 10, "go test -count for the benchstat side; 0 runs no benchstat side")
 	samples := fs.String("samples", "", "sample lengths to compare, comma-separated (e.g. 300ms,150ms,75ms): one CLI build each, its most pairs scaled to the same time cost, jobs interleaved")
 	fs.IntVar(&o.Reps, "reps", 1, "optimizer jobs per target and sample length")
+	fs.BoolVar(&o.Interleave, "interleave", false, "-samples: one job per trial and sample length, the lengths of each trial back to back (rotated), so they meet the same load")
 	fs.IntVar(&o.Copies, "copies", 0, "instead of optimizer jobs: measure base's test binary against this many byte-identical copies, a hard link, a longer path and fresh copies (copies.go)")
 	fs.IntVar(&o.Pairs, "pairs", 20, "-copies: pairs per variant")
 	fs.DurationVar(&o.Sample, "sample", 200*time.Millisecond, "-copies: calibrated sample length")
@@ -290,30 +294,32 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 		}
 	}
 	out := map[job][]result{}
-	for _, jb := range schedule(o) {
+	// runJob runs one optimizer job of trs, whose candidates are in cdir,
+	// and files its results under jb.
+	runJob := func(jb job, trs []trial, cdir, name string) error {
 		jdir := dir
 		extra := o.Flags
-		if jb.Sample > 0 || o.Reps > 1 {
-			jdir = filepath.Join(dir, fmt.Sprintf("job-%s-%d", jb.Sample, jb.Rep+1))
+		if name != "" {
+			jdir = filepath.Join(dir, name)
 			if err := os.MkdirAll(jdir, 0o755); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if jb.MaxPairs > 0 {
 			extra = append([]string{"--max-pairs", fmt.Sprint(jb.MaxPairs)}, extra...)
 		}
 		started, load0 := time.Now(), loadavg()
-		fmt.Fprintf(stderr, "%s %s rep %d: optimizer job of %d candidates, %s, load %s\n", t.Name, jb.setting, jb.Rep+1, len(trials), started.UTC().Format("15:04:05"), load0)
-		rep, err := optimizerJob(ctx, bins[jb.setting], jdir, repo, cands, t.Bench, extra)
+		fmt.Fprintf(stderr, "%s %s rep %d: optimizer job of %d candidates, %s, load %s\n", t.Name, jb.setting, jb.Rep+1, len(trs), started.UTC().Format("15:04:05"), load0)
+		rep, err := optimizerJob(ctx, bins[jb.setting], jdir, repo, cdir, t.Bench, extra)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		load1 := loadavg()
 		byName := map[string]jobCandidate{}
 		for _, c := range rep.Candidates {
 			byName[c.Name] = c
 		}
-		for _, tr := range trials {
+		for _, tr := range trs {
 			c := byName[tr.Name]
 			r := result{trial: tr, Verdict: c.Verdict, Speedup: c.Speedup, Pairs: c.Pairs, BenchSecs: c.BenchSeconds,
 				Load: load1, LoadStart: load0, Started: started}
@@ -322,6 +328,35 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 			}
 			fmt.Fprintf(stderr, "%s %s %s: optimizer %s %.3f× in %d pairs, %.1fs\n", t.Name, jb.setting, tr.Name, r.Verdict, r.Speedup, r.Pairs, r.BenchSecs)
 			out[jb] = append(out[jb], r)
+		}
+		return nil
+	}
+	if o.Interleave {
+		// One job per trial and setting, the settings of each trial one
+		// after the other, in an order rotated trial by trial.
+		for rep := range o.Reps {
+			for ti, tr := range trials {
+				one := filepath.Join(dir, "one", tr.Name)
+				if err := copyTree(filepath.Join(cands, tr.Name), filepath.Join(one, tr.Name)); err != nil {
+					return nil, err
+				}
+				for i := range o.Samples {
+					st := o.Samples[(i+ti+rep)%len(o.Samples)]
+					if err := runJob(job{st, rep}, []trial{tr}, one, fmt.Sprintf("job-%s-%d-%s", st.Sample, rep+1, tr.Name)); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	} else {
+		for _, jb := range schedule(o) {
+			name := ""
+			if jb.Sample > 0 || o.Reps > 1 {
+				name = fmt.Sprintf("job-%s-%d", jb.Sample, jb.Rep+1)
+			}
+			if err := runJob(jb, trials, cands, name); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if o.Count == 0 {
