@@ -1,7 +1,6 @@
 package evaluator
 
 import (
-	"slices"
 	"strings"
 	"time"
 )
@@ -25,10 +24,11 @@ import (
 //     as it has run (slow tests have a long tail); never past --timeout;
 //   - tests are spread over the slots;
 //   - a benchmark still to come (a candidate that passed, or an untested one
-//     at the pass rate seen so far) takes the shortest set-up seen (the first
-//     candidate's includes base's build and calibration) plus the pairs the
-//     finished benchmarks took on average, at two of base's samples a pair
-//     (a candidate is assumed to run about as fast as base: one that is 2×
+//     at the pass rate seen so far) takes a set-up (the mean of those after
+//     the job's first; with only the first seen, the first without base's
+//     build and calibration, see setup) plus the pairs the finished
+//     benchmarks took on average, at two of base's samples a pair (a
+//     candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget;
 //   - the benchmark being measured, the same pairs at its own pace; once it
 //     has passed them without settling, to --max-pairs.
@@ -65,7 +65,10 @@ type ETA struct {
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
 	pairN       int
-	setups      []time.Duration // from a benchmark's start to its first pair
+	benched     int             // benchmarks finished, with pairs or not
+	first       time.Duration   // the job's first benchmark's set-up (base's build and calibration in it); 0: none
+	firstBase   time.Duration   // that benchmark's first base sample
+	setups      []time.Duration // the later benchmarks' set-ups: from their start to their first pair
 	benchPairs  []int           // pairs of each finished benchmark
 	benchTimes  []time.Duration
 }
@@ -139,6 +142,12 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 	case EventSample:
 		if e.pairs == 0 {
 			e.firstPair = w
+			switch {
+			case e.benched == 0 && e.first == 0:
+				e.first, e.firstBase = w-e.benchFrom, ev.BaseSample
+			default:
+				e.setups = append(e.setups, w-e.benchFrom)
+			}
 		} else {
 			e.pairSum += w - e.lastPair
 			e.pairN++
@@ -152,9 +161,9 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		e.done = max(e.done, ev.Done)
 		if e.bench != "" && ev.Candidate == e.bench {
 			if e.pairs > 0 {
-				e.setups = append(e.setups, e.firstPair-e.benchFrom)
 				e.benchPairs = append(e.benchPairs, e.pairs)
 			}
+			e.benched++
 			e.benchTimes = append(e.benchTimes, w-e.benchFrom)
 			e.bench = ""
 			e.tested = max(0, e.tested-1)
@@ -257,14 +266,7 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		}
 		pairs = float64(n) / float64(len(e.benchPairs))
 	}
-	setups := e.setups
-	if e.bench != "" && e.pairs > 0 {
-		setups = append(setups[:len(setups):len(setups)], e.firstPair-e.benchFrom)
-	}
-	var setup time.Duration
-	if len(setups) > 0 {
-		setup = slices.Min(setups)
-	}
+	setup := e.setup()
 	per := setup + time.Duration(pairs*float64(pair))
 	perMost := setup + time.Duration(e.MaxPairs)*pair
 	if e.Budget > 0 {
@@ -301,8 +303,8 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 	}
 	left = time.Duration((want - float64(e.pairs)) * float64(pace))
 	most = time.Duration(max(0, e.MaxPairs-e.pairs)) * pace
-	if e.pairs == 0 && len(e.setups) > 0 {
-		setup := e.setups[len(e.setups)-1]
+	if e.pairs == 0 {
+		setup := e.setup()
 		left += max(0, setup-el)
 		most += max(0, setup-el)
 	}
@@ -310,6 +312,28 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 		left, most = min(left, e.Budget-el+pace), min(most, e.Budget-el+pace)
 	}
 	return max(0, left), max(0, left, most)
+}
+
+// calibrationSamples is how many of base's samples one calibration of
+// base's benchmarks takes: the testing package grows b.N up to the
+// calibration's target, the time a sample is then given, so the last run
+// takes about one sample and the growing runs before it up to one more.
+const calibrationSamples = 1.5
+
+// setup is the set-up expected of a benchmark still to come: the mean of
+// the set-ups after the job's first, which are a candidate's build and
+// staging; with only the first one seen, that one without what base's part
+// in it is expected to be. The first set-up is base's build, base's
+// calibration and the candidate's build; base's build takes about as long
+// as the candidate's (the same package at nearly the same source), and the
+// calibration about calibrationSamples of base's samples. So a later set-up
+// is (first − calibration) / 2.
+func (e *ETA) setup() time.Duration {
+	if len(e.setups) > 0 {
+		return mean(e.setups)
+	}
+	cal := time.Duration(calibrationSamples * float64(e.firstBase))
+	return max(0, e.first-cal) / 2
 }
 
 func mean(ds []time.Duration) time.Duration {

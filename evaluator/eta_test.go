@@ -66,8 +66,9 @@ func TestETA(t *testing.T) {
 	c.at(19, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
 	c.at(20, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
 	// No benchmark finished: b to the cap, 7 pairs at its 1 s; c to come at
-	// 2 s of set-up and 10 pairs of two base samples.
-	c.want("during b", 19*time.Second, 19*time.Second, false)
+	// 10 pairs of two base samples, after a set-up of b's 2 s without
+	// base's part in it: (2 s − 1.5 base samples) / 2 = 0.625 s.
+	c.want("during b", 17625*time.Millisecond, 17625*time.Millisecond, false)
 	c.at(21, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond},
 		Event{Kind: EventDone, Candidate: "b", Done: 3, Result: &CandidateResult{Verdict: VerdictFaster}},
 		Event{Kind: EventStart, Phase: "benchmark", Candidate: "c"})
@@ -107,4 +108,31 @@ func TestETA_CachedBaseline(t *testing.T) {
 	if got, ok := c.e.Estimate(c.now.Add(time.Second)); ok {
 		t.Errorf("with only a cached baseline: %+v, want no estimate", got)
 	}
+}
+
+// TestETA_FirstSetup: the first benchmark's set-up has base's build and
+// calibration in it, which no later one repeats; a later one is predicted
+// as the first without base's part until a later one is seen, and then as
+// the later ones were.
+func TestETA_FirstSetup(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 4, MaxPairs: 4})
+	c.at(0, Event{Kind: EventJobStart, Total: 3}, Event{Kind: EventPhase, Phase: "behavior"})
+	for _, n := range []string{"a", "b", "c"} {
+		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+	}
+	// a: 6.4 s from its start to its first pair, base's samples 0.4 s, a
+	// pair a second.
+	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
+	for i := range 4 {
+		c.at(6.4+float64(i), Event{Kind: EventSample, Candidate: "a", BaseSample: 400 * time.Millisecond})
+	}
+	// b and c to come, each (6.4 s − 1.5 × 0.4 s) / 2 = 2.9 s of set-up
+	// and 4 pairs of 0.8 s; a has none left.
+	c.want("after a's pairs", 2*(2900+3200)*time.Millisecond, 2*(2900+3200)*time.Millisecond, false)
+	c.at(9.4, Event{Kind: EventDone, Candidate: "a", Done: 1}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "b"})
+	// b has run 0 s of its predicted set-up: 2.9 s + 3.2 s each.
+	c.want("b's start", 2*(2900+3200)*time.Millisecond, 2*(2900+3200)*time.Millisecond, false)
+	c.at(11.4, Event{Kind: EventSample, Candidate: "b", BaseSample: 400 * time.Millisecond})
+	// b's own set-up, 2 s, is now c's; b has 3 pairs left at 0.8 s.
+	c.want("b's first pair", (2400+2000+3200)*time.Millisecond, (2400+2000+3200)*time.Millisecond, false)
 }
