@@ -1,71 +1,75 @@
 // Command eta checks the progress lines' ETAs against what really happened:
-// it builds the CLI, runs it with the arguments given (plain progress lines
-// on stderr, as a pipe gets them), stamps each line as it arrives, and for
-// every line with an ETA prints the time it predicted was left and the time
-// that really was: to the end of the tests (the "phase: benchmark" line, or
-// the last verdict) for a "tests ETA", to the last verdict for an "ETA".
+// it runs the CLI with the arguments given (plain progress lines on stderr,
+// as a pipe gets them), stamps each line as it arrives, and measures every
+// ETA it printed against the time that really was left: to the end of the
+// tests (the "phase: benchmark" line, or the last verdict) for a "tests
+// ETA", to the last verdict for an "ETA". It measures two ways (measure.go):
 //
-//	go run ./bench/eta -- demo --dir /tmp/d
-//	go run ./bench/eta -- --repo R --candidates C -j 2
+//   - per line: predicted / actual time left on each line with an ETA;
+//
+//   - over time: the share of each phase during which the ETA last printed,
+//     counted down since, was within 1.5× of the time really left.
+//
+//     go run ./bench/eta -- demo --dir /tmp/d
+//     go run ./bench/eta -bin /tmp/old -log /tmp/old.log -- --repo R --candidates C -j 2
+//     go run ./bench/eta -replay /tmp/old.log
 package main
 
 import (
 	"bufio"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
-var (
-	etaRe   = regexp.MustCompile(`, (tests )?ETA ([^,\s]+)(?:, up to (\S+))?$`)
-	countRe = regexp.MustCompile(`^\[(\d+)/(\d+)\] `)
-)
-
-// stamped is one line of stderr and when it came.
-type stamped struct {
-	at   time.Duration
-	text string
-}
-
 func main() {
+	bin := flag.String("bin", "", "the optimizer binary to run (default: build ./cmd/optimizer)")
+	logf := flag.String("log", "", "also write the stamped lines to this file, for -replay")
+	replay := flag.String("replay", "", "measure the stamped lines of an earlier run's -log instead of running")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta -- OPTIMIZER-ARGS...")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() == 0 {
+	var lines []stamped
+	var err error
+	switch {
+	case *replay != "":
+		lines, err = readLog(*replay)
+	case flag.NArg() == 0:
 		flag.Usage()
 		os.Exit(2)
+	default:
+		lines, err = run(*bin, flag.Args())
+		if err == nil && *logf != "" {
+			err = writeLog(*logf, lines)
+		}
 	}
-	if err := run(flag.Args()); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "eta:", err)
 		os.Exit(1)
 	}
+	report(os.Stdout, lines)
 }
 
-func run(args []string) error {
-	dir, err := os.MkdirTemp("", "eta-")
-	if err != nil {
-		return err
+func run(bin string, args []string) ([]stamped, error) {
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "eta-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "optimizer")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/optimizer").CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build the CLI: %v\n%s", err, out)
+		}
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "optimizer")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/optimizer").CombinedOutput(); err != nil {
-		return fmt.Errorf("build the CLI: %v\n%s", err, out)
-	}
-	lines, err := capture(bin, args)
-	if err != nil {
-		return err
-	}
-	report(lines)
-	return nil
+	return capture(bin, args)
 }
 
 // capture runs the CLI and stamps its stderr lines.
@@ -82,6 +86,7 @@ func capture(bin string, args []string) ([]stamped, error) {
 	}
 	var lines []stamped
 	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		lines = append(lines, stamped{time.Since(start), sc.Text()})
 		fmt.Fprintf(os.Stderr, "%7.1fs %s\n", time.Since(start).Seconds(), sc.Text())
@@ -92,127 +97,29 @@ func capture(bin string, args []string) ([]stamped, error) {
 	return lines, nil
 }
 
-// report prints predicted against actual time left for each ETA line,
-// then what the ETA before issue 12.5 (the average time per finished
-// candidate, times the candidates left) would have said on the same lines.
-func report(lines []stamped) {
-	reportNew(lines)
-	reportOld(lines)
+// writeLog writes lines as "SECONDS<TAB>TEXT".
+func writeLog(name string, lines []stamped) error {
+	var b strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%.3f\t%s\n", l.at.Seconds(), l.text)
+	}
+	return os.WriteFile(name, []byte(b.String()), 0o644)
 }
 
-var jobRe = regexp.MustCompile(`^job \S+: \d+ candidates$`)
-
-// reportOld computes the old ETA on every verdict line, against the time
-// really left to the last verdict.
-func reportOld(lines []stamped) {
-	var start, last time.Duration
-	for _, l := range lines {
-		if jobRe.MatchString(l.text) {
-			start = l.at
-		}
-		if m := countRe.FindStringSubmatch(l.text); m != nil && m[1] == m[2] {
-			last = l.at
-		}
+// readLog reads what writeLog wrote.
+func readLog(name string) ([]stamped, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
 	}
-	fmt.Println("\nThe old ETA (average per finished candidate) on the same lines:")
-	fmt.Println("\n| at | done | old ETA | actual left | old / actual |")
-	fmt.Println("|---|---|---|---|---|")
-	var ratios []float64
-	for _, l := range lines {
-		m := countRe.FindStringSubmatch(l.text)
-		if m == nil || etaRe.FindStringSubmatch(l.text) == nil {
-			continue // only the lines that carry an ETA now
+	var lines []stamped
+	for i, s := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		at, text, ok := strings.Cut(s, "\t")
+		sec, err := strconv.ParseFloat(at, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%s:%d: not SECONDS<TAB>TEXT", name, i+1)
 		}
-		done, _ := strconv.Atoi(m[1])
-		total, _ := strconv.Atoi(m[2])
-		if done == 0 || done >= total {
-			continue
-		}
-		old := (l.at - start) / time.Duration(done) * time.Duration(total-done)
-		actual := last - l.at
-		if actual <= 0 {
-			continue
-		}
-		r := old.Seconds() / actual.Seconds()
-		ratios = append(ratios, r)
-		fmt.Printf("| %.1fs | %d/%d | %.1fs | %.1fs | %.2f |\n", l.at.Seconds(), done, total, old.Seconds(), actual.Seconds(), r)
+		lines = append(lines, stamped{time.Duration(sec * float64(time.Second)), text})
 	}
-	summarize(ratios)
-}
-
-// reportNew prints the ETAs the lines carry against the time really left,
-// and whether that stayed within the most the line said could be left.
-func reportNew(lines []stamped) {
-	var testsEnd, last time.Duration
-	for _, l := range lines {
-		if l.text == "phase: benchmark" && testsEnd == 0 {
-			testsEnd = l.at
-		}
-		if m := countRe.FindStringSubmatch(l.text); m != nil && m[1] == m[2] {
-			last = l.at
-		}
-	}
-	if testsEnd == 0 {
-		testsEnd = last
-	}
-	fmt.Println("| at | line | predicted left | up to | actual left | predicted / actual |")
-	fmt.Println("|---|---|---|---|---|---|")
-	var ratios []float64
-	bounded, within := 0, 0
-	for _, l := range lines {
-		m := etaRe.FindStringSubmatch(l.text)
-		if m == nil {
-			continue
-		}
-		pred, err := time.ParseDuration(m[2])
-		if err != nil {
-			continue
-		}
-		most := pred * 3 / 2 // a line says "up to" only when the most is over 1.5 times its ETA
-		if m[3] != "" {
-			if most, err = time.ParseDuration(m[3]); err != nil {
-				continue
-			}
-		}
-		end := last
-		if m[1] != "" {
-			end = testsEnd
-		}
-		actual := end - l.at
-		ratio := math.NaN()
-		if actual > 0 {
-			ratio = pred.Seconds() / actual.Seconds()
-			ratios = append(ratios, ratio)
-			bounded++
-			if actual <= most {
-				within++
-			}
-		}
-		fmt.Printf("| %.1fs | %s | %s | %s | %.1fs | %s |\n", l.at.Seconds(), l.text, pred, most, actual.Seconds(), strconv.FormatFloat(ratio, 'f', 2, 64))
-	}
-	summarize(ratios)
-	if bounded > 0 {
-		fmt.Printf("%d of %d within the most they said could be left\n", within, bounded)
-	}
-}
-
-// summarize prints the median ratio, the worst factor either way, and how
-// many are within 1.5x.
-func summarize(ratios []float64) {
-	if len(ratios) == 0 {
-		fmt.Println("\nno ETA was printed")
-		return
-	}
-	sort.Float64s(ratios)
-	worst := 1.0
-	within := 0
-	for _, r := range ratios {
-		f := math.Max(r, 1/r)
-		worst = math.Max(worst, f)
-		if f <= 1.5 {
-			within++
-		}
-	}
-	fmt.Printf("\n%d ETAs: median predicted/actual %.2f, worst factor %.2f, %d within 1.5x\n",
-		len(ratios), ratios[len(ratios)/2], worst, within)
+	return lines, nil
 }
