@@ -3,6 +3,8 @@ package evaluator
 import (
 	"strings"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
 )
 
 // ETA estimates how long a job has left from its events (issue 12.5). It
@@ -29,7 +31,9 @@ import (
 //     build and calibration, see setup) plus the pairs the finished
 //     benchmarks took on average, at two of base's samples a pair (a
 //     candidate is assumed to run about as fast as base: one that is 2×
-//     slower makes its own pairs 1.5× longer), within --bench-budget;
+//     slower makes its own pairs 1.5× longer), within --bench-budget, which
+//     counts the set-up and stops no benchmark before its first claim
+//     (FirstClaim pairs);
 //   - the benchmark being measured, the same pairs at its own pace; once it
 //     has passed them without settling, to --max-pairs.
 //
@@ -42,7 +46,10 @@ type ETA struct {
 	Budget   time.Duration // of one candidate's benchmark; 0: none
 	MinPairs int
 	MaxPairs int
-	NoBench  bool // --bench none: the tests are the whole job
+	// FirstClaim is the pairs before which no benchmark stops, settled or
+	// out of budget (stats.Sequential.FirstClaim); 0: MinPairs.
+	FirstClaim int
+	NoBench    bool // --bench none: the tests are the whole job
 
 	origin   time.Time
 	waited   time.Duration // finished waits for the machine
@@ -75,8 +82,10 @@ type ETA struct {
 
 // NewETA is an ETA for a job run with o.
 func NewETA(o Options) *ETA {
+	d := withDefaults(o)
+	seq := stats.Sequential{MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: d.MinSpeedup}
 	return &ETA{Slots: o.Parallel, Timeout: o.Timeout, Budget: o.Budget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-		NoBench: o.Bench == "none"}
+		FirstClaim: seq.FirstClaim(), NoBench: o.Bench == "none"}
 }
 
 // Estimate is what is left of a job.
@@ -270,7 +279,10 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	per := setup + time.Duration(pairs*float64(pair))
 	perMost := setup + time.Duration(e.MaxPairs)*pair
 	if e.Budget > 0 {
-		per, perMost = min(per, e.Budget+pair), min(perMost, e.Budget+pair)
+		// The budget counts the set-up, and stops no benchmark before its
+		// first claim.
+		budget := max(e.Budget+pair, setup+time.Duration(e.firstClaim())*pair)
+		per, perMost = min(per, budget), min(perMost, budget)
 	}
 	toCome := float64(e.tested)
 	if e.bench != "" {
@@ -309,9 +321,15 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 		most += max(0, setup-el)
 	}
 	if e.Budget > 0 {
-		left, most = min(left, e.Budget-el+pace), min(most, e.Budget-el+pace)
+		budget := max(e.Budget-el+pace, time.Duration(e.firstClaim()-e.pairs)*pace)
+		left, most = min(left, budget), min(most, budget)
 	}
 	return max(0, left), max(0, left, most)
+}
+
+// firstClaim is the pairs before which no benchmark stops.
+func (e *ETA) firstClaim() int {
+	return min(max(e.FirstClaim, e.MinPairs), max(e.MaxPairs, e.MinPairs))
 }
 
 // calibrationSamples is how many of base's samples one calibration of

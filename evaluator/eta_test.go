@@ -136,3 +136,19 @@ func TestETA_FirstSetup(t *testing.T) {
 	// b's own set-up, 2 s, is now c's; b has 3 pairs left at 0.8 s.
 	c.want("b's first pair", (2400+2000+3200)*time.Millisecond, (2400+2000+3200)*time.Millisecond, false)
 }
+
+// TestETA_FirstClaim: --bench-budget stops no benchmark before its first
+// claim (stats.Sequential.FirstClaim), so no benchmark is predicted
+// shorter than its set-up and that many pairs, however small the budget.
+func TestETA_FirstClaim(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, Budget: 5 * time.Second, MinPairs: 2, MaxPairs: 20, FirstClaim: 8})
+	c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"})
+	for _, n := range []string{"a", "b"} {
+		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+	}
+	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
+	c.at(2.75, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond})
+	// a: 7 more pairs of 1 s to its first claim, though its budget ends
+	// in 2.25 s; b: a set-up of (2.75 s − 0.75 s) / 2 and 8 pairs.
+	c.want("a's first pair", 16*time.Second, 16*time.Second, false)
+}
