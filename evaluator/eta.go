@@ -29,7 +29,8 @@ import (
 //     at the pass rate seen so far) takes a set-up (the mean of those after
 //     the job's first; with only the first seen, the first without base's
 //     build and calibration, see setup) plus the pairs the finished
-//     benchmarks took on average, at two of base's samples a pair (a
+//     benchmarks took, averaged with one at --max-pairs, at two of base's
+//     samples a pair (a
 //     candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
 //     counts the set-up and stops no benchmark before its first claim
@@ -267,14 +268,16 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	default:
 		return 0, 0, false
 	}
-	pairs := float64(e.MaxPairs)
-	if len(e.benchPairs) > 0 {
-		var n int
-		for _, p := range e.benchPairs {
-			n += p
-		}
-		pairs = float64(n) / float64(len(e.benchPairs))
+	// The pairs a benchmark takes: the mean of the finished ones' and of
+	// one more at the cap. A clear change settles at its first claim, a
+	// small one or none runs to the cap: the first few finished say little
+	// of the rest (on go-humanize the first settled at 8 pairs and the next
+	// seven ran to 30), and the cap is what is known before any.
+	n := e.MaxPairs
+	for _, p := range e.benchPairs {
+		n += p
 	}
+	pairs := float64(n) / float64(len(e.benchPairs)+1)
 	setup := e.setup()
 	per := setup + time.Duration(pairs*float64(pair))
 	perMost := setup + time.Duration(e.MaxPairs)*pair

@@ -74,14 +74,15 @@ func TestETA(t *testing.T) {
 		Event{Kind: EventStart, Phase: "benchmark", Candidate: "c"})
 	c.at(22, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
 	c.at(23.5, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
-	// c is slower (1.5 s a pair): b settled in 4 pairs, so 2 more at c's
-	// own pace; at most 8 more.
-	c.want("during c", 3*time.Second, 12*time.Second, false)
-	c.at(25, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
-	c.at(26.5, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
-	// Past b's 4 pairs without settling: to the cap.
-	c.want("c past b's pairs", 9*time.Second, 9*time.Second, false)
-	c.at(27, Event{Kind: EventDone, Candidate: "c", Done: 4})
+	// c is slower (1.5 s a pair): b settled in 4 pairs, which with one at
+	// the cap of 10 is 7, so 5 more at c's own pace; at most 8 more.
+	c.want("during c", 7500*time.Millisecond, 12*time.Second, false)
+	for _, s := range []float64{25, 26.5, 28, 29.5, 31} {
+		c.at(s, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
+	}
+	// Past those 7 pairs without settling: to the cap.
+	c.want("c past 7 pairs", 4500*time.Millisecond, 4500*time.Millisecond, false)
+	c.at(32, Event{Kind: EventDone, Candidate: "c", Done: 4})
 	if got, ok := c.e.Estimate(c.now); ok {
 		t.Errorf("after the last verdict: %+v, want none", got)
 	}
