@@ -30,7 +30,7 @@ import (
 //     the job's first; with only the first seen, the first without base's
 //     build and calibration, see setup) plus the pairs the finished
 //     benchmarks took, averaged with one at --max-pairs, at two of base's
-//     samples a pair (a
+//     latest samples a pair (a
 //     candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
 //     counts the set-up and stops no benchmark before its first claim
@@ -262,7 +262,9 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	var pair time.Duration
 	switch {
 	case len(e.baseSamples) > 0:
-		pair = 2 * mean(e.baseSamples)
+		// The latest samples: a shared machine's load moves over minutes,
+		// and the next pairs run at the load of now, not of the job's start.
+		pair = 2 * mean(e.baseSamples[max(0, len(e.baseSamples)-paceWindow):])
 	case e.pairN > 0:
 		pair = e.pairSum / time.Duration(e.pairN) // events from a client that does not relay BaseSample
 	default:
@@ -334,6 +336,10 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 func (e *ETA) firstClaim() int {
 	return min(max(e.FirstClaim, e.MinPairs), max(e.MaxPairs, e.MinPairs))
 }
+
+// paceWindow is how many of the latest base samples give the pace of the
+// pairs to come.
+const paceWindow = 10
 
 // calibrationSamples is how many of base's samples one calibration of
 // base's benchmarks takes: the testing package grows b.N up to the

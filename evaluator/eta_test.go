@@ -153,3 +153,28 @@ func TestETA_FirstClaim(t *testing.T) {
 	// in 2.25 s; b: a set-up of (2.75 s − 0.75 s) / 2 and 8 pairs.
 	c.want("a's first pair", 16*time.Second, 16*time.Second, false)
 }
+
+// TestETA_RecentPace: the pairs to come run at the pace of base's latest
+// samples, not of the whole job's: the load of a shared machine moves.
+func TestETA_RecentPace(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 2, MaxPairs: 20})
+	c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"})
+	for _, n := range []string{"a", "b"} {
+		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+	}
+	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
+	// a: 10 pairs with 1 s base samples, then 10 with 0.25 s, set-up 1.5 s.
+	s := 1.5
+	for i := range 20 {
+		bs := time.Second
+		if i >= 10 {
+			bs = 250 * time.Millisecond
+		}
+		c.at(s, Event{Kind: EventSample, Candidate: "a", BaseSample: bs})
+		s += 2 * bs.Seconds()
+	}
+	c.at(s, Event{Kind: EventDone, Candidate: "a", Done: 1})
+	// b: a set-up of (1.5 s − 1.5 s) / 2 = 0 and (20 + 20) / 2 pairs of
+	// two of the latest 0.25 s samples, not of the job's mean 0.625 s.
+	c.want("after a", 10*time.Second, 10*time.Second, false)
+}
