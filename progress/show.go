@@ -13,12 +13,25 @@ import (
 )
 
 // Lines drains events until the channel is closed, writing a progress line
-// to w for each event that has one. est estimates the time left (nil:
-// none).
+// to w for each event that has one, and, while no event has one, a
+// refreshed line when the ETA on screen has gone wrong (Tracker.Refresh).
+// est estimates the time left (nil: none, and no refreshes).
 func Lines(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 	t := NewTracker(time.Now, est)
-	for e := range events {
-		if line := t.Line(e); line != "" {
+	tick := time.NewTicker(refreshTick)
+	defer tick.Stop()
+	for {
+		var line string
+		select {
+		case e, ok := <-events:
+			if !ok {
+				return
+			}
+			line = t.Line(e)
+		case <-tick.C:
+			line = t.Refresh()
+		}
+		if line != "" {
 			fmt.Fprintln(w, line)
 		}
 	}

@@ -23,16 +23,30 @@ type Tracker struct {
 	current string // candidate being benchmarked, or the latest started
 	samples int
 	waiting string // who holds the machine this job waits for; "" when it does not wait
+
+	testing  map[string]time.Time // candidates whose tests run, since when
+	order    []string             // the order their tests started in
+	printed  time.Time            // when the last line was returned
+	shown    time.Time            // when the ETA on screen was; zero: none in this phase
+	shownEst evaluator.Estimate   // that ETA
 }
 
 // NewTracker returns a tracker that reads the time from now, with the
 // estimator est (nil: none).
 func NewTracker(now func() time.Time, est *evaluator.ETA) *Tracker {
-	return &Tracker{ETA: est, now: now, start: now()}
+	return &Tracker{ETA: est, now: now, start: now(), testing: map[string]time.Time{}}
 }
 
 // Line returns the line to print for e, or "" for none.
 func (t *Tracker) Line(e evaluator.Event) string {
+	line := t.line(e)
+	if line != "" {
+		t.printed = t.now()
+	}
+	return line
+}
+
+func (t *Tracker) line(e evaluator.Event) string {
 	if e.Total > 0 {
 		t.total = e.Total
 	}
@@ -47,9 +61,14 @@ func (t *Tracker) Line(e evaluator.Event) string {
 		return "baseline: " + e.Message
 	case evaluator.EventPhase:
 		t.phase = e.Phase
+		t.shown = time.Time{} // a tests ETA says nothing of the benchmarks
 		return "phase: " + e.Phase
 	case evaluator.EventStart:
 		t.current, t.samples = e.Candidate, 0
+		if e.Phase == "behavior" {
+			t.testing[e.Candidate] = t.now()
+			t.order = append(t.order, e.Candidate)
+		}
 		if e.Phase == "benchmark" || e.Phase == "profile" {
 			return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Phase)
 		}
@@ -63,7 +82,10 @@ func (t *Tracker) Line(e evaluator.Event) string {
 			return "the machine is free"
 		}
 		return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)
+	case evaluator.EventTested:
+		delete(t.testing, e.Candidate)
 	case evaluator.EventDone:
+		delete(t.testing, e.Candidate)
 		t.done = max(t.done, e.Done)
 		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, report.ProgressLine(e.Result), t.eta())
 	}
@@ -83,20 +105,99 @@ func (t *Tracker) eta() string {
 		if !ok {
 			return ""
 		}
-		s := report.ShortDuration(est.Left)
-		if est.Most > est.Left*3/2 {
-			s += ", up to " + report.ShortDuration(est.Most)
-		}
-		if est.Tests {
-			return ", tests ETA " + s
-		}
-		return ", ETA " + s
+		return t.etaText(est)
 	}
 	if t.done == 0 {
 		return ""
 	}
 	per := t.now().Sub(t.start) / time.Duration(t.done)
 	return ", ETA " + report.ShortDuration(per*time.Duration(t.total-t.done))
+}
+
+// etaText is ", ETA 8s", ", ETA 8s, up to 40s" or ", tests ETA 8s" for
+// est, which it records as the ETA on screen.
+func (t *Tracker) etaText(est evaluator.Estimate) string {
+	t.shown, t.shownEst = t.now(), est
+	s := report.ShortDuration(est.Left)
+	if est.Most > est.Left*3/2 {
+		s += ", up to " + report.ShortDuration(est.Most)
+	}
+	if est.Tests {
+		return ", tests ETA " + s
+	}
+	return ", ETA " + s
+}
+
+// A plain display prints an ETA with each verdict; between verdicts the ETA
+// on screen is that one, counted down, while what it could not know happens
+// (a test runs long, as a hanging one does, to its timeout; a benchmark
+// runs to its cap). Lines asks Refresh every refreshTick, and Refresh gives
+// a line saying what runs and the ETA now when the ETA on screen, counted
+// down, is off the estimate now by more than refreshDrift and a second, or
+// none is on screen; and at least every heartbeatAfter. A job whose ETA
+// stays on track gets no more lines than before.
+const (
+	refreshTick    = time.Second      // how often Lines asks
+	refreshAfter   = 3 * time.Second  // no refresh sooner after a line, when an ETA is on screen
+	heartbeatAfter = 30 * time.Second // a refresh after this long, drift or not
+	refreshDrift   = 1.25             // the ETA on screen against the estimate now
+)
+
+// Refresh returns the line to print now, though no event came, or "":
+// "[3/6] testing hang (11s), tests ETA 4.2s" or "[4/6] fast: benchmark,
+// 5 pairs, ETA 15s". It gives none without an estimate, while waiting for
+// the machine (that wait has its own line), outside the tests and the
+// benchmarks, and in a benchmark before its second pair (its pace is a
+// guess before).
+func (t *Tracker) Refresh() string {
+	if t.ETA == nil || t.waiting != "" || t.total == 0 || t.done >= t.total ||
+		(t.phase != "behavior" && t.phase != "benchmark") ||
+		(t.phase == "benchmark" && t.samples < 2) {
+		return ""
+	}
+	now := t.now()
+	quiet := now.Sub(t.printed)
+	if quiet < refreshTick || (quiet < refreshAfter && !t.shown.IsZero()) {
+		return ""
+	}
+	est, ok := t.ETA.Estimate(now)
+	if !ok || (quiet < heartbeatAfter && !t.drifted(est, now)) {
+		return ""
+	}
+	t.printed = now
+	return t.activity() + t.etaText(est)
+}
+
+// drifted says whether the ETA on screen, counted down, is off est by more
+// than refreshDrift and at least a second, or none is on screen.
+func (t *Tracker) drifted(est evaluator.Estimate, now time.Time) bool {
+	if t.shown.IsZero() || t.shownEst.Tests != est.Tests {
+		return true
+	}
+	on := max(0, t.shownEst.Left-now.Sub(t.shown))
+	if (on - est.Left).Abs() < time.Second {
+		return false
+	}
+	return on.Seconds() > refreshDrift*est.Left.Seconds() || est.Left.Seconds() > refreshDrift*on.Seconds()
+}
+
+// activity is what the job is doing, for a refreshed line: "[2/6] testing
+// hang (12s), slower (3.0s)" or "[4/6] fast: benchmark, 5 pairs".
+func (t *Tracker) activity() string {
+	head := fmt.Sprintf("[%d/%d] ", t.done, t.total)
+	if t.phase == "benchmark" {
+		return head + fmt.Sprintf("%s: benchmark, %d pairs", t.current, t.samples)
+	}
+	var running []string
+	for _, name := range t.order {
+		if from, ok := t.testing[name]; ok {
+			running = append(running, fmt.Sprintf("%s (%s)", name, report.ShortDuration(t.now().Sub(from))))
+		}
+	}
+	if len(running) == 0 {
+		return head + "testing"
+	}
+	return head + "testing " + report.ListSome(running, 3)
 }
 
 // Status is the job's current activity, for a bar or a status line:

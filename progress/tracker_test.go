@@ -99,10 +99,11 @@ func TestTracker_ETA(t *testing.T) {
 	at(4, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "b"})
 	at(5, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
 	at(6, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
-	// c to come: 1 s of set-up and b's 2 pairs at two base samples, 3 s;
-	// up to 10 pairs, 11 s.
-	if got := at(7, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 3.0s, up to 11s" {
-		t.Errorf("after b: %q, want c's 3.0s, up to 11s", got)
+	// c to come: b's 1 s of set-up without base's part ((1 s − 0.75 s) / 2)
+	// and 6 pairs (b's 2 averaged with the cap's 10) at two base samples,
+	// 6.1 s; up to 10 pairs, 10 s.
+	if got := at(7, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 6.1s, up to 10s" {
+		t.Errorf("after b: %q, want c's 6.1s, up to 10s", got)
 	}
 	tr.ETA = nil // no estimator: the average per finished candidate
 	if got := tr.eta(); got != ", ETA 3.5s" {
@@ -121,5 +122,74 @@ func TestLines(t *testing.T) {
 	Lines(events, &b, nil)
 	if got, want := b.String(), "job job1: 1 candidates\n[1/1] a: failed\n"; got != want {
 		t.Errorf("Lines wrote %q, want %q", got, want)
+	}
+}
+
+// TestTracker_Refresh: with nothing printed for a while, a plain line is
+// refreshed when the ETA on screen, counted down since, is off the
+// estimate now (a test running long), or at the heartbeat; never sooner
+// than refreshAfter after a line, and not without an estimate.
+func TestTracker_Refresh(t *testing.T) {
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := start
+	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
+	at := func(s float64, evs ...evaluator.Event) {
+		now = start.Add(time.Duration(s * float64(time.Second)))
+		for _, e := range evs {
+			tr.Line(e)
+		}
+	}
+	refresh := func(s float64) string {
+		now = start.Add(time.Duration(s * float64(time.Second)))
+		return tr.Refresh()
+	}
+	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
+	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
+		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	if got := refresh(1.5); got != "" {
+		t.Errorf("with no estimate yet: %q, want none", got)
+	}
+	// The baseline line prints no ETA: one tick later, with none on
+	// screen, the refresh gives one.
+	at(1.5, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"})
+	if got := refresh(2); got != "" {
+		t.Errorf("half a tick after a line: %q, want none", got)
+	}
+	if got, want := refresh(2.5), "[0/3] testing a (2.5s), tests ETA 5.5s, up to 1m01s"; got != want {
+		t.Errorf("after the baseline: %q, want %q", got, want)
+	}
+	// a failed at 3 s, saying b and c have base's 1.5 s each left.
+	at(3, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	if got := refresh(5.5); got != "" {
+		t.Errorf("2.5 s after a line: %q, want none", got)
+	}
+	// b runs on: as long again as it has run, and c; the 3 s on screen
+	// since a's line is down to 0.
+	if got, want := refresh(9), "[1/3] testing b (6.0s), tests ETA 7.5s, up to 56s"; got != want {
+		t.Errorf("b past base's time: %q, want %q", got, want)
+	}
+	if got, want := refresh(15), "[1/3] testing b (12s), tests ETA 14s, up to 50s"; got != want {
+		t.Errorf("b still running: %q, want %q", got, want)
+	}
+
+	// With the ETA on screen on track, only the heartbeat.
+	tr = NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, NoBench: true})
+	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
+		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	at(60, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"},
+		evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	if got := refresh(70); got != "" {
+		t.Errorf("on track: %q, want none", got)
+	}
+	if got, want := refresh(91), "[1/3] testing b (31s), ETA 1m29s"; got != want {
+		t.Errorf("heartbeat: %q, want %q", got, want)
+	}
+	tr.ETA = nil
+	if got := refresh(200); got != "" {
+		t.Errorf("with no estimator: %q, want none", got)
 	}
 }
