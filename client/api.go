@@ -51,6 +51,7 @@ type JobOptions struct {
 	All                 bool            `json:"all,omitempty"`
 	TrustCandidateTests bool            `json:"trust_candidate_tests,omitempty"`
 	NoCache             bool            `json:"no_cache,omitempty"` // reuse nothing from earlier jobs (the result cache)
+	Quick               bool            `json:"quick,omitempty"`    // a first look a later job refines: the budget may stop a benchmark before any claim
 	NoProfile           bool            `json:"no_profile,omitempty"`
 	ProfileCmd          string          `json:"profile_cmd,omitempty"`
 	Parallel            int             `json:"parallel,omitempty"` // most slots this job may hold; 0 is the daemon's budget

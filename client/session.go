@@ -91,6 +91,6 @@ func JobOptionsOf(o evaluator.Options) JobOptions {
 		BuildFlags: o.BuildFlags, NoPin: !o.Pin, MemLimit: o.MemLimit, Sandbox: string(o.Sandbox), SandboxNet: o.SandboxNet,
 		NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustCandidateTests,
 		NoProfile: !o.Profile && o.ProfileCmd == "", ProfileCmd: o.ProfileCmd, Parallel: o.Parallel, Config: o.Config,
-		NoCache: o.NoCache,
+		NoCache: o.NoCache, Quick: o.Quick,
 	}
 }

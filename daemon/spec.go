@@ -49,6 +49,7 @@ func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (
 		All:                 o.All,
 		TrustCandidateTests: o.TrustCandidateTests,
 		NoCache:             o.NoCache,
+		Quick:               o.Quick,
 		Profile:             !o.NoProfile && o.ProfileCmd == "",
 		ProfileCmd:          o.ProfileCmd,
 		Artifacts:           filepath.Join(spec.CommonDir, "optimizer", "artifacts"),

@@ -233,9 +233,13 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		r0     = len(kept)
 		// The budget does not stop a candidate before the first look
 		// that can claim anything: stopped there it could only end not
-		// settled, its pairs wasted.
+		// settled, its pairs wasted. A quick look is refined by a later
+		// job, which reuses its pairs.
 		firstClaim = seq.FirstClaim()
 	)
+	if j.opts.Quick {
+		firstClaim = 0
+	}
 	for _, rd := range kept {
 		series.add(toMetrics(rd.Base), toMetrics(rd.Cand))
 	}

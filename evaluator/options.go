@@ -58,11 +58,16 @@ type Options struct {
 	// measures on one host.
 	Shard shard.Spec
 
-	MinSpeedup  float64 // fraction, 0.05 = 5%
-	MinPairs    int
-	MaxPairs    int
-	Budget      time.Duration // phase-2 time per candidate
-	Deadline    time.Time     // phase 2 stops measuring here, whatever Budget says; zero is none
+	MinSpeedup float64 // fraction, 0.05 = 5%
+	MinPairs   int
+	MaxPairs   int
+	Budget     time.Duration // phase-2 time per candidate
+	Deadline   time.Time     // phase 2 stops measuring here, whatever Budget says; zero is none
+	// Quick marks a first look that a later job refines (watch's quick
+	// verdict): its Budget may stop a benchmark before any claim is
+	// possible. Otherwise the budget stops none before the first look
+	// that can claim (stats.Sequential.FirstClaim).
+	Quick       bool
 	Metric      Metric
 	BenchFilter string   // regexp over benchmark names
 	BenchArgs   []string // extra arguments to Go benchmark binaries

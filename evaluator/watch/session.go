@@ -337,6 +337,7 @@ func (s *Session) evaluate(ctx context.Context, st *state, w *Work) outcome {
 	}
 	opts := s.Options(w.head, w.cands, test, w.budget)
 	opts.Events = st.events
+	opts.Quick = w.budget != 0 // refined by a later job if it does not settle
 	if s.Evaluate != nil {
 		rep, err := s.Evaluate(ctx, opts)
 		return outcome{rep: rep, err: err}
