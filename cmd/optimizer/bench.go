@@ -80,16 +80,9 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 	}
 	defer w.close()
 	opts := o.evaluatorOptions(r, job.Base, 1, nil, w.logger)
-	events := make(chan evaluator.Event, 64)
-	opts.Events = events
-	done := make(chan struct{})
-	go func() { // owns the terminal while the job runs
-		defer close(done)
-		showProgress(events, stderr, o.Verbose, evaluator.NewETA(opts))
-	}()
-	rep, err := evaluator.Bench(ctx, w.Pool, w.DB, job.ID, opts)
-	close(events)
-	<-done
+	rep, err := showingProgress(&opts, stderr, o.Verbose, func() (*evaluator.Report, error) {
+		return evaluator.Bench(ctx, w.Pool, w.DB, job.ID, opts)
+	})
 	if rep != nil {
 		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
 			err = werr

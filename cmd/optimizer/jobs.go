@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -37,4 +38,20 @@ func (o storeOptions) open(ctx context.Context) (*store.DB, gitcmd.Repo, error) 
 	}
 	db, err := openStoreToRead(ctx, path)
 	return db, r, err
+}
+
+// jobReport opens the store and reads job id's report back from it
+// (evaluator.JobReport): the latest job's for "".
+func (o storeOptions) jobReport(ctx context.Context, id string) (*evaluator.Report, store.Job, error) {
+	db, _, err := o.open(ctx)
+	if err != nil {
+		return nil, store.Job{}, err
+	}
+	defer db.Close()
+	j, err := db.FindJob(ctx, id)
+	if err != nil {
+		return nil, j, err
+	}
+	rep, err := evaluator.JobReport(ctx, db, j)
+	return rep, j, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/spf13/cobra"
 )
@@ -40,16 +39,7 @@ func newReportCmd(stdout io.Writer) *cobra.Command {
 // printReport prints a stored job's report in o.Format. A job that did not
 // finish is rebuilt from what it recorded, with its state.
 func printReport(ctx context.Context, o reportOptions, w io.Writer) error {
-	db, _, err := o.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	j, err := db.FindJob(ctx, o.Job)
-	if err != nil {
-		return err
-	}
-	rep, err := evaluator.JobReport(ctx, db, j)
+	rep, _, err := o.jobReport(ctx, o.Job)
 	if err != nil {
 		return err
 	}

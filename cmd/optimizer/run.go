@@ -250,31 +250,13 @@ func openWork(ctx context.Context, o runOptions, r gitcmd.Repo, base string, n i
 	}}, nil
 }
 
-// loadCandidates reads every --candidates path and --candidate-ref, and
-// checks that the names are unique across them.
+// loadCandidates reads every --candidates path and --candidate-ref
+// (candidate.LoadAll).
 func loadCandidates(ctx context.Context, r gitcmd.Repo, base string, o runOptions) ([]candidate.Candidate, error) {
 	if len(o.Candidates) == 0 && len(o.CandidateRefs) == 0 {
 		return nil, usageErrorf("no candidates: pass --candidates PATH or --candidate-ref REF")
 	}
-	var all []candidate.Candidate
-	for _, p := range o.Candidates {
-		cs, err := candidate.Load(p)
-		if err != nil {
-			return nil, err // it says what to fix, and where
-		}
-		all = append(all, cs...)
-	}
-	for _, ref := range o.CandidateRefs {
-		c, err := candidate.FromRef(ctx, r.Root, base, ref)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, c)
-	}
-	if err := candidate.CheckNames(all); err != nil {
-		return nil, err
-	}
-	return all, nil
+	return candidate.LoadAll(ctx, r.Root, base, o.Candidates, o.CandidateRefs)
 }
 
 func newLogger(verbose bool, stderr io.Writer) *slog.Logger {
@@ -352,14 +334,20 @@ func (o runOptions) configJSON(base string, n int, artifacts string) []byte {
 
 // evaluate runs the job while one goroutine owns the terminal.
 func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evaluator.Options, stderr io.Writer, verbose bool) (*evaluator.Report, error) {
+	return showingProgress(&opts, stderr, verbose, func() (*evaluator.Report, error) { return evaluator.Run(ctx, pool, db, opts) })
+}
+
+// showingProgress runs job, which sends its events to opts.Events, while
+// one goroutine owns the terminal and shows them.
+func showingProgress(opts *evaluator.Options, stderr io.Writer, verbose bool, job func() (*evaluator.Report, error)) (*evaluator.Report, error) {
 	events := make(chan evaluator.Event, 64)
 	opts.Events = events
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		showProgress(events, stderr, verbose, evaluator.NewETA(opts))
+		showProgress(events, stderr, verbose, evaluator.NewETA(*opts))
 	}()
-	rep, err := evaluator.Run(ctx, pool, db, opts)
+	rep, err := job()
 	close(events)
 	<-done
 	return rep, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/spf13/cobra"
 )
@@ -40,16 +39,7 @@ recorded, with its state.`,
 
 // show prints a stored job's report as text, or only its profile.
 func show(ctx context.Context, o showOptions, w io.Writer) error {
-	db, _, err := o.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	j, err := db.FindJob(ctx, o.Job)
-	if err != nil {
-		return err
-	}
-	rep, err := evaluator.JobReport(ctx, db, j)
+	rep, j, err := o.jobReport(ctx, o.Job)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package candidate
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -21,6 +22,32 @@ import (
 // (ErrDuplicateName). A candidate that is unacceptable in itself is returned
 // with Invalid set.
 func Load(path string) ([]Candidate, error) { return limit(MaxBytes).load(path) }
+
+// LoadAll reads the candidates of a job: those at each of paths (Load),
+// then one per git ref in refs, the change from base to it (FromRef) in the
+// repository at repoDir, and checks that their names are unique across all
+// of them (CheckNames). The first error stops it.
+func LoadAll(ctx context.Context, repoDir, base string, paths, refs []string) ([]Candidate, error) {
+	var all []Candidate
+	for _, p := range paths {
+		cs, err := Load(p)
+		if err != nil {
+			return nil, err // it says what to fix, and where
+		}
+		all = append(all, cs...)
+	}
+	for _, ref := range refs {
+		c, err := FromRef(ctx, repoDir, base, ref)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c)
+	}
+	if err := CheckNames(all); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
 
 func (lim limit) load(path string) ([]Candidate, error) {
 	fi, err := os.Stat(path)

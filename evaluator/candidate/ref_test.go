@@ -252,3 +252,33 @@ func TestFromRef_ControlCharacterPath(t *testing.T) {
 		t.Errorf("TreeID error %v, want the Invalid error", err)
 	}
 }
+
+// TestLoadAll: paths first, then refs, with names unique across them.
+func TestLoadAll(t *testing.T) {
+	ctx := context.Background()
+	dir, base := refRepo(t)
+	cands := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cands, "c.jsonl"), []byte(`{"name": "one", "files": {"x": "1\n"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all, err := LoadAll(ctx, dir, base, []string{cands}, []string{"feature"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range all {
+		names = append(names, c.Name)
+	}
+	if want := []string{"one", "feature"}; !slices.Equal(names, want) {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	if err := os.WriteFile(filepath.Join(cands, "c.jsonl"), []byte(`{"name": "feature", "files": {"x": "1\n"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadAll(ctx, dir, base, []string{cands}, []string{"feature"}); !errors.Is(err, ErrDuplicateName) {
+		t.Errorf("LoadAll with a name twice = %v, want ErrDuplicateName", err)
+	}
+	if _, err := LoadAll(ctx, dir, base, nil, []string{"no-such-ref"}); err == nil {
+		t.Error("LoadAll of an unknown ref: no error")
+	}
+}
