@@ -2,14 +2,13 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator/shard"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // newMergeCmd builds optimizer merge: shard stores into one.
@@ -42,26 +41,8 @@ written, 2 bad arguments (a missing file, not a shard store, different jobs).`,
 			case err != nil:
 				return err
 			}
-			writeMerge(stdout, args[0], res)
+			report.Merge(stdout, args[0], res)
 			return nil
 		},
 	}
-}
-
-func writeMerge(w io.Writer, out string, res *shard.Result) {
-	shards := make([]string, len(res.Shards))
-	for i, s := range res.Shards {
-		shards[i] = s.String()
-	}
-	fmt.Fprintf(w, "%s: job %s, shards %s: %s, %d judged by this merge\n",
-		out, res.Job, strings.Join(shards, " "), plural(res.Candidates, "candidate"), len(res.Added))
-	if len(res.Missing) > 0 {
-		missing := make([]string, len(res.Missing))
-		for i, s := range res.Missing {
-			missing[i] = s.String()
-		}
-		fmt.Fprintf(w, "not merged yet: shard %s (%s unjudged)\n", strings.Join(missing, ", "), plural(len(res.Unjudged), "candidate"))
-		return
-	}
-	fmt.Fprintf(w, "every shard is in: benchmark with optimizer bench --db %s\n", out)
 }

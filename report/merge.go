@@ -1,0 +1,30 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
+)
+
+// Merge writes what optimizer merge did into the store out: the job, the
+// shards in it, its candidates, and either the shards not merged yet or
+// that optimizer bench is next.
+func Merge(w io.Writer, out string, res *shard.Result) {
+	shards := make([]string, len(res.Shards))
+	for i, s := range res.Shards {
+		shards[i] = s.String()
+	}
+	fmt.Fprintf(w, "%s: job %s, shards %s: %s, %d judged by this merge\n",
+		out, res.Job, strings.Join(shards, " "), plural(res.Candidates, "candidate"), len(res.Added))
+	if len(res.Missing) > 0 {
+		missing := make([]string, len(res.Missing))
+		for i, s := range res.Missing {
+			missing[i] = s.String()
+		}
+		fmt.Fprintf(w, "not merged yet: shard %s (%s unjudged)\n", strings.Join(missing, ", "), plural(len(res.Unjudged), "candidate"))
+		return
+	}
+	fmt.Fprintf(w, "every shard is in: benchmark with optimizer bench --db %s\n", out)
+}
