@@ -52,7 +52,9 @@ import (
 // but still keeps what the job learns, replacing older entries.
 
 // cacheVersion changes every key when the meaning of an entry changes.
-const cacheVersion = "cache-v1"
+// v2: Go samples run from one path, a fresh copy of their binary each
+// (sampler_go.go); pairs measured before it carry a fixed per-file offset.
+const cacheVersion = "cache-v2"
 
 // testsEntry is a candidate's phase-1 outcome as the cache keeps it.
 type testsEntry struct {

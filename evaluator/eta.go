@@ -85,8 +85,12 @@ type ETA struct {
 func NewETA(o Options) *ETA {
 	d := withDefaults(o)
 	seq := stats.Sequential{MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: d.MinSpeedup}
+	first := seq.FirstClaim()
+	if o.Quick {
+		first = 0 // its budget may stop it at MinPairs
+	}
 	return &ETA{Slots: o.Parallel, Timeout: o.Timeout, Budget: o.Budget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-		FirstClaim: seq.FirstClaim(), NoBench: o.Bench == "none"}
+		FirstClaim: first, NoBench: o.Bench == "none"}
 }
 
 // Estimate is what is left of a job.
