@@ -233,8 +233,8 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		r0     = len(kept)
 		// The budget does not stop a candidate before the first look
 		// that can claim anything: stopped there it could only end not
-		// settled, its pairs wasted. A quick look is refined by a later
-		// job, which reuses its pairs.
+		// settled, its pairs wasted. A quick look (watch's first verdict)
+		// is measured again by a later job when it does not settle.
 		firstClaim = seq.FirstClaim()
 	)
 	if j.opts.Quick {
