@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -54,17 +55,20 @@ func TestRun_NoiseCheck(t *testing.T) {
 // TestRun_MetricCPU: a candidate that sleeps instead of spinning is slower
 // by the wall clock and faster by CPU time. The sleep is long enough that a
 // spin slowed down 20 times by other work on the machine still ends first.
+// By CPU time the spin is 6 times longer: each sample's own CPU (sh, and
+// bwrap setting up its sandbox) made 10,000 rounds only 1.12x the sleeper's
+// CPU in a CI run at load 5.
 func TestRun_MetricCPU(t *testing.T) {
-	files := map[string]string{
-		"test.sh":  "true\n",
-		"bench.sh": "if [ -f lazy ]; then sleep 0.6; else i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done; fi\n",
-	}
 	for _, tt := range []struct {
 		metric Metric
+		spin   int
 		want   Verdict
-	}{{MetricWall, VerdictSlower}, {MetricCPU, VerdictWinner}} {
+	}{{MetricWall, 10000, VerdictSlower}, {MetricCPU, 60000, VerdictWinner}} {
 		t.Run(string(tt.metric), func(t *testing.T) {
-			h := newHarness(t, files)
+			h := newHarness(t, map[string]string{
+				"test.sh":  "true\n",
+				"bench.sh": fmt.Sprintf("if [ -f lazy ]; then sleep 0.6; else i=0; while [ $i -lt %d ]; do i=$((i+1)); done; fi\n", tt.spin),
+			})
 			rep, err := h.run(t, context.Background(), 2, Options{
 				Candidates: []candidate.Candidate{filesCand("lazy", map[string]string{"lazy": "1"})},
 				Test:       "sh test.sh", Bench: "sh bench.sh", Metric: tt.metric, MaxPairs: 12,

@@ -22,7 +22,7 @@ import (
 // winner and one of base.
 const shardCandidates = `{"name": "fast", "files": {"cand": "1\n", "speed": "0.005\n"}}
 {"name": "faster", "files": {"cand": "2\n", "speed": "0.012\n"}}
-{"name": "slowpoke", "files": {"cand": "3\n", "speed": "0.15\n"}}
+{"name": "slowpoke", "files": {"cand": "3\n", "speed": "0.5\n"}}
 {"name": "broken", "files": {"cand": "4\n", "ok": "no\n"}}
 {"name": "hang", "files": {"cand": "5\n", "test.sh": "sleep 60\n"}}
 {"name": "noapply", "patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-zzz\n+b\n"}
