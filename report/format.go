@@ -40,8 +40,8 @@ func JSON(w io.Writer, rep *evaluator.Report) error {
 	return enc.Encode(rep)
 }
 
-// plural is "1 slot" or "2 slots".
-func plural(n int, what string) string {
+// Plural is "1 slot" or "2 slots": what counted, in the CLI's messages and the reports.
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}

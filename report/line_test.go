@@ -35,6 +35,21 @@ func TestShortDuration(t *testing.T) {
 	}
 }
 
+func TestPlural(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{0, "0 slots"},
+		{1, "1 slot"},
+		{2, "2 slots"},
+	} {
+		if got := Plural(tt.n, "slot"); got != tt.want {
+			t.Errorf("Plural(%d, slot) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
 func TestWatchLine(t *testing.T) {
 	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
 	for _, tt := range []struct {

@@ -18,7 +18,7 @@ func Markdown(w io.Writer, rep *evaluator.Report) error {
 		state = "finished"
 	}
 	fmt.Fprintf(ew, "Job %s %s in %.1fs%s: %s at base %s, %s, min speedup %s%%.\n\n",
-		code(rep.Job), state, rep.Seconds, phasesText(rep.Phases), code(rep.Repo), code(ShortHash(rep.Base)), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
+		code(rep.Job), state, rep.Seconds, phasesText(rep.Phases), code(rep.Repo), code(ShortHash(rep.Base)), Plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 
 	fmt.Fprintln(ew, "| candidate | verdict | speedup | interval | pairs | time |")
 	fmt.Fprintln(ew, "|---|---|---:|---|---:|---:|")

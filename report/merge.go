@@ -17,13 +17,13 @@ func Merge(w io.Writer, out string, res *shard.Result) {
 		shards[i] = s.String()
 	}
 	fmt.Fprintf(w, "%s: job %s, shards %s: %s, %d judged by this merge\n",
-		out, res.Job, strings.Join(shards, " "), plural(res.Candidates, "candidate"), len(res.Added))
+		out, res.Job, strings.Join(shards, " "), Plural(res.Candidates, "candidate"), len(res.Added))
 	if len(res.Missing) > 0 {
 		missing := make([]string, len(res.Missing))
 		for i, s := range res.Missing {
 			missing[i] = s.String()
 		}
-		fmt.Fprintf(w, "not merged yet: shard %s (%s unjudged)\n", strings.Join(missing, ", "), plural(len(res.Unjudged), "candidate"))
+		fmt.Fprintf(w, "not merged yet: shard %s (%s unjudged)\n", strings.Join(missing, ", "), Plural(len(res.Unjudged), "candidate"))
 		return
 	}
 	fmt.Fprintf(w, "every shard is in: benchmark with optimizer bench --db %s\n", out)

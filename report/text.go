@@ -81,7 +81,7 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 		state = "finished"
 	}
 	fmt.Fprintf(w, "job %s: %s in %.1fs%s\n", rep.Job, state, rep.Seconds, phasesText(rep.Phases))
-	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, ShortHash(rep.Base), plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
+	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, ShortHash(rep.Base), Plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/optimize"
+	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -123,7 +124,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	}
 	n, why := evaluator.Slots(int(o.Parallel), max(2, len(o.Generate)+len(o.GenerateEdit)), o.Test, evaluator.ThisMachine())
 	w, err := openWork(ctx, o.runOptions, r, base, n, stderr, func() {
-		fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], plural(n, "slot"), why)
+		fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], report.Plural(n, "slot"), why)
 	})
 	if err != nil {
 		return err

@@ -197,7 +197,7 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 	}
 	w, err := openWork(ctx, o, r, base, n, stderr, func() {
 		fmt.Fprintf(stderr, "optimizer: %s against %s at %s, %s (%s)\n",
-			plural(len(plan.cands), "candidate"), plan.label, base[:12], plural(n, "slot"), why)
+			report.Plural(len(plan.cands), "candidate"), plan.label, base[:12], report.Plural(n, "slot"), why)
 	})
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // onDaemon returns the daemon the job should go to: the one answering on
@@ -72,7 +73,7 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 		return fmt.Errorf("submit to the daemon: %w", err)
 	}
 	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, on the daemon (job %s)\n",
-		plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
+		report.Plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
 	rep, err := followJob(ctx, c, sub.ID, o, stderr)
 	return endRun(ctx, o, rep, err, stdout, "job "+sub.ID+" is cancelled on the daemon")
 }

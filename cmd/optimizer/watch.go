@@ -224,7 +224,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		Out: scr.Record,
 		Ready: func() {
 			fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s)%s; Ctrl-C to stop\n",
-				root, report.ShortHash(head), plural(n, "slot"), why, where)
+				root, report.ShortHash(head), report.Plural(n, "slot"), why, where)
 		},
 		Started: func(w *watch.Work) {
 			tr = progress.NewTracker(time.Now, &evaluator.ETA{Slots: n, Budget: cmp.Or(w.Budget(), o.BenchBudget), MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
@@ -246,12 +246,4 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	}
 	fmt.Fprintln(stderr, "optimizer: stopped")
 	return nil
-}
-
-// plural is "1 slot" or "2 slots".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
