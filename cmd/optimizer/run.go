@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
@@ -40,7 +40,7 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			var err error
-			if o.shard, err = sf.resolve(o.DB); err != nil {
+			if o.Shard, err = sf.resolve(o.DB); err != nil {
 				return err // a shard has a --db of its own, so it never runs on the daemon
 			}
 			if c := o.onDaemon(cmd.Context()); c != nil {
@@ -80,8 +80,8 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 		return err
 	}
 	onCommandLine := cmd.Flags().Changed("parallel-candidates")
-	if err := mergeConfig(cmd.Flags(), filepath.Join(r.Root, configFile)); err != nil {
-		return err
+	if err := config.Merge(cmd.Flags(), filepath.Join(r.Root, configFile)); err != nil {
+		return &usageError{err}
 	}
 	if !onCommandLine && cmd.Flags().Changed("parallel-candidates") {
 		o.ParallelFrom = configFile
@@ -94,7 +94,7 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 			return usageErrorf("--copy-ignored %q: %v", p, err)
 		}
 	}
-	o.copyFiles, err = r.IgnoredFiles(ctx, o.CopyIgnored)
+	o.CopyFiles, err = r.IgnoredFiles(ctx, o.CopyIgnored)
 	if errors.Is(err, gitcmd.ErrNoMatch) {
 		err = fmt.Errorf("--copy-ignored %w", err)
 	}
@@ -209,7 +209,7 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 	opts.CPUs = m.CPUs
 	if plan.artifacts != "" {
 		opts.Artifacts = plan.artifacts
-		opts.Config = o.configJSON(base, n, opts.Artifacts)
+		opts.Config = o.Config(base, n, opts.Artifacts)
 	}
 	opts.Deadline = plan.deadline
 	return finish(evaluate(ctx, pool, db, opts, stderr, o.Verbose))
@@ -250,6 +250,15 @@ func openWork(ctx context.Context, o runOptions, r gitcmd.Repo, base string, n i
 	}}, nil
 }
 
+// warnOversubscribed warns when there are more slots than CPUs: tests then
+// share CPUs, and --timeout means less. The evaluator re-runs a test that
+// times out alone before it fails its candidate.
+func warnOversubscribed(w io.Writer, slots, cpus int) {
+	if slots > cpus {
+		fmt.Fprintf(w, "optimizer: warning: %d slots on %d CPUs: tests share CPUs, so --timeout means less; a test that times out is re-run alone before its candidate fails\n", slots, cpus)
+	}
+}
+
 // loadCandidates reads every --candidates path and --candidate-ref
 // (candidate.LoadAll).
 func loadCandidates(ctx context.Context, r gitcmd.Repo, base string, o runOptions) ([]candidate.Candidate, error) {
@@ -266,70 +275,10 @@ func newLogger(verbose bool, stderr io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// evaluatorOptions turns the flags into the evaluator's options.
+// evaluatorOptions turns the flags into the evaluator's options
+// (config.Run.Options).
 func (o runOptions) evaluatorOptions(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
-	opts := evaluator.Options{
-		Kind:                o.Kind,
-		Repo:                r.Root,
-		Base:                base,
-		Candidates:          cands,
-		Parallel:            n,
-		Test:                o.Test,
-		Setup:               o.Setup,
-		CopyFiles:           o.copyFiles,
-		Bench:               o.Bench,
-		Timeout:             o.Timeout,
-		MinSpeedup:          o.MinSpeedup / 100,
-		MinPairs:            o.MinPairs,
-		MaxPairs:            o.MaxPairs,
-		Budget:              o.BenchBudget,
-		Metric:              evaluator.Metric(o.Metric),
-		BenchFilter:         o.BenchFilter,
-		BenchArgs:           o.BenchArgs,
-		BuildFlags:          o.buildFlags(),
-		Pin:                 !o.NoPin,
-		MemLimit:            o.memLimit(),
-		Sandbox:             evaluator.SandboxMode(o.Sandbox),
-		SandboxNet:          o.SandboxNet,
-		NoiseCheck:          o.NoiseCheck,
-		All:                 o.All,
-		TrustCandidateTests: o.TrustTests,
-		Shard:               o.shard,
-		NoCache:             o.NoCache,
-		Profile:             !o.NoProfile && o.ProfileCmd == "",
-		ProfileCmd:          o.ProfileCmd,
-		Artifacts:           r.ArtifactsDir(),
-		Logger:              logger,
-	}
-	opts.Config = o.configJSON(base, n, opts.Artifacts)
-	return opts
-}
-
-// memLimit is --slot-memory in bytes; validate has checked it. Without the
-// flag it is evaluator.DefaultMemLimit.
-func (o runOptions) memLimit() int64 {
-	switch o.SlotMemory {
-	case "none":
-		return 0
-	case "":
-		return evaluator.DefaultMemLimit(o.Test, o.Bench)
-	}
-	n, _ := parseBytes(o.SlotMemory)
-	return n
-}
-
-// jobConfig is the job's configuration as recorded in the store: the
-// effective flags, the base, the slots and the artifacts directory.
-type jobConfig struct {
-	runOptions
-	BaseCommit string `json:"base_commit"`
-	Slots      int    `json:"slots"`
-	Artifacts  string `json:"artifacts"`
-}
-
-func (o runOptions) configJSON(base string, n int, artifacts string) []byte {
-	b, _ := json.Marshal(jobConfig{runOptions: o, BaseCommit: base, Slots: n, Artifacts: artifacts})
-	return b
+	return o.Options(r, base, n, cands, logger)
 }
 
 // evaluate runs the job while one goroutine owns the terminal.

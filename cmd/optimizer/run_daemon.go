@@ -43,10 +43,10 @@ func (o runOptions) jobRequest(plan jobPlan) (client.JobRequest, error) {
 		return req, err
 	}
 	req.Options = client.JobOptions{
-		Test: o.Test, Bench: o.Bench, Setup: o.Setup, CopyFiles: o.copyFiles,
+		Test: o.Test, Bench: o.Bench, Setup: o.Setup, CopyFiles: o.CopyFiles,
 		Timeout: o.Timeout.String(), MinSpeedup: o.MinSpeedup, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
 		BenchBudget: o.BenchBudget.String(), Metric: o.Metric, BenchFilter: o.BenchFilter, BenchArgs: o.BenchArgs,
-		BuildFlags: o.buildFlags(), NoPin: o.NoPin, MemLimit: o.memLimit(), Sandbox: o.Sandbox,
+		BuildFlags: o.GoBuildFlags(), NoPin: o.NoPin, MemLimit: o.MemLimit(), Sandbox: o.Sandbox,
 		SandboxNet: o.SandboxNet, NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustTests, NoCache: o.NoCache,
 		NoProfile: o.NoProfile, ProfileCmd: o.ProfileCmd, Parallel: parallel, Config: cfg,
 	}

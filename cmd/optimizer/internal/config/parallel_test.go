@@ -1,34 +1,34 @@
-package main
+package config
 
 import (
 	"testing"
 )
 
-func TestParallelFlag(t *testing.T) {
+func TestParallel(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
-		want parallelFlag
+		want Parallel
 		ok   bool
 	}{
-		{"auto", parallelAuto, true},
+		{"auto", ParallelAuto, true},
 		{"0", 0, true},
 		{"4", 4, true},
 		{"-1", 0, false},
 		{"many", 0, false},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
-			var p parallelFlag
+			var p Parallel
 			err := p.Set(tt.in)
 			if tt.ok != (err == nil) || (tt.ok && p != tt.want) {
 				t.Errorf("Set(%q) = %v, %v; want %v ok %v", tt.in, p, err, tt.want, tt.ok)
 			}
 		})
 	}
-	b, err := parallelAuto.MarshalJSON()
+	b, err := ParallelAuto.MarshalJSON()
 	if err != nil || string(b) != `"auto"` {
 		t.Errorf("MarshalJSON(auto) = %s, %v", b, err)
 	}
-	var p parallelFlag
+	var p Parallel
 	if err := p.UnmarshalJSON([]byte(`"3"`)); err != nil || p != 3 {
 		t.Errorf("UnmarshalJSON(\"3\") = %v, %v", p, err)
 	}

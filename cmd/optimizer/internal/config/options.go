@@ -1,0 +1,96 @@
+package config
+
+import (
+	"encoding/json"
+	"log/slog"
+	"strings"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/gitcmd"
+)
+
+// Options is the evaluator's options for a job of o's on n slots in the
+// repository r at base, with the configuration recorded (Config) and the
+// artifacts in r's directory for them. Every command that runs a job, in
+// this process or through a daemon (client.JobOptionsOf), starts here.
+func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
+	opts := evaluator.Options{
+		Kind:                o.Kind,
+		Repo:                r.Root,
+		Base:                base,
+		Candidates:          cands,
+		Parallel:            n,
+		Test:                o.Test,
+		Setup:               o.Setup,
+		CopyFiles:           o.CopyFiles,
+		Bench:               o.Bench,
+		Timeout:             o.Timeout,
+		MinSpeedup:          o.MinSpeedup / 100,
+		MinPairs:            o.MinPairs,
+		MaxPairs:            o.MaxPairs,
+		Budget:              o.BenchBudget,
+		Metric:              evaluator.Metric(o.Metric),
+		BenchFilter:         o.BenchFilter,
+		BenchArgs:           o.BenchArgs,
+		BuildFlags:          o.GoBuildFlags(),
+		Pin:                 !o.NoPin,
+		MemLimit:            o.MemLimit(),
+		Sandbox:             evaluator.SandboxMode(o.Sandbox),
+		SandboxNet:          o.SandboxNet,
+		NoiseCheck:          o.NoiseCheck,
+		All:                 o.All,
+		TrustCandidateTests: o.TrustTests,
+		Shard:               o.Shard,
+		NoCache:             o.NoCache,
+		Profile:             !o.NoProfile && o.ProfileCmd == "",
+		ProfileCmd:          o.ProfileCmd,
+		Artifacts:           r.ArtifactsDir(),
+		Logger:              logger,
+	}
+	opts.Config = o.Config(base, n, opts.Artifacts)
+	return opts
+}
+
+// GoBuildFlags returns the go test -c flags: --build-flags split on
+// spaces, then --tags.
+func (o Run) GoBuildFlags() []string {
+	var out []string
+	for _, f := range o.BuildFlags {
+		out = append(out, strings.Fields(f)...)
+	}
+	if o.Tags != "" {
+		out = append(out, "-tags="+o.Tags)
+	}
+	return out
+}
+
+// MemLimit is --slot-memory in bytes; Validate has checked it. Without the
+// flag it is evaluator.DefaultMemLimit.
+func (o Run) MemLimit() int64 {
+	switch o.SlotMemory {
+	case "none":
+		return 0
+	case "":
+		return evaluator.DefaultMemLimit(o.Test, o.Bench)
+	}
+	n, _ := ParseSize(o.SlotMemory)
+	return n
+}
+
+// recorded is a job's configuration as the store records it: the effective
+// settings, the base, the slots and the artifacts directory (which
+// evaluator.ArtifactsDir reads back for optimizer apply).
+type recorded struct {
+	Run
+	BaseCommit string `json:"base_commit"`
+	Slots      int    `json:"slots"`
+	Artifacts  string `json:"artifacts"`
+}
+
+// Config is evaluator.Options.Config for a job of o's at base on n slots
+// with its artifacts under artifacts.
+func (o Run) Config(base string, n int, artifacts string) []byte {
+	b, _ := json.Marshal(recorded{Run: o, BaseCommit: base, Slots: n, Artifacts: artifacts})
+	return b
+}

@@ -1,0 +1,53 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// ParallelAuto is the value of -j when it was not given: CPUs-1, at least 1
+// (at least 2 on two or more CPUs for a test command other than go test),
+// lowered when free memory is short. See evaluator.Slots.
+const ParallelAuto Parallel = evaluator.SlotsAuto
+
+// Parallel is the value of -j: auto, or a number of slots (0 means one per
+// candidate). It is a pflag.Value.
+type Parallel int
+
+func (p *Parallel) String() string {
+	if *p == ParallelAuto {
+		return "auto"
+	}
+	return strconv.Itoa(int(*p))
+}
+
+func (p *Parallel) Set(s string) error {
+	if s == "auto" {
+		*p = ParallelAuto
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want auto or a number of slots >= 0")
+	}
+	*p = Parallel(n)
+	return nil
+}
+
+func (p *Parallel) Type() string { return "N" }
+
+// MarshalJSON records auto as "auto" in the job's configuration.
+func (p Parallel) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.Quote(p.String())), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (p *Parallel) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		s = string(b)
+	}
+	return p.Set(s)
+}

@@ -1,0 +1,166 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/shard"
+)
+
+// The report formats.
+const (
+	FormatText     = "text"
+	FormatJSON     = "json"
+	FormatMarkdown = "markdown"
+)
+
+// Run is the settings of optimizer run, which watch, ci, optimize, bench
+// and demo share: its flags (Register), which optimizer.toml sets too
+// (Merge; a flag given on the command line wins). Its JSON form is the
+// job's configuration as the store records it (Config).
+type Run struct {
+	Repo          string        `json:"repo"`
+	Base          string        `json:"base"`
+	Candidates    []string      `json:"candidates,omitempty"`
+	CandidateRefs []string      `json:"candidate_refs,omitempty"`
+	Parallel      Parallel      `json:"parallel_candidates"`
+	Test          string        `json:"test,omitempty"`
+	Bench         string        `json:"bench,omitempty"`
+	Timeout       time.Duration `json:"timeout"`
+	MinSpeedup    float64       `json:"min_speedup"` // percent
+	Format        string        `json:"format"`
+	DB            string        `json:"db,omitempty"`
+	KeepSlots     bool          `json:"keep_slots,omitempty"`
+	ParanoidReset bool          `json:"paranoid_reset,omitempty"`
+	BenchFilter   string        `json:"bench_filter,omitempty"`
+	BenchArgs     []string      `json:"bench_args,omitempty"`
+	BuildFlags    []string      `json:"build_flags,omitempty"`
+	Tags          string        `json:"tags,omitempty"`
+	MinPairs      int           `json:"min_pairs"`
+	MaxPairs      int           `json:"max_pairs"`
+	BenchBudget   time.Duration `json:"bench_budget"`
+	Metric        string        `json:"metric"`
+	NoiseCheck    bool          `json:"noise_check,omitempty"`
+	NoPin         bool          `json:"no_pin,omitempty"`
+	ProfileCmd    string        `json:"profile,omitempty"`
+	NoProfile     bool          `json:"no_profile,omitempty"`
+	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
+	All           bool          `json:"all,omitempty"`
+	SlotMemory    string        `json:"slot_memory,omitempty"`
+	Sandbox       string        `json:"sandbox"`
+	SandboxNet    bool          `json:"sandbox_net,omitempty"`
+	Setup         string        `json:"setup,omitempty"`
+	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
+	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
+	NoCache       bool          `json:"no_cache,omitempty"`
+	Verbose       bool          `json:"-"`
+	Socket        string        `json:"-"` // the daemon's socket
+	NoDaemon      bool          `json:"-"` // run in-process even when a daemon answers
+
+	// CopyFiles are the files CopyIgnored matched in the repository, which
+	// the command finds.
+	CopyFiles []string `json:"-"`
+	// Shard is --shard, resolved (optimizer run only).
+	Shard shard.Spec `json:"-"`
+	// Kind is recorded in the store: run, watch, ci, optimize or demo. Not a flag.
+	Kind string `json:"-"`
+	// ParallelFrom names where -j came from when it was not the command
+	// line: optimizer.toml, or "" for the flag or the default.
+	ParallelFrom string `json:"-"`
+}
+
+// Defaults are the values before flags and optimizer.toml.
+func Defaults() Run {
+	return Run{
+		Repo:        ".",
+		Base:        "HEAD",
+		Parallel:    ParallelAuto,
+		Timeout:     evaluator.DefaultTimeout,
+		MinSpeedup:  evaluator.DefaultMinSpeedup * 100,
+		Format:      FormatText,
+		MinPairs:    evaluator.DefaultMinPairs,
+		MaxPairs:    evaluator.DefaultMaxPairs,
+		BenchBudget: evaluator.DefaultBudget,
+		Metric:      string(evaluator.MetricWall),
+		Sandbox:     string(evaluator.SandboxAuto),
+		Kind:        "run",
+	}
+}
+
+// Register defines the run flags on fs, bound to o.
+func (o *Run) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Repo, "repo", o.Repo, "any directory in the git repository to evaluate")
+	fs.StringVar(&o.Base, "base", o.Base, "the revision candidates are compared against")
+	fs.StringArrayVar(&o.Candidates, "candidates", o.Candidates, "a .patch/.diff file, a .jsonl file, or a directory of them and of NAME/ file trees (repeatable)")
+	fs.StringArrayVar(&o.CandidateRefs, "candidate-ref", o.CandidateRefs, "a git ref whose diff from base is a candidate, named by the ref (a commit hash by its first 12 characters) (repeatable)")
+	fs.VarP(&o.Parallel, "parallel-candidates", "j", "slots: candidates tested at once; 0 means one per candidate; auto is CPUs-1 (at least 2 on 2+ CPUs for a test command other than go test), lowered when memory is short")
+	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS so that go test never answers from its cache (default: go test -json ./... in a Go module)")
+	fs.StringVar(&o.Bench, "bench", o.Bench, `benchmark command, run with sh -c (default: the Go benchmarks of the touched packages; "none" disables)`)
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "limit on one run of the test command")
+	fs.Float64Var(&o.MinSpeedup, "min-speedup", o.MinSpeedup, "percent: faster means the interval's lower bound clears 1 + this")
+	fs.StringVar(&o.Format, "format", o.Format, "report format: text, json or markdown")
+	fs.StringVar(&o.DB, "db", o.DB, "store file (default <git-common-dir>/optimizer/optimizer.db)")
+	fs.BoolVar(&o.KeepSlots, "keep-slots", o.KeepSlots, "keep the slots warm for the next job instead of removing them")
+	fs.BoolVar(&o.ParanoidReset, "paranoid-reset", o.ParanoidReset, "prove every slot clean at every reset (a walk of the tree and a full git status), not only before base's tests and benchmarks")
+	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp, slash by slash as go test -bench: only the benchmarks it matches, sub-benchmarks by their full names, are run and judged")
+	fs.StringArrayVar(&o.BenchArgs, "bench-arg", o.BenchArgs, "extra argument to Go benchmark binaries (repeatable)")
+	fs.StringArrayVar(&o.BuildFlags, "build-flags", o.BuildFlags, "extra go test -c flags, split on spaces (repeatable)")
+	fs.StringVar(&o.Tags, "tags", o.Tags, "build tags for benchmark binaries, comma-separated")
+	fs.IntVar(&o.MinPairs, "min-pairs", o.MinPairs, "benchmark pairs measured before the first look")
+	fs.IntVar(&o.MaxPairs, "max-pairs", o.MaxPairs, "most benchmark pairs per candidate")
+	fs.DurationVar(&o.BenchBudget, "bench-budget", o.BenchBudget, "most time spent benchmarking one candidate, counted from when it has the machine to itself")
+	fs.StringVar(&o.Metric, "metric", o.Metric, "what a --bench command's samples measure when it prints no benchmark lines: wall or cpu")
+	fs.BoolVar(&o.NoiseCheck, "noise-check", o.NoiseCheck, "measure base against itself first and report the noise floor")
+	fs.BoolVar(&o.NoPin, "no-pin", o.NoPin, "do not pin benchmark processes to one CPU")
+	fs.StringVar(&o.ProfileCmd, "profile", o.ProfileCmd, "profiling command run on the winner's slot instead of Go CPU profiles")
+	fs.BoolVar(&o.NoProfile, "no-profile", o.NoProfile, "do not profile the winner")
+	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed, or any of its benchmarks is significantly slower beyond --min-speedup")
+	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
+	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, `cap each process of a test or bench command at this much memory, such as 4G (prlimit --as); "none" for no cap (default: half of physical memory, none when a command says -race)`)
+	fs.StringVar(&o.Sandbox, "sandbox", o.Sandbox, "run every test, bench and profile process in a bwrap sandbox: auto (when bwrap works), on (refuse without it) or off")
+	fs.BoolVar(&o.SandboxNet, "sandbox-net", o.SandboxNet, "let sandboxed processes use the network")
+	fs.BoolVar(&o.TrustTests, "trust-candidate-tests", o.TrustTests, "judge and measure each candidate with its own versions of the _test.go files it changes (default: base's, and the change is flagged)")
+	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "reuse nothing from earlier jobs in the store: run every candidate's and base's tests and measure every benchmark pair again (by default a candidate whose tree, base, test command and environment match an earlier job's reuses its test outcome, and byte-identical benchmark binaries reuse their pairs)")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event: slots made, adopted and reset; phases; each candidate's staging, tests and benchmark pairs, with times; the baseline run or cached; the profile")
+	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
+	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")
+}
+
+// Validate checks values that flags and optimizer.toml cannot check by type.
+func (o *Run) Validate() error {
+	switch {
+	case !slices.Contains([]string{FormatText, FormatJSON, FormatMarkdown}, o.Format):
+		return fmt.Errorf("--format %q: want text, json or markdown", o.Format)
+	case o.Metric != string(evaluator.MetricWall) && o.Metric != string(evaluator.MetricCPU):
+		return fmt.Errorf("--metric %q: want wall or cpu", o.Metric)
+	case o.Timeout <= 0:
+		return fmt.Errorf("--timeout %v: must be positive", o.Timeout)
+	case o.BenchBudget <= 0:
+		return fmt.Errorf("--bench-budget %v: must be positive", o.BenchBudget)
+	case o.MinSpeedup < 0 || o.MinSpeedup >= 1000:
+		return fmt.Errorf("--min-speedup %v: want a percentage, such as 5", o.MinSpeedup)
+	case o.MinPairs < 2:
+		return fmt.Errorf("--min-pairs %d: need at least 2", o.MinPairs)
+	case o.MaxPairs < o.MinPairs:
+		return fmt.Errorf("--max-pairs %d: below --min-pairs %d", o.MaxPairs, o.MinPairs)
+	case !slices.Contains([]string{string(evaluator.SandboxAuto), string(evaluator.SandboxOn), string(evaluator.SandboxOff)}, o.Sandbox):
+		return fmt.Errorf("--sandbox %q: want auto, on or off", o.Sandbox)
+	case o.NoProfile && o.ProfileCmd != "":
+		return errors.New("--profile and --no-profile contradict each other")
+	}
+	if o.BenchFilter != "" {
+		if _, err := gobench.NewFilter(o.BenchFilter); err != nil {
+			return fmt.Errorf("--bench-filter: %w", err)
+		}
+	}
+	if _, err := ParseSize(o.SlotMemory); err != nil && o.SlotMemory != "none" {
+		return fmt.Errorf("--slot-memory %q: %w", o.SlotMemory, err)
+	}
+	return nil
+}
