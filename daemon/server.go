@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -54,9 +55,15 @@ type Options struct {
 	// the socket; every request on it must carry Token.
 	Listen      string
 	AllowRemote bool
-	Token       string
+	// Token is the bearer token of Listen. "" with Listen reads it from
+	// TokenFile, or makes one there (LoadToken).
+	Token     string
+	TokenFile string // "" is StateDir/token
 
-	StateDB    string // the daemon's own store: its queue
+	// StateDir is the daemon's directory: its store (the queue) and its
+	// token. "" is DefaultStateDir's.
+	StateDir   string
+	StateDB    string // the daemon's own store; "" is StateDir/daemon.db
 	Slots      int    // the machine-wide slot budget; 0 sizes it as evaluator.Slots does for auto
 	CPUs       int    // the machine's CPUs, for the evaluator; 0 is NumCPU
 	MaxJobs    int    // jobs run at once (they share Slots); 0 is DefaultMaxJobs
@@ -135,6 +142,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if err := opts.state(); err != nil {
+		return nil, err
+	}
 	if opts.Listen != "" {
 		if err := checkListen(opts.Listen, opts.AllowRemote); err != nil {
 			return nil, err
@@ -164,6 +174,34 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// state finds the daemon's store in StateDir, and the token for Listen in
+// TokenFile, made there when missing.
+func (o *Options) state() error {
+	if o.StateDB != "" && (o.Listen == "" || o.Token != "") {
+		return nil
+	}
+	if o.StateDir == "" {
+		dir, err := DefaultStateDir()
+		if err != nil {
+			return fmt.Errorf("find the state directory: %w", err)
+		}
+		o.StateDir = dir
+	}
+	if o.StateDB == "" {
+		o.StateDB = filepath.Join(o.StateDir, "daemon.db")
+	}
+	if o.Listen != "" && o.Token == "" {
+		o.TokenFile = cmp.Or(o.TokenFile, filepath.Join(o.StateDir, "token"))
+		t, err := LoadToken(o.TokenFile)
+		if err != nil {
+			return err
+		}
+		o.Token = t
+		o.Logger.Info("TCP needs the bearer token", "token_file", o.TokenFile)
+	}
+	return nil
 }
 
 // checkListen refuses a TCP address that is not loopback unless allowed.

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,19 +14,12 @@ import (
 	"github.com/optimizer-dev/optimizer/daemon"
 )
 
-// daemonOptions are optimizer daemon's flags.
+// daemonOptions are optimizer daemon's flags: the daemon's options, and
+// those cmd turns into them.
 type daemonOptions struct {
-	Socket      string
-	Listen      string
-	AllowRemote bool
-	TokenFile   string
-	StateDir    string
-	Slots       int
-	MaxJobs     int
-	DiskBudget  string
-	Paranoid    bool
-	MachineLock string
-	Verbose     bool
+	daemon.Options
+	PoolDisk string // --pool-disk, a size such as 20G: Options.DiskBudget
+	Verbose  bool
 }
 
 func newDaemonCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -62,7 +55,7 @@ carries the token for the rest of the visit.`,
 	fs.StringVar(&o.StateDir, "state-dir", "", "directory of the daemon's queue and token (default $XDG_STATE_HOME/optimizer, else ~/.local/state/optimizer)")
 	fs.IntVarP(&o.Slots, "slots", "j", 0, "the machine-wide slot budget shared by all jobs (default: CPUs-1, at least 2 on 2+ CPUs)")
 	fs.IntVar(&o.MaxJobs, "max-jobs", daemon.DefaultMaxJobs, "jobs run at once; they share the slot budget")
-	fs.StringVar(&o.DiskBudget, "pool-disk", "20G", "disk the warm pools of idle repositories may take before the least recently used is removed")
+	fs.StringVar(&o.PoolDisk, "pool-disk", "20G", "disk the warm pools of idle repositories may take before the least recently used is removed")
 	fs.BoolVar(&o.Paranoid, "paranoid-reset", false, "prove every slot clean at every reset")
 	fs.StringVar(&o.MachineLock, "machine-lock", "", "the lock file that orders the daemon's tests and benchmarks against optimizer runs outside it (default: the one every optimizer process shares)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log at debug level")
@@ -72,13 +65,7 @@ carries the token for the rest of the visit.`,
 // socketPath is the socket a command uses: flag, then $OPTIMIZER_SOCKET,
 // then the default.
 func socketPath(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if s := os.Getenv(client.SocketEnv); s != "" {
-		return s
-	}
-	return client.DefaultSocket()
+	return cmp.Or(flag, os.Getenv(client.SocketEnv), client.DefaultSocket())
 }
 
 func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
@@ -86,40 +73,21 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 	if o.Verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	dir := o.StateDir
-	if dir == "" {
+	opts := o.Options
+	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if opts.StateDir == "" {
 		var err error
-		if dir, err = daemon.DefaultStateDir(); err != nil {
+		if opts.StateDir, err = daemon.DefaultStateDir(); err != nil {
 			return usageErrorf("no home directory for the daemon's state: pass --state-dir")
 		}
 	}
-	budget, err := parseBytes(o.DiskBudget)
+	budget, err := parseBytes(o.PoolDisk)
 	if err != nil || budget <= 0 {
-		return usageErrorf("--pool-disk %q: want a size such as 20G", o.DiskBudget)
+		return usageErrorf("--pool-disk %q: want a size such as 20G", o.PoolDisk)
 	}
-	opts := daemon.Options{
-		Socket:      socketPath(o.Socket),
-		Listen:      o.Listen,
-		AllowRemote: o.AllowRemote,
-		StateDB:     filepath.Join(dir, "daemon.db"),
-		Slots:       max(0, o.Slots), // 0: daemon.AutoSlots
-		MaxJobs:     o.MaxJobs,
-		DiskBudget:  budget,
-		Paranoid:    o.Paranoid,
-		MachineLock: o.MachineLock,
-		Logger:      logger,
-	}
-	if o.Listen != "" {
-		tf := o.TokenFile
-		if tf == "" {
-			tf = filepath.Join(dir, "token")
-		}
-		if opts.Token, err = daemon.LoadToken(tf); err != nil {
-			return err
-		}
-		logger.Info("TCP needs the bearer token", "token_file", tf)
-	}
+	opts.DiskBudget = budget
+	opts.Socket = socketPath(opts.Socket)
+	opts.Slots = max(0, opts.Slots) // 0: daemon.AutoSlots
 	srv, err := daemon.New(ctx, opts)
 	if err != nil {
 		if strings.Contains(err.Error(), "--listen") {
