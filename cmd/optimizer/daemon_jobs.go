@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +61,7 @@ func listDaemonJobs(ctx context.Context, o jobsOptions, w io.Writer) error {
 	}
 	lo := client.ListOptions{Limit: o.Limit}
 	if !o.All {
-		lo.States = []string{"queued", "running"}
+		lo.States = client.Active
 	}
 	list, err := c.Jobs(ctx, lo)
 	if err != nil {
@@ -74,16 +72,7 @@ func listDaemonJobs(ctx context.Context, o jobsOptions, w io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(list.Jobs)
 	}
-	if len(list.Jobs) == 0 {
-		fmt.Fprintln(w, "no jobs")
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tSTATE\tSUBMITTED\tREPO\tBASE\tRUN")
-	for _, j := range list.Jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.State, j.Submitted.Local().Format(time.DateTime), j.Repo, j.Base[:min(12, len(j.Base))], j.RunID)
-	}
-	return tw.Flush()
+	return client.WriteJobs(w, list.Jobs)
 }
 
 // cancelOptions are optimizer cancel's flags.
