@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -22,36 +21,26 @@ func (o runOptions) onDaemon(ctx context.Context) *client.Client {
 	return daemonClient(ctx, o.Socket)
 }
 
-// jobRequest is the daemon's request for the job o describes.
+// jobRequest is the daemon's request for the job o describes: the
+// evaluator's options that an in-process job would have
+// (client.JobOptionsOf), with the candidates by path and ref for the daemon
+// to load, and the daemon's slots unless -j says how many.
 func (o runOptions) jobRequest(plan jobPlan) (client.JobRequest, error) {
-	req := client.JobRequest{Repo: plan.repo.Root, Base: plan.base, CandidateRefs: o.CandidateRefs, Kind: o.Kind}
-	for _, p := range o.Candidates {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return req, err
-		}
-		req.CandidatePaths = append(req.CandidatePaths, abs)
-	}
 	parallel := 0 // the daemon's budget
 	if o.Parallel == 0 {
 		parallel = max(1, len(plan.cands))
 	} else if o.Parallel > 0 {
 		parallel = int(o.Parallel)
 	}
-	cfg, err := json.Marshal(o)
-	if err != nil {
-		return req, err
-	}
-	req.Options = client.JobOptions{
-		Test: o.Test, Bench: o.Bench, Setup: o.Setup, CopyFiles: o.CopyFiles,
-		Timeout: o.Timeout.String(), MinSpeedup: o.MinSpeedup, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-		BenchBudget: o.BenchBudget.String(), Metric: o.Metric, BenchFilter: o.BenchFilter, BenchArgs: o.BenchArgs,
-		BuildFlags: o.GoBuildFlags(), NoPin: o.NoPin, MemLimit: o.MemLimit(), Sandbox: o.Sandbox,
-		SandboxNet: o.SandboxNet, NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustTests, NoCache: o.NoCache,
-		NoProfile: o.NoProfile, ProfileCmd: o.ProfileCmd, Parallel: parallel, Config: cfg,
-	}
-	if req.Kind == "" {
-		req.Kind = "run"
+	req := client.JobRequest{Repo: plan.repo.Root, Base: plan.base, CandidateRefs: o.CandidateRefs, Kind: o.Kind,
+		Options: client.JobOptionsOf(o.evaluatorOptions(plan.repo, plan.base, parallel, nil, nil))}
+	req.Options.MinSpeedup = o.MinSpeedup // as given: a percentage through a fraction and back may gain a last digit
+	for _, p := range o.Candidates {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return req, err
+		}
+		req.CandidatePaths = append(req.CandidatePaths, abs)
 	}
 	return req, nil
 }
