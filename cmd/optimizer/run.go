@@ -19,6 +19,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -287,19 +288,12 @@ func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evalu
 }
 
 // showingProgress runs job, which sends its events to opts.Events, while
-// one goroutine owns the terminal and shows them.
+// one goroutine owns the terminal and shows them (progress.While).
 func showingProgress(opts *evaluator.Options, stderr io.Writer, verbose bool, job func() (*evaluator.Report, error)) (*evaluator.Report, error) {
-	events := make(chan evaluator.Event, 64)
-	opts.Events = events
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		showProgress(events, stderr, verbose, evaluator.NewETA(*opts))
-	}()
-	rep, err := job()
-	close(events)
-	<-done
-	return rep, err
+	return progress.While(stderr, showBars(stderr, verbose), evaluator.NewETA(*opts), func(events chan<- evaluator.Event) (*evaluator.Report, error) {
+		opts.Events = events
+		return job()
+	})
 }
 
 // regressions is the --fail-on-regression gate: an error wrapping

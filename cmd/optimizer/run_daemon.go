@@ -8,6 +8,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
 )
 
@@ -71,17 +72,11 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 // ends, and returns its report and the error it ended with. When ctx ends
 // first, it cancels the job and returns what the job has.
 func followJob(ctx context.Context, c *client.Client, id string, o runOptions, stderr io.Writer) (*evaluator.Report, error) {
-	events := make(chan evaluator.Event, 64)
-	done := make(chan struct{})
 	// The daemon decides the slots: with none known, the ETA says nothing.
-	plan := &evaluator.ETA{Timeout: o.Timeout, Budget: o.BenchBudget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, NoBench: o.Bench == "none"}
-	go func() { // owned by followJob: it ends when events is closed below
-		defer close(done)
-		showProgress(events, stderr, o.Verbose, plan)
-	}()
-	j, err := c.Follow(ctx, id, func(e evaluator.Event) { events <- e })
-	close(events)
-	<-done
+	est := &evaluator.ETA{Timeout: o.Timeout, Budget: o.BenchBudget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, NoBench: o.Bench == "none"}
+	j, err := progress.While(stderr, showBars(stderr, o.Verbose), est, func(events chan<- evaluator.Event) (client.Job, error) {
+		return c.Follow(ctx, id, func(e evaluator.Event) { events <- e })
+	})
 	if err == nil && j.State != "finished" {
 		err = fmt.Errorf("the daemon's job %s is %s", id, j.State)
 	}
