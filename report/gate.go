@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +16,20 @@ const (
 	GateAllocs     = "allocs"     // allocs/op increased on some benchmark (exact, not tested)
 	GateNone       = "none"       // no performance gate; a failing head still fails
 )
+
+// CheckGates checks a list of --fail-on gates: each is one of the Gate
+// constants, and GateNone stands alone.
+func CheckGates(gates []string) error {
+	for _, g := range gates {
+		if !slices.Contains([]string{GateRegression, GateMixed, GateAllocs, GateNone}, g) {
+			return fmt.Errorf("%q: want regression, mixed, allocs or none", g)
+		}
+	}
+	if slices.Contains(gates, GateNone) && len(gates) > 1 {
+		return errors.New("none cannot be combined with other gates")
+	}
+	return nil
+}
 
 // Gate is optimizer ci's judgement of the head: whether the head failed,
 // and which --fail-on conditions it meets.

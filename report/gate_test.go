@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,6 +116,27 @@ func TestJudgeGate(t *testing.T) {
 			}
 			if tt.why != "" && !strings.Contains(g.Line(), tt.why) {
 				t.Errorf("line %q does not say %q", g.Line(), tt.why)
+			}
+		})
+	}
+}
+
+func TestCheckGates(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		gates []string
+		err   string // "" when the list is good
+	}{
+		{"One", []string{GateRegression}, ""},
+		{"Several", []string{GateRegression, GateMixed, GateAllocs}, ""},
+		{"None", []string{GateNone}, ""},
+		{"Unknown", []string{GateRegression, "slower"}, `"slower": want regression, mixed, allocs or none`},
+		{"NoneWithOthers", []string{GateNone, GateAllocs}, "none cannot be combined with other gates"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckGates(tt.gates)
+			if got := fmt.Sprint(err); (err == nil) != (tt.err == "") || (err != nil && got != tt.err) {
+				t.Errorf("CheckGates(%q) = %v, want %q", tt.gates, err, tt.err)
 			}
 		})
 	}

@@ -7,23 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/premerge"
 	"github.com/optimizer-dev/optimizer/report"
-)
-
-// The --fail-on gates of optimizer ci.
-const (
-	gateRegression = report.GateRegression
-	gateMixed      = report.GateMixed
-	gateAllocs     = report.GateAllocs
-	gateNone       = report.GateNone
 )
 
 // ciOptions are the flags of optimizer ci: run's, plus the pull request's
@@ -38,7 +28,7 @@ type ciOptions struct {
 }
 
 func newCICmd(stdout, stderr io.Writer) *cobra.Command {
-	o := ciOptions{runOptions: defaultRunOptions(), FailOn: []string{gateRegression}, Out: "optimizer-ci"}
+	o := ciOptions{runOptions: defaultRunOptions(), FailOn: []string{report.GateRegression}, Out: "optimizer-ci"}
 	o.Kind = "ci"
 	o.Base = ""
 	// A pull request's test edits are reviewed by people, and the comment
@@ -88,13 +78,8 @@ does not build, its tests fail or time out, or its benchmarks error.`,
 
 // validateCI checks ci's own flags.
 func (o *ciOptions) validateCI() error {
-	for _, g := range o.FailOn {
-		if !slices.Contains([]string{gateRegression, gateMixed, gateAllocs, gateNone}, g) {
-			return usageErrorf("--fail-on %q: want regression, mixed, allocs or none", g)
-		}
-	}
-	if slices.Contains(o.FailOn, gateNone) && len(o.FailOn) > 1 {
-		return usageErrorf("--fail-on none cannot be combined with other gates")
+	if err := report.CheckGates(o.FailOn); err != nil {
+		return usageErrorf("--fail-on %w", err)
 	}
 	if o.Budget < 0 {
 		return usageErrorf("--budget %v: must be positive, or 0 for none", o.Budget)
@@ -108,7 +93,7 @@ func (o *ciOptions) validateCI() error {
 // runCI is optimizer ci. getenv reads the CI's variables.
 func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout, stderr io.Writer) error {
 	start := time.Now()
-	pr, err := premerge.Detect(getenv, o.Base, o.Head)
+	job, err := premerge.Prepare(ctx, getenv, o.Repo, o.Base, o.Head, o.Candidates)
 	var de *premerge.DetectError
 	if errors.As(err, &de) {
 		return &usageError{err}
@@ -116,19 +101,7 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	r, err := gitcmd.FindRepo(ctx, o.Repo)
-	if err != nil {
-		return err
-	}
-	mergeBase, head, err := pr.Resolve(ctx, r)
-	if err != nil {
-		return err
-	}
-	cands, err := pr.Candidates(ctx, r.Root, mergeBase, head, o.Candidates)
-	if err != nil {
-		return err
-	}
-	plan := jobPlan{repo: r, base: mergeBase, label: "the merge base", cands: cands}
+	plan := jobPlan{repo: job.Repo, base: job.MergeBase, label: "the merge base", cands: job.Candidates}
 	out, err := filepath.Abs(o.Out)
 	if err == nil {
 		err = os.MkdirAll(out, 0o755)
@@ -145,7 +118,7 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 		plan.deadline = start.Add(o.Budget)
 	}
 	fmt.Fprintf(stderr, "optimizer ci: %shead %s (%s) against the merge base %s of %s\n",
-		pr.Label(), report.ShortHash(head), plan.cands[0].Name, report.ShortHash(mergeBase), pr.BaseName())
+		job.PR.Label(), report.ShortHash(job.Head), job.Candidates[0].Name, report.ShortHash(job.MergeBase), job.PR.BaseName())
 
 	return executeJob(ctx, run, plan, stderr, func(rep *evaluator.Report, err error) error {
 		if rep == nil {
@@ -154,8 +127,7 @@ func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout,
 			}
 			return fmt.Errorf("evaluate: %w", err)
 		}
-		g := report.JudgeGate(rep, plan.cands[0].Name, o.FailOn)
-		werr := premerge.WriteOutputs(out, pr, rep, g)
+		g, werr := job.Publish(out, rep, o.FailOn)
 		if werr == nil {
 			werr = report.Write(stdout, rep, o.Format)
 		}

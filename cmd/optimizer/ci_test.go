@@ -13,19 +13,6 @@ import (
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
-func writeEvent(t *testing.T, path, baseRef, baseSHA, headRef, headSHA string) {
-	t.Helper()
-	ev := map[string]any{"number": 7, "pull_request": map[string]any{
-		"number": 7,
-		"base":   map[string]string{"ref": baseRef, "sha": baseSHA},
-		"head":   map[string]string{"ref": headRef, "sha": headSHA},
-	}}
-	b, _ := json.Marshal(ev)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // ciRepo is a repository with main and a pull request branch, feature,
 // that changes how long the benchmark sleeps and whether the test passes.
 func ciRepo(t *testing.T, speed, ok string) (repo, base, head string) {
@@ -62,7 +49,8 @@ func ciRepo(t *testing.T, speed, ok string) (repo, base, head string) {
 // pull_request job would: a faster head passes, a slower head fails the
 // gate with 3, and a head whose tests fail exits 4. Each writes the step
 // summary, the comment and the artifact directory, and leaves the
-// repository as it was.
+// repository as it was. The job's branches come from GITHUB_BASE_REF and
+// GITHUB_HEAD_REF; reading the event file is premerge's (TestPrepare).
 func TestCI_GitHub(t *testing.T) {
 	testenv.Long(t)
 	for _, tt := range []struct {
@@ -77,10 +65,9 @@ func TestCI_GitHub(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			repo, base, head := ciRepo(t, tt.speed, tt.ok)
 			work := t.TempDir()
-			event, summary, out := filepath.Join(work, "event.json"), filepath.Join(work, "summary.md"), filepath.Join(work, "out")
-			writeEvent(t, event, "main", base, "feature", head)
+			summary, out := filepath.Join(work, "summary.md"), filepath.Join(work, "out")
 			for k, v := range map[string]string{
-				"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event,
+				"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": "", // the runner's own, if any, is not this job's
 				"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature", "GITHUB_STEP_SUMMARY": summary,
 			} {
 				t.Setenv(k, v)
