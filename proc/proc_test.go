@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -39,14 +40,18 @@ func TestRun_StartErrors(t *testing.T) {
 			t.Errorf("got %v, want ErrNoArgs", err)
 		}
 	})
+	// Paths under a fresh temporary directory, not fixed ones such as
+	// /nonexistent: the tests run as root on CI, where anything may make
+	// such a directory.
 	t.Run("NotFound", func(t *testing.T) {
-		_, err := Run(t.Context(), Cmd{Args: []string{"/nonexistent/optimizer-proc-test"}, CPU: -1})
-		if err == nil || !strings.Contains(err.Error(), "start /nonexistent/optimizer-proc-test") {
+		missing := filepath.Join(t.TempDir(), "optimizer-proc-test")
+		_, err := Run(t.Context(), Cmd{Args: []string{missing}, CPU: -1})
+		if err == nil || !strings.Contains(err.Error(), "start "+missing) {
 			t.Errorf("got %v, want a start error naming the command", err)
 		}
 	})
 	t.Run("BadDir", func(t *testing.T) {
-		if _, err := Run(t.Context(), Cmd{Args: Shell("true"), Dir: "/nonexistent/dir", CPU: -1}); err == nil {
+		if _, err := Run(t.Context(), Cmd{Args: Shell("true"), Dir: filepath.Join(t.TempDir(), "missing"), CPU: -1}); err == nil {
 			t.Error("got nil error for a missing directory")
 		}
 	})
