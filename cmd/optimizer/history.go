@@ -32,12 +32,11 @@ func newHistoryCmd(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// history prints a table of past jobs: id, start, kind, state, candidates
-// and winner.
+// history prints a table of past jobs (report.History).
 func history(ctx context.Context, o historyOptions, w io.Writer) error {
 	db, _, err := o.open(ctx)
 	if errors.Is(err, store.ErrNoJobs) {
-		fmt.Fprintln(w, "no jobs yet")
+		report.History(w, nil, nil)
 		return nil
 	}
 	if err != nil {
@@ -48,23 +47,14 @@ func history(ctx context.Context, o historyOptions, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("list jobs: %w", err)
 	}
-	if len(jobs) == 0 {
-		fmt.Fprintln(w, "no jobs yet")
-		return nil
-	}
-	rows := [][]string{{"JOB", "STARTED", "KIND", "STATE", "BASE", "CANDIDATES", "WINNER"}}
-	for _, j := range jobs {
-		cands, err := db.Candidates(ctx, j.ID)
+	cands := make([]int, len(jobs))
+	for i, j := range jobs {
+		rows, err := db.Candidates(ctx, j.ID)
 		if err != nil {
 			return fmt.Errorf("read candidates of job %s: %w", j.ID, err)
 		}
-		winner := j.Winner
-		if winner == "" {
-			winner = "-"
-		}
-		rows = append(rows, []string{j.ID, j.Started.Local().Format("2006-01-02 15:04:05"), j.Kind, j.State,
-			report.ShortHash(j.Base), fmt.Sprint(len(cands)), winner})
+		cands[i] = len(rows)
 	}
-	report.Columns(w, "", rows)
+	report.History(w, jobs, cands)
 	return nil
 }
