@@ -254,8 +254,15 @@ func TestRun_Store(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if job.State != "finished" || job.Winner != "fast" || len(job.Report) == 0 {
-		t.Errorf("job row = state %q winner %q report %d bytes", job.State, job.Winner, len(job.Report))
+	// The winner column says what the report says. Which candidate wins is
+	// not this test's point: under a busy machine's load (20 on 2 CPUs) fast
+	// has ended not-faster.
+	winner := ""
+	if rep.Winner != nil {
+		winner = *rep.Winner
+	}
+	if job.State != "finished" || job.Winner != winner || len(job.Report) == 0 {
+		t.Errorf("job row = state %q winner %q report %d bytes; the report's winner is %q", job.State, job.Winner, len(job.Report), winner)
 	}
 	rows, err := h.db.Candidates(ctx, rep.Job)
 	if err != nil {

@@ -161,11 +161,11 @@ func TestBadCandidates(t *testing.T) {
 	outsideBefore := listTree(t, outside)
 	parentBefore := listTree(t, filepath.Dir(repo))
 
-	// 20 pairs: on a busy machine (load 17 on 2 CPUs) 8 left good, ten
-	// times faster, not-faster with [1.03×, 6.47×]; the sequential test
-	// stops as soon as it is settled, so a quiet machine takes no longer.
+	// No benchmark: the point is which candidates are refused, and good's
+	// speed under a busy machine's load (20 on 2 CPUs left it not-faster
+	// even at 20 pairs) is no part of it.
 	out := runOK(t, exitOK, "--repo", repo, "--candidates", cands, "-j", "2", "--format", "json",
-		"--test", "sh test.sh", "--bench", "sh bench.sh", "--no-profile", "--max-pairs", "20")
+		"--test", "sh test.sh", "--bench", "none")
 	rep := decodeJSONReport(t, out)
 	want := map[string]string{ // candidate -> a word its message must hold
 		"malformed": "diff", "stale": "ok", "dotdot": "..", "absolute": "abs", "intogit": ".git",
@@ -176,8 +176,8 @@ func TestBadCandidates(t *testing.T) {
 	for _, c := range rep.Candidates {
 		got[c.Name] = true
 		if c.Name == "good" {
-			if c.Verdict != "winner" {
-				t.Errorf("good: %s", c.Verdict)
+			if c.Verdict != "passed" {
+				t.Errorf("good: %s, want passed", c.Verdict)
 			}
 			continue
 		}
