@@ -49,6 +49,19 @@ type Generator struct {
 	Timeout time.Duration // 0 is DefaultGeneratorTimeout
 }
 
+// Generators are the generators of commands: those of stdout first, then
+// those of edit (Edit), each call limited to timeout.
+func Generators(stdout, edit []string, timeout time.Duration) []Generator {
+	var gens []Generator
+	for _, c := range stdout {
+		gens = append(gens, Generator{Command: c, Timeout: timeout})
+	}
+	for _, c := range edit {
+		gens = append(gens, Generator{Command: c, Edit: true, Timeout: timeout})
+	}
+	return gens
+}
+
 // A Request is what a generator is asked. Its JSON form is versioned by
 // Schema; docs/generators.md documents it.
 type Request struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -59,6 +60,18 @@ type Loop struct {
 	// Progress, when set, is told what the loop does, a line at a time.
 	Progress func(round int, msg string)
 	Logger   *slog.Logger
+}
+
+// PrintProgress is a Loop.Progress that writes each line to w, as
+// "optimize: round 2: MSG", or "optimize: MSG" outside a round.
+func PrintProgress(w io.Writer) func(round int, msg string) {
+	return func(round int, msg string) {
+		if round > 0 {
+			fmt.Fprintf(w, "optimize: round %d: %s\n", round, msg)
+		} else {
+			fmt.Fprintf(w, "optimize: %s\n", msg)
+		}
+	}
 }
 
 // entry is one candidate of the run, with where it came from and what its

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -117,6 +118,13 @@ func (s *GeneratorStats) count(res evaluator.CandidateResult) {
 	if faster(res.Verdict) {
 		s.Faster++
 	}
+}
+
+// WriteJSON writes the report as indented JSON, the form it is stored in.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
 }
 
 // WriteText writes the report for a terminal.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -132,7 +131,8 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	defer w.close()
 	db, pool, logger := w.DB, w.Pool, w.logger
 
-	say := func(msg string) { fmt.Fprintf(stderr, "optimize: %s\n", msg) }
+	progress := optimize.PrintProgress(stderr)
+	say := func(msg string) { progress(0, msg) }
 	if targets, err = optimize.FindTargets(ctx, pool, r.Root, base, o.BenchFilter, o.HotTargets, targets, say); err != nil {
 		return err
 	}
@@ -142,31 +142,16 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
 			return evaluate(ctx, pool, db, opts, stderr, o.Verbose)
 		},
-		Progress: func(round int, msg string) {
-			if round > 0 {
-				fmt.Fprintf(stderr, "optimize: round %d: %s\n", round, msg)
-			} else {
-				fmt.Fprintf(stderr, "optimize: %s\n", msg)
-			}
-		},
-	}
-	for _, c := range o.Generate {
-		loop.Generators = append(loop.Generators, optimize.Generator{Command: c, Timeout: o.GenTimeout})
-	}
-	for _, c := range o.GenerateEdit {
-		loop.Generators = append(loop.Generators, optimize.Generator{Command: c, Edit: true, Timeout: o.GenTimeout})
+		Progress:   progress,
+		Generators: optimize.Generators(o.Generate, o.GenerateEdit, o.GenTimeout),
 	}
 	rep, err := loop.Run(ctx)
 	if rep != nil {
-		var werr error
+		write := rep.WriteText
 		if o.Format == formatJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			werr = enc.Encode(rep)
-		} else {
-			werr = rep.WriteText(stdout)
+			write = rep.WriteJSON
 		}
-		if err == nil {
+		if werr := write(stdout); err == nil {
 			err = werr
 		}
 	}
