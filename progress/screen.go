@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
@@ -20,6 +21,26 @@ type Screen struct {
 	TTY      bool // Err is a terminal: a status line shows there
 
 	status bool // a status line is showing
+}
+
+// Show makes the screen show the session ws: its lines (Out), the status
+// of the evaluation in flight from its events (Started, Progress), with
+// the time left from the estimator eta gives for it, and with Verbose each
+// evaluation's report (Finished). It sets those four fields of ws, before
+// ws.Run.
+func (s *Screen) Show(ws *watch.Session, eta func(*watch.Work) *evaluator.ETA) {
+	var tr *Tracker // the evaluation in flight's; only the session's goroutine uses it
+	ws.Out = s.Record
+	ws.Started = func(w *watch.Work) {
+		tr = NewTracker(time.Now, eta(w))
+		s.SetStatus(w.Subject() + ": starting…")
+	}
+	ws.Progress = func(w *watch.Work, e evaluator.Event) { s.Progress(tr, w, e) }
+	ws.Finished = func(_ *watch.Work, rep *evaluator.Report) {
+		if s.Verbose {
+			s.Report(rep)
+		}
+	}
 }
 
 // Record prints one line of the session: text, or a JSON object.

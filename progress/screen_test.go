@@ -74,3 +74,36 @@ func TestScreen_Progress(t *testing.T) {
 		t.Errorf("progress wrote to out: %q", out.String())
 	}
 }
+
+// TestScreen_Show: the session's callbacks drive the screen: a start shows
+// a status with the work's subject, its events track the work with the
+// estimator eta gives for it, a line erases the status, and only Verbose
+// prints each report.
+func TestScreen_Show(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		var out, errw strings.Builder
+		scr := &Screen{Out: &out, Err: &errw, TTY: !verbose, Verbose: verbose}
+		var ws watch.Session
+		var asked []*watch.Work
+		scr.Show(&ws, func(w *watch.Work) *evaluator.ETA { asked = append(asked, w); return nil })
+		w := &watch.Work{}
+		ws.Started(w)
+		ws.Progress(w, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
+		ws.Out(watch.Record{Subject: "12:00:00 a.go", Summary: "tests pass"})
+		ws.Finished(w, &evaluator.Report{Job: "job1"})
+		if len(asked) != 1 || asked[0] != w {
+			t.Errorf("verbose %v: eta asked for %v, want the started work once", verbose, asked)
+		}
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if lines[0] != "12:00:00 a.go: tests pass" || (len(lines) > 1) != verbose {
+			t.Errorf("verbose %v: out = %q, want the line, then the report only with -v", verbose, out.String())
+		}
+		wantErr := "\r\x1b[K" + w.Subject() + ": starting…\r\x1b[K" + w.Subject() + ": testing…\r\x1b[K"
+		if verbose {
+			wantErr = "phase: behavior\n"
+		}
+		if errw.String() != wantErr {
+			t.Errorf("verbose %v: err = %q, want %q", verbose, errw.String(), wantErr)
+		}
+	}
+}

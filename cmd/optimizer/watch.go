@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,20 +143,15 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	if err != nil {
 		return err
 	}
-	head, err := r.Resolve(ctx, "HEAD")
+	s, err := watch.NewSession(ctx, r)
 	if err != nil {
-		return fmt.Errorf("resolve HEAD: %w (watch needs a commit to compare against)", err)
+		return err
 	}
 	o.Kind = "watch"
-	root := r.Root
-	if real, err := filepath.EvalSymlinks(r.Root); err == nil {
-		root = real
-	}
 	n, why := evaluator.Slots(int(o.Parallel), 1, o.Test, evaluator.ThisMachine())
 	if o.Parallel > 0 {
 		n, why = int(o.Parallel), "-j"
 	}
-	var extra []string
 	for _, p := range o.Candidates {
 		abs, err := filepath.Abs(p)
 		if err == nil {
@@ -166,26 +160,21 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		if err != nil {
 			return fmt.Errorf("find --candidates %s: %w", p, err)
 		}
-		extra = append(extra, abs)
+		s.Extra = append(s.Extra, abs)
 	}
 	scr := &progress.Screen{Out: stdout, Err: stderr, JSON: o.Format == formatJSON, Verbose: o.Verbose, TTY: !o.Verbose && isTerminal(stderr)}
 	log := newLogger(o.Verbose, stderr)
 
-	var (
-		work     *evaluator.Work // in this process; through a daemon, it has the pool and the store
-		evaluate func(context.Context, evaluator.Options) (*evaluator.Report, error)
-		skip     = []string{r.OptimizerDir()} // the slots are under it
-		where    = ""
-	)
+	where := "" // in this process, the session holds the pool and the store; through a daemon, the daemon does
 	if c := o.onDaemon(ctx); c != nil {
-		evaluate, where = c.NewSession().Evaluate, ", on the daemon"
+		s.Evaluate, where = c.NewSession().Evaluate, ", on the daemon"
 		defer scr.Clear()
 	} else {
-		work, err = evaluator.OpenWork(ctx, r.StorePath(o.DB), movedAside(stderr), worktreepool.Options{
-			Repo: r.Root, Base: head, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, MachineLock: o.machineLock, Logger: log,
+		work, werr := evaluator.OpenWork(ctx, r.StorePath(o.DB), movedAside(stderr), worktreepool.Options{
+			Repo: r.Root, Base: s.Head, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, MachineLock: o.machineLock, Logger: log,
 		})
-		if err != nil {
-			return dbHint(err)
+		if werr != nil {
+			return dbHint(werr)
 		}
 		defer func() {
 			scr.Clear()
@@ -193,54 +182,28 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 				err = cerr
 			}
 		}()
-		skip = append(skip, work.Pool.Dir())
-	}
-
-	// What optimizer itself writes in the tree is not the user's work: a
-	// store given with --db, the candidates folders, the slots, its folder.
-	var mine []string
-	if o.DB != "" {
-		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-			mine = append(mine, o.DB+suffix)
-		}
-	}
-	own := watch.Rel(root, slices.Concat(mine, extra, skip))
-	var tr *progress.Tracker // the evaluation in flight's; only the session's goroutine uses it
-	s := &watch.Session{
-		Root: root, Head: head, Extra: extra, Skip: skip,
-		Own:      func(p string) bool { return watch.IsOwn(p, configFile, own) },
-		Evaluate: evaluate,
-		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
-			ro := o.runOptions
-			ro.Test = test
-			if budget > 0 {
-				ro.BenchBudget = budget
-			}
-			return ro.evaluatorOptions(r, head, n, cands, log)
-		},
-		Test: o.Test, All: o.All, BenchBudget: o.BenchBudget, QuickBudget: o.quickBudget,
-		Artifacts: r.ArtifactsDir(), KeptArtifacts: o.keptArtifacts,
-		Quiet: o.Quiet, MaxWait: o.MaxWait, Logger: log,
-		Out: scr.Record,
-		Ready: func() {
-			fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s)%s; Ctrl-C to stop\n",
-				root, report.ShortHash(head), report.Plural(n, "slot"), why, where)
-		},
-		Started: func(w *watch.Work) {
-			tr = progress.NewTracker(time.Now, &evaluator.ETA{Slots: n, Budget: cmp.Or(w.Budget(), o.BenchBudget), MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-				Timeout: o.Timeout, NoBench: o.Bench == "none"})
-			scr.SetStatus(w.Subject() + ": starting…")
-		},
-		Progress: func(w *watch.Work, e evaluator.Event) { scr.Progress(tr, w, e) },
-		Finished: func(_ *watch.Work, rep *evaluator.Report) {
-			if o.Verbose {
-				scr.Report(rep)
-			}
-		},
-	}
-	if work != nil {
 		s.Pool, s.DB = work.Pool, work.DB
+		s.Skip = append(s.Skip, work.Pool.Dir())
 	}
+	s.Own = s.OwnFiles(configFile, o.DB) // a store given with --db, the candidates folders, the slots, optimizer's folder
+	s.Options = func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
+		ro := o.runOptions
+		ro.Test = test
+		if budget > 0 {
+			ro.BenchBudget = budget
+		}
+		return ro.evaluatorOptions(r, head, n, cands, log)
+	}
+	s.Test, s.All, s.BenchBudget, s.QuickBudget, s.KeptArtifacts = o.Test, o.All, o.BenchBudget, o.quickBudget, o.keptArtifacts
+	s.Quiet, s.MaxWait, s.Logger = o.Quiet, o.MaxWait, log
+	s.Ready = func() {
+		fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s)%s; Ctrl-C to stop\n",
+			s.Root, report.ShortHash(s.Head), report.Plural(n, "slot"), why, where)
+	}
+	scr.Show(s, func(w *watch.Work) *evaluator.ETA {
+		return &evaluator.ETA{Slots: n, Budget: cmp.Or(w.Budget(), o.BenchBudget), MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
+			Timeout: o.Timeout, NoBench: o.Bench == "none"}
+	})
 	if err := s.Run(ctx); err != nil {
 		return err
 	}
