@@ -34,10 +34,14 @@ func OpenLive(ctx context.Context, path string, alive Alive) (*DB, error) {
 	return db, nil
 }
 
-// OpenToRead is OpenLive for readers of past jobs: a store that cannot be
+// OpenToRead is OpenLive for readers of past jobs: it makes no store, so
+// a missing one is ErrNoJobs (naming the path), and a store that cannot be
 // opened for writing (on a read-only file system, say) is opened read-only
 // as it is, without marking dead jobs interrupted.
 func OpenToRead(ctx context.Context, path string, alive Alive) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w (no store at %s)", ErrNoJobs, path)
+	}
 	db, err := OpenLive(ctx, path, alive)
 	if err == nil || IsCorrupt(err) || errors.Is(err, ErrIsDirectory) {
 		return db, err

@@ -42,6 +42,19 @@ func TestOpenLive(t *testing.T) {
 	}
 }
 
+// TestOpenToRead_Missing: a reader makes no store; a missing one is
+// ErrNoJobs, naming where it was looked for.
+func TestOpenToRead_Missing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "optimizer.db")
+	db, err := OpenToRead(context.Background(), path, dead)
+	if !errors.Is(err, ErrNoJobs) || !strings.Contains(err.Error(), "no store at "+path) || db != nil {
+		t.Errorf("OpenToRead(missing) = %v, %v; want ErrNoJobs naming %s", db, err, path)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenToRead made a store: %v", err)
+	}
+}
+
 // TestOpenForJob_Corrupt: a corrupt store is moved aside, the caller is
 // told, and a new store is made; readers and MarkDead do not make one.
 func TestOpenForJob_Corrupt(t *testing.T) {

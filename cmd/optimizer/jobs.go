@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -24,19 +21,16 @@ func (o *storeOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.DB, "db", "", "store file (default <git-common-dir>/optimizer/optimizer.db)")
 }
 
-// open opens the store of an existing repository. It does not create one:
-// a missing store is store.ErrNoJobs. Running jobs whose process died are marked
-// interrupted first, so that what is shown is true.
+// open opens the store of an existing repository (store.OpenToRead). It
+// does not create one: a missing store is store.ErrNoJobs. Running jobs
+// whose process died are marked interrupted first, so that what is shown is
+// true.
 func (o storeOptions) open(ctx context.Context) (*store.DB, gitcmd.Repo, error) {
 	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return nil, gitcmd.Repo{}, err
 	}
-	path := r.StorePath(o.DB)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, r, fmt.Errorf("%w (no store at %s)", store.ErrNoJobs, path)
-	}
-	db, err := openStoreToRead(ctx, path)
+	db, err := openStoreToRead(ctx, r.StorePath(o.DB))
 	return db, r, err
 }
 
