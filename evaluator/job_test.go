@@ -245,6 +245,7 @@ func TestRun_Store(t *testing.T) {
 	h := newHarness(t, shellRepo)
 	opts := shellOptions()
 	opts.Candidates = opts.Candidates[:3]
+	opts.MaxPairs = 12 // enough to store pairs; at load 25 the default cap made this test take 101 s
 	rep, err := h.run(t, context.Background(), 2, opts)
 	if err != nil {
 		t.Fatal(err)
