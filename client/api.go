@@ -115,6 +115,10 @@ type Event struct {
 	Total     int                        `json:"total"`
 	Message   string                     `json:"message,omitempty"`
 	Result    *evaluator.CandidateResult `json:"result,omitempty"`
+	// Since and AtBase are, for a "stuck" event, when the test started and
+	// how long it took at base.
+	Since  time.Time     `json:"since,omitzero"`
+	AtBase time.Duration `json:"at_base,omitempty"`
 }
 
 // Event kinds the daemon adds to the evaluator's.
@@ -129,13 +133,13 @@ const (
 // FromEvaluator converts an evaluator event of job id.
 func FromEvaluator(id string, e evaluator.Event) Event {
 	return Event{Job: id, Kind: string(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
-		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result}
+		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase}
 }
 
 // Evaluator converts e back into the evaluator's event.
 func (e Event) Evaluator() evaluator.Event {
 	return evaluator.Event{Kind: evaluator.EventKind(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
-		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result}
+		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase}
 }
 
 // Health is the body of GET /v1/health.

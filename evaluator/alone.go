@@ -51,5 +51,5 @@ func (j *job) baseAlone(ctx context.Context) (*testOutcome, error) {
 			j.pool.Release(s)
 		}
 	}()
-	return j.runTests(ctx, slots[0])
+	return j.runTests(ctx, slots[0], nil)
 }

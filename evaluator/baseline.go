@@ -70,6 +70,7 @@ type baseline struct {
 // outcome for this base, command and environment.
 func (j *job) startBaseline(ctx context.Context) *baseline {
 	b := &baseline{done: make(chan struct{})}
+	j.base = b
 	if out, ok := j.cachedBaseline(ctx); ok && !j.opts.NoCache {
 		j.log.Debug("baseline cached", "result", out.summary())
 		b.set(out, nil)
@@ -128,7 +129,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	j.log.Debug("baseline tests start", "slot", slot.Name())
 	out, err := func() (*testOutcome, error) {
 		defer j.pool.Release(slot)
-		return j.runTests(ctx, slot)
+		return j.runTests(ctx, slot, nil)
 	}()
 	if err == nil && out.TimedOut && j.oversubscribed() && ctx.Err() == nil {
 		out, err = j.baseAlone(ctx)

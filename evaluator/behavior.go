@@ -163,7 +163,7 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 	}
 	j.log.Debug("candidate staged", "candidate", c.spec.Name, "slot", slot.Name(), "took", since(start))
 	j.log.Debug("tests start", "candidate", c.spec.Name, "slot", slot.Name())
-	out, err := j.runTests(ctx, slot)
+	out, err := j.runTests(ctx, slot, c)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
@@ -218,9 +218,9 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 	return nil
 }
 
-// runTests runs the test command in a slot. The error is only for a command
-// that could not start.
-func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutcome, error) {
+// runTests runs the test command in a slot, for candidate c (nil: base).
+// The error is only for a command that could not start.
+func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, error) {
 	cmd := proc.Cmd{Dir: slot.Dir(), Env: testEnv(slot.Env()), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
 		MemLimit: j.opts.MemLimit, Sandbox: j.box(slot, nil, nil)}
 	var parser *gotest.Parser
@@ -230,7 +230,12 @@ func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot) (*testOutco
 		parser = gotest.NewParser()
 		stdout.w = parser
 	}
+	stopWatch := func() {}
+	if c != nil {
+		stopWatch = j.watchStuck(ctx, c, parser)
+	}
 	res, err := proc.Run(ctx, cmd)
+	stopWatch()
 	if err != nil {
 		return nil, err
 	}

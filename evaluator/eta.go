@@ -24,6 +24,8 @@ import (
 //     known, the mean of every finished candidate's test;
 //   - a running test, what is left of the reference; past it, as long again
 //     as it has run (slow tests have a long tail); never past --timeout;
+//     one of whose tests is stuck (EventStuck: it has run far past its time
+//     at base), to --timeout;
 //   - tests are spread over the slots;
 //   - a benchmark still to come (a candidate that passed, or an untested one
 //     at the pass rate seen so far) takes a set-up (the mean of those after
@@ -61,6 +63,7 @@ type ETA struct {
 	baseFrom  time.Duration // work clock (see work) when phase 1 started
 	baseTest  time.Duration // base's test time; 0 while unknown
 	testFrom  map[string]time.Duration
+	stuck     map[string]bool // candidates with a stuck test (EventStuck)
 	testTimes []time.Duration // every finished candidate's test
 	passTimes []time.Duration // of those, the ones that passed
 	tested    int             // passed their tests, benchmark not finished
@@ -120,7 +123,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		e.origin = now
 	}
 	if e.testFrom == nil {
-		e.testFrom = map[string]time.Duration{}
+		e.testFrom, e.stuck = map[string]time.Duration{}, map[string]bool{}
 	}
 	if ev.Total > 0 {
 		e.total = ev.Total
@@ -149,6 +152,12 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 			e.testFrom[ev.Candidate] = w
 		case "benchmark":
 			e.bench, e.benchFrom, e.pairs = ev.Candidate, w, 0
+		}
+	case EventStuck:
+		if ev.Message != "" {
+			e.stuck[ev.Candidate] = true
+		} else {
+			delete(e.stuck, ev.Candidate)
 		}
 	case EventTested:
 		e.tested++
@@ -192,6 +201,7 @@ func (e *ETA) testDone(name string, w time.Duration, passed bool) {
 	if !ok {
 		return
 	}
+	delete(e.stuck, name)
 	e.testTimes = append(e.testTimes, w-from)
 	if passed {
 		e.passTimes = append(e.passTimes, w-from)
@@ -241,7 +251,7 @@ func (e *ETA) refTest() (time.Duration, bool) {
 func (e *ETA) testsLeft(w time.Duration, untested int, ref time.Duration) (left, most time.Duration) {
 	var sum, longest, sumMost, longestMost time.Duration
 	running := 0
-	for _, from := range e.testFrom {
+	for name, from := range e.testFrom {
 		el := w - from
 		l, m := ref-el, ref-el
 		if el >= ref {
@@ -250,6 +260,9 @@ func (e *ETA) testsLeft(w time.Duration, untested int, ref time.Duration) (left,
 		if e.Timeout > 0 {
 			m = max(0, e.Timeout-el)
 			l = min(l, m)
+			if e.stuck[name] {
+				l = m
+			}
 		}
 		sum, sumMost = sum+l, sumMost+m
 		longest, longestMost = max(longest, l), max(longestMost, m)

@@ -3,6 +3,8 @@ package evaluator
 import (
 	"testing"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 )
 
 // etaClock feeds an ETA events at given seconds since the start.
@@ -177,4 +179,48 @@ func TestETA_RecentPace(t *testing.T) {
 	// b: a set-up of (1.5 s − 1.5 s) / 2 = 0 and (20 + 20) / 2 pairs of
 	// two of the latest 0.25 s samples, not of the job's mean 0.625 s.
 	c.want("after a", 10*time.Second, 10*time.Second, false)
+}
+
+// TestETA_Stuck: a candidate with a stuck test (EventStuck) is predicted to
+// run to --timeout, not by the Lindy rule; once the test ends (an
+// EventStuck with no test), by the rule again.
+func TestETA_Stuck(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 2, Timeout: 15 * time.Second, NoBench: true})
+	c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"})
+	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"},
+		Event{Kind: EventStart, Phase: "behavior", Candidate: "ok"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "hang"})
+	c.at(4, Event{Kind: EventTested, Candidate: "ok"})
+	// hang has run base's 2 s: as long again, at most to its timeout.
+	c.want("at base's time", 2*time.Second, 13*time.Second, false)
+	c.at(5, Event{Kind: EventStuck, Candidate: "hang", Message: "p.TestLoop/n=3", AtBase: 10 * time.Millisecond})
+	c.want("stuck", 12*time.Second, 12*time.Second, false)
+	c.at(6, Event{Kind: EventStuck, Candidate: "hang"})
+	c.want("slow, not stuck", 4*time.Second, 11*time.Second, false)
+}
+
+// TestStuckTest: a running test is stuck past 10 times its time at base and
+// a second beyond it; of a stuck subtest and its parent, the subtest; a test
+// base did not run is never stuck.
+func TestStuckTest(t *testing.T) {
+	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	ago := func(s float64) time.Time { return now.Add(-time.Duration(s * float64(time.Second))) }
+	times := map[string]float64{"p.TestA": 0.01, "p.TestA/sub": 0.001, "p.TestB": 0.5, "p.TestC": 2}
+	for _, tt := range []struct {
+		name    string
+		running []gotest.Running
+		want    string // "" for none
+	}{
+		{"JustPastGrace", []gotest.Running{{Key: "p.TestB", Since: ago(5.1)}}, "p.TestB"},
+		{"UnderRatio", []gotest.Running{{Key: "p.TestC", Since: ago(19)}}, ""},
+		{"UnderGrace", []gotest.Running{{Key: "p.TestA", Since: ago(0.9)}}, ""},
+		{"Innermost", []gotest.Running{{Key: "p.TestA", Since: ago(3)}, {Key: "p.TestA/sub", Since: ago(2.9)}}, "p.TestA/sub"},
+		{"New", []gotest.Running{{Key: "p.TestNew", Since: ago(60)}}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _, ok := stuckTest(tt.running, times, now)
+			if got := map[bool]string{true: r.Key}[ok]; got != tt.want {
+				t.Errorf("stuck = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

@@ -64,6 +64,7 @@ type job struct {
 	// a caller that may have stopped reading events.
 	cancelled <-chan struct{}
 
+	base    *baseline     // set by startBaseline, before any candidate's tests start
 	sandbox SandboxReport // whether processes run sandboxed, and why not
 	jail    *jail         // what every sandbox shares; nil: no sandbox
 

@@ -209,6 +209,7 @@ const (
 	EventSample   EventKind = "sample"    // one benchmark pair measured (progress only)
 	EventWarning  EventKind = "warning"   // Message
 	EventWaiting  EventKind = "waiting"   // Message says who holds the machine; "" when the wait is over
+	EventStuck    EventKind = "stuck"     // Candidate's test Message has run far past its time at base (Since, AtBase); "" when it ended
 	EventJobDone  EventKind = "job-done"  // Report is complete
 )
 
@@ -227,4 +228,8 @@ type Event struct {
 	// BaseSample is, for EventSample, how long the pair's base sample took
 	// (ETA predicts the benchmarks to come from it).
 	BaseSample time.Duration
+	// Since and AtBase are, for EventStuck, when the test started and how
+	// long it took at base.
+	Since  time.Time
+	AtBase time.Duration
 }

@@ -2,9 +2,11 @@ package progress
 
 import (
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/report"
 )
 
@@ -25,6 +27,7 @@ type Tracker struct {
 	waiting string // who holds the machine this job waits for; "" when it does not wait
 
 	testing  map[string]time.Time // candidates whose tests run, since when
+	stuck    map[string]string    // the stuck test of a candidate whose tests run (EventStuck)
 	order    []string             // the order their tests started in
 	printed  time.Time            // when the last line was returned
 	shown    time.Time            // when the ETA on screen was; zero: none in this phase
@@ -34,7 +37,7 @@ type Tracker struct {
 // NewTracker returns a tracker that reads the time from now, with the
 // estimator est (nil: none).
 func NewTracker(now func() time.Time, est *evaluator.ETA) *Tracker {
-	return &Tracker{ETA: est, now: now, start: now(), testing: map[string]time.Time{}}
+	return &Tracker{ETA: est, now: now, start: now(), testing: map[string]time.Time{}, stuck: map[string]string{}}
 }
 
 // Line returns the line to print for e, or "" for none.
@@ -82,10 +85,19 @@ func (t *Tracker) line(e evaluator.Event) string {
 			return "the machine is free"
 		}
 		return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)
+	case evaluator.EventStuck:
+		if e.Message == "" {
+			delete(t.stuck, e.Candidate)
+			return ""
+		}
+		t.stuck[e.Candidate] = testName(e.Message)
+		return fmt.Sprintf("[%d/%d] %s: %s looks stuck%s%s", t.done, t.total, e.Candidate, testName(e.Message), stuckFor(e, t.now()), t.eta())
 	case evaluator.EventTested:
 		delete(t.testing, e.Candidate)
+		delete(t.stuck, e.Candidate)
 	case evaluator.EventDone:
 		delete(t.testing, e.Candidate)
+		delete(t.stuck, e.Candidate)
 		t.done = max(t.done, e.Done)
 		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, report.ProgressLine(e.Result), t.eta())
 	}
@@ -190,14 +202,43 @@ func (t *Tracker) activity() string {
 	}
 	var running []string
 	for _, name := range t.order {
-		if from, ok := t.testing[name]; ok {
-			running = append(running, fmt.Sprintf("%s (%s)", name, report.ShortDuration(t.now().Sub(from))))
+		from, ok := t.testing[name]
+		if !ok {
+			continue
 		}
+		s := name + " (" + report.ShortDuration(t.now().Sub(from))
+		if test := t.stuck[name]; test != "" {
+			s += ", stuck in " + test
+		}
+		running = append(running, s+")")
 	}
 	if len(running) == 0 {
 		return head + "testing"
 	}
 	return head + "testing " + report.ListSome(running, 3)
+}
+
+// stuckFor is " (running 2.1s, 10ms at base)" for a stuck test, or "" when
+// the event does not say (a client that does not relay the times).
+func stuckFor(e evaluator.Event, now time.Time) string {
+	if e.Since.IsZero() {
+		return ""
+	}
+	at := report.ShortDuration(e.AtBase)
+	if e.AtBase < 10*time.Millisecond {
+		at = "under 10ms" // go test reports hundredths of a second
+	}
+	return fmt.Sprintf(" (running %s, %s at base)", report.ShortDuration(now.Sub(e.Since)), at)
+}
+
+// testName is a test's key as a person reads it: "sumsq.TestSum/n=3" for
+// "example.com/demo/sumsq.TestSum/n=3".
+func testName(key string) string {
+	pkg, test := gotest.SplitKey(key)
+	if pkg == "" || test == "" {
+		return key
+	}
+	return path.Base(pkg) + "." + test
 }
 
 // Status is the job's current activity, for a bar or a status line:

@@ -193,3 +193,33 @@ func TestTracker_Refresh(t *testing.T) {
 		t.Errorf("with no estimator: %q, want none", got)
 	}
 }
+
+// TestTracker_Stuck: a stuck test gets a line naming it, with the ETA that
+// takes its candidate to the timeout, and the refreshed lines name it
+// until the test ends.
+func TestTracker_Stuck(t *testing.T) {
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := start
+	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, Timeout: 15 * time.Second, NoBench: true})
+	at := func(s float64, e evaluator.Event) string {
+		now = start.Add(time.Duration(s * float64(time.Second)))
+		return tr.Line(e)
+	}
+	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
+	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
+	at(2, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 8 passed"})
+	at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "hang"})
+	got := at(4.5, evaluator.Event{Kind: evaluator.EventStuck, Candidate: "hang", Message: "example.com/demo/sumsq.TestSum/n=3",
+		Since: start.Add(3 * time.Second), AtBase: 2 * time.Millisecond})
+	if want := "[0/1] hang: sumsq.TestSum/n=3 looks stuck (running 1.5s, under 10ms at base), ETA 13s"; got != want {
+		t.Errorf("stuck line: %q, want %q", got, want)
+	}
+	now = start.Add(40 * time.Second)
+	if got, want := tr.activity(), "[0/1] testing hang (38s, stuck in sumsq.TestSum/n=3)"; got != want {
+		t.Errorf("activity: %q, want %q", got, want)
+	}
+	at(41, evaluator.Event{Kind: evaluator.EventStuck, Candidate: "hang"})
+	if got, want := tr.activity(), "[0/1] testing hang (39s)"; got != want {
+		t.Errorf("activity after the test ended: %q, want %q", got, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MaxLine is the longest line the Parser keeps; the rest of a longer line is
@@ -35,8 +36,9 @@ type event struct {
 	Package     string
 	Test        string
 	Output      string
-	ImportPath  string // build-output, build-fail (Go 1.24+)
-	FailedBuild string // a package's fail event (Go 1.24+)
+	ImportPath  string  // build-output, build-fail (Go 1.24+)
+	FailedBuild string  // a package's fail event (Go 1.24+)
+	Elapsed     float64 // seconds, on pass, fail and skip
 }
 
 // buildFailedLine matches the line go test prints for a package it could not
@@ -45,8 +47,10 @@ var buildFailedLine = regexp.MustCompile(`^FAIL\s+(\S+)\s+\[(?:build|setup) fail
 
 // test is what the parser knows of a test that has started.
 type test struct {
-	pkg string
-	out excerpt
+	pkg    string
+	out    excerpt
+	since  time.Time // when its run event, or its last cont event, was read
+	paused bool      // t.Parallel: waiting for its parent to let it go on
 }
 
 // pkg is what the parser knows of a package that has started.
@@ -73,16 +77,18 @@ type Parser struct {
 	block   string              // the "# pkg" text block being read, if any
 	text    excerpt             // other text lines
 	kept    [2]int              // excerpts kept of failing tests [0] and packages [1]
+	now     func() time.Time    // the clock that stamps a test's start (Running)
 }
 
 // NewParser returns a Parser ready for Write.
 func NewParser() *Parser {
 	return &Parser{
-		run:     &Run{Tests: map[string]Status{}, Packages: map[string]Status{}, Output: map[string]string{}},
+		run:     &Run{Tests: map[string]Status{}, Packages: map[string]Status{}, Output: map[string]string{}, Elapsed: map[string]float64{}},
 		running: map[string]*test{},
 		failed:  map[string]*excerpt{},
 		pkgs:    map[string]*pkg{},
 		build:   map[string]*excerpt{},
+		now:     time.Now,
 	}
 }
 
@@ -205,16 +211,25 @@ func (p *Parser) handleEvent(ev *event) {
 		if ev.Test != "" {
 			p.test(ev.Package, ev.Test)
 		}
+	case "pause", "cont":
+		if t := p.running[Key(ev.Package, ev.Test)]; t != nil && ev.Test != "" {
+			t.paused = ev.Action == "pause"
+			t.since = p.now() // a parallel test's time at pause is not its own
+		}
 	case "output":
 		p.output(ev)
 	case "pass", "fail", "skip":
 		if ev.Test != "" {
-			p.endTest(Key(ev.Package, ev.Test), ev.Package, Status(ev.Action))
+			key := Key(ev.Package, ev.Test)
+			if ev.Action == "pass" {
+				p.run.Elapsed[key] = ev.Elapsed
+			}
+			p.endTest(key, ev.Package, Status(ev.Action))
 			return
 		}
 		p.endPackage(ev.Package, Status(ev.Action), ev.FailedBuild)
 	}
-	// pause, cont, bench and actions added later carry nothing to keep.
+	// bench and actions added later carry nothing to keep.
 }
 
 func (p *Parser) pkg(path string) *pkg {
@@ -230,7 +245,7 @@ func (p *Parser) test(pkgPath, name string) *test {
 	key := Key(pkgPath, name)
 	t := p.running[key]
 	if t == nil {
-		t = &test{pkg: pkgPath}
+		t = &test{pkg: pkgPath, since: p.now()}
 		p.running[key] = t
 		p.pkg(pkgPath) // a stream may lack start events
 	}
@@ -369,6 +384,32 @@ func (p *Parser) sortedRunning() []string {
 	return keys
 }
 
+// A Running test is one that has started and not ended, as the stream read
+// so far says.
+type Running struct {
+	Key   string    // Key(importpath, test)
+	Since time.Time // when the parser read its start, or its last resumption
+}
+
+// Running lists the tests running now, subtests with their parents, sorted
+// by key. A parallel test waiting for its turn (paused) is left out; one
+// that goes on counts from then. Since is when the parser read the event,
+// not the event's own time: go test holds back the output of all but one
+// package at a time, and a test whose start arrives late has been seen
+// running only since.
+func (p *Parser) Running() []Running {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Running
+	for key, t := range p.running {
+		if !t.paused {
+			out = append(out, Running{Key: key, Since: t.since})
+		}
+	}
+	slices.SortFunc(out, func(a, b Running) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
 // Result ends the stream and returns what it held. A partial last line is
 // parsed; tests and packages that started and never ended fail. Later calls
 // return the same Run, and Write fails with ErrClosed.
@@ -401,6 +442,9 @@ func (p *Parser) Result() *Run {
 	}
 	slices.Sort(p.run.BuildFailed)
 	p.run.Text = p.text.String()
+	if len(p.run.Elapsed) == 0 {
+		p.run.Elapsed = nil // as a Run read back from JSON has it
+	}
 	p.run.count()
 	p.running, p.pkgs, p.failed, p.build = nil, nil, nil, nil
 	return p.run

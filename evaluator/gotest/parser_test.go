@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParse_GoTest(t *testing.T) {
@@ -318,5 +319,38 @@ func assertCounts(t *testing.T, r *Run) {
 		if r.Tests[p] != StatusFail {
 			t.Errorf("build-failed %s has Tests status %q", p, r.Tests[p])
 		}
+	}
+}
+
+// TestParser_Running: the tests running as the stream so far says, each
+// since the parser read its start or its resumption; a paused parallel test
+// is not running; a test that passed has its elapsed time in the Run.
+func TestParser_Running(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := t0
+	p := NewParser()
+	p.now = func() time.Time { return now }
+	write := func(s float64, lines ...string) {
+		now = t0.Add(time.Duration(s * float64(time.Second)))
+		for _, l := range lines {
+			p.Write([]byte(l + "\n"))
+		}
+	}
+	write(0, `{"Action":"start","Package":"p"}`, `{"Action":"run","Package":"p","Test":"TestA"}`)
+	write(1, `{"Action":"run","Package":"p","Test":"TestA/sub"}`, `{"Action":"run","Package":"p","Test":"TestB"}`,
+		`{"Action":"pause","Package":"p","Test":"TestB"}`)
+	write(2, `{"Action":"pass","Package":"p","Test":"TestA/sub","Elapsed":1.5}`)
+	write(3, `{"Action":"cont","Package":"p","Test":"TestB"}`)
+	want := []Running{{Key: "p.TestA", Since: t0}, {Key: "p.TestB", Since: t0.Add(3 * time.Second)}}
+	if got := p.Running(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Running = %v, want %v", got, want)
+	}
+	write(4, `{"Action":"pass","Package":"p","Test":"TestA","Elapsed":2}`, `{"Action":"fail","Package":"p","Test":"TestB","Elapsed":1}`,
+		`{"Action":"fail","Package":"p","Elapsed":4}`)
+	if got := p.Running(); len(got) != 0 {
+		t.Errorf("after the package ended, Running = %v, want none", got)
+	}
+	if got, want := p.Result().Elapsed, map[string]float64{"p.TestA": 2, "p.TestA/sub": 1.5}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Elapsed = %v, want %v", got, want)
 	}
 }

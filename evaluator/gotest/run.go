@@ -44,6 +44,10 @@ type Run struct {
 	// command errors when stderr is merged in.
 	Text string `json:"text,omitempty"`
 
+	// Elapsed is how long each test that passed took, in seconds, as go
+	// test reports it (a parallel test's wait for its turn not counted).
+	Elapsed map[string]float64 `json:"elapsed,omitempty"`
+
 	// Passed, Failed and Skipped count the entries of Tests, so package-level
 	// failures count as failed.
 	Passed  int `json:"passed"`
