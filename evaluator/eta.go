@@ -39,6 +39,9 @@ import (
 //     (FirstClaim pairs);
 //   - the benchmark being measured, the same pairs at its own pace; once it
 //     has passed them without settling, to --max-pairs.
+//   - in phase 2 before any pair is measured, a pair at two calibrated
+//     samples (Sample) and the first set-up at base's test time and its
+//     calibration (priorSetup).
 //
 // It cannot know whether a test will hang or a benchmark run to its pair
 // cap, so Estimate also gives the most that is left if every running test
@@ -53,6 +56,11 @@ type ETA struct {
 	// out of budget (stats.Sequential.FirstClaim); 0: MinPairs.
 	FirstClaim int
 	NoBench    bool // --bench none: the tests are the whole job
+	// Sample is a Go benchmark sample's calibrated time (300 ms): the pace
+	// in phase 2 before any pair is measured, see priorSetup; 0: no
+	// estimate in phase 2 before the first pair (a --bench command's
+	// samples take what they take).
+	Sample time.Duration
 
 	origin   time.Time
 	waited   time.Duration // finished waits for the machine
@@ -68,6 +76,7 @@ type ETA struct {
 	passTimes []time.Duration // of those, the ones that passed
 	tested    int             // passed their tests, benchmark not finished
 
+	benching    bool   // phase 2 has started
 	bench       string // the candidate being benchmarked; "" for none
 	benchFrom   time.Duration
 	firstPair   time.Duration
@@ -92,8 +101,12 @@ func NewETA(o Options) *ETA {
 	if o.Quick {
 		first = 0 // its budget may stop it at MinPairs
 	}
+	var sample time.Duration
+	if o.Bench == "" {
+		sample = d.calibrateTarget
+	}
 	return &ETA{Slots: o.Parallel, Timeout: o.Timeout, Budget: o.Budget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-		FirstClaim: first, NoBench: o.Bench == "none"}
+		FirstClaim: first, NoBench: o.Bench == "none", Sample: sample}
 }
 
 // Estimate is what is left of a job.
@@ -142,6 +155,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		if ev.Phase == "behavior" {
 			e.baseFrom = w
 		}
+		e.benching = e.benching || ev.Phase == "benchmark"
 	case EventBaseline:
 		if !strings.Contains(ev.Message, "(cached)") {
 			e.baseTest = w - e.baseFrom
@@ -284,6 +298,8 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		pair = 2 * mean(e.baseSamples[max(0, len(e.baseSamples)-paceWindow):])
 	case e.pairN > 0:
 		pair = e.pairSum / time.Duration(e.pairN) // events from a client that does not relay BaseSample
+	case e.benching && e.Sample > 0 && e.prior() > 0:
+		pair = 2 * e.Sample // nothing measured yet: base's samples are calibrated to Sample
 	default:
 		return 0, 0, false
 	}
@@ -339,6 +355,9 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 	most = time.Duration(max(0, e.MaxPairs-e.pairs)) * pace
 	if e.pairs == 0 {
 		setup := e.setup()
+		if e.benched == 0 && e.first == 0 {
+			setup = e.priorSetup() // the job's first: base's build and calibration in it
+		}
 		left += max(0, setup-el)
 		most += max(0, setup-el)
 	}
@@ -376,8 +395,29 @@ func (e *ETA) setup() time.Duration {
 	if len(e.setups) > 0 {
 		return mean(e.setups)
 	}
+	if e.first == 0 {
+		return e.prior() / 2 // priorSetup without the calibration, halved
+	}
 	cal := time.Duration(calibrationSamples * float64(e.firstBase))
 	return max(0, e.first-cal) / 2
+}
+
+// priorSetup is the first benchmark's set-up predicted before it is seen:
+// the reference test time (prior) and base's calibration, calibrationSamples
+// of Sample. The set-up builds base's test binary and the candidate's, runs
+// go list and calibrates base; a test run built one binary and ran the
+// tests. On the demo the set-up was 2.0 s with base's tests 2.0 s, and
+// 6.2 s with them 4.8 s at a load of 19. It is a guess for a suite whose
+// tests take far longer than its build, replaced at the first pair.
+func (e *ETA) priorSetup() time.Duration {
+	return e.prior() + time.Duration(calibrationSamples*float64(e.Sample))
+}
+
+// prior is the test time the set-ups are predicted from before any is
+// seen: the reference test time; 0 when none is known.
+func (e *ETA) prior() time.Duration {
+	ref, _ := e.refTest()
+	return ref
 }
 
 func mean(ds []time.Duration) time.Duration {

@@ -224,3 +224,30 @@ func TestStuckTest(t *testing.T) {
 		})
 	}
 }
+
+// TestETA_Prior: before the first pair, phase 2 is predicted from what is
+// known before it: a pair at two calibrated samples, the first set-up at
+// base's test time and base's calibration, later set-ups at half base's
+// test time.
+func TestETA_Prior(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
+	c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"})
+	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"})
+	for _, n := range []string{"a", "b"} {
+		c.at(2, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+	}
+	// In the tests, and before phase 2 starts: no pace, no estimate.
+	if got, ok := c.e.Estimate(c.now); ok {
+		t.Errorf("between the phases: %+v, want none", got)
+	}
+	c.at(2, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
+	c.at(3)
+	// a: 1.45 s left of a set-up of 2 s + 1.5 × 0.3 s, then 10 pairs of
+	// 0.6 s; b: a set-up of 1 s and 10 pairs.
+	c.want("a's set-up", (1450+6000+1000+6000)*time.Millisecond, (1450+6000+1000+6000)*time.Millisecond, false)
+	// Without a calibrated sample (a --bench command): none.
+	c.e.Sample = 0
+	if got, ok := c.e.Estimate(c.now); ok {
+		t.Errorf("a --bench command's set-up: %+v, want none", got)
+	}
+}

@@ -72,6 +72,12 @@ func (t *Tracker) line(e evaluator.Event) string {
 			t.testing[e.Candidate] = t.now()
 			t.order = append(t.order, e.Candidate)
 		}
+		if e.Phase == "benchmark" && t.ETA != nil && t.shown.IsZero() {
+			// The job's first benchmark: the ETA from what is known before
+			// any pair (evaluator.ETA's Sample), as no other line gives one
+			// until its pairs come.
+			return fmt.Sprintf("[%d/%d] %s: %s%s", t.done, t.total, e.Candidate, e.Phase, t.eta())
+		}
 		if e.Phase == "benchmark" || e.Phase == "profile" {
 			return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Phase)
 		}
@@ -158,13 +164,11 @@ const (
 // Refresh returns the line to print now, though no event came, or "":
 // "[3/6] testing hang (11s), tests ETA 4.2s" or "[4/6] fast: benchmark,
 // 5 pairs, ETA 15s". It gives none without an estimate, while waiting for
-// the machine (that wait has its own line), outside the tests and the
-// benchmarks, and in a benchmark before its second pair (its pace is a
-// guess before).
+// the machine (that wait has its own line), and outside the tests and the
+// benchmarks.
 func (t *Tracker) Refresh() string {
 	if t.ETA == nil || t.waiting != "" || t.total == 0 || t.done >= t.total ||
-		(t.phase != "behavior" && t.phase != "benchmark") ||
-		(t.phase == "benchmark" && t.samples < 2) {
+		(t.phase != "behavior" && t.phase != "benchmark") {
 		return ""
 	}
 	now := t.now()

@@ -223,3 +223,26 @@ func TestTracker_Stuck(t *testing.T) {
 		t.Errorf("activity after the test ended: %q, want %q", got, want)
 	}
 }
+
+// TestTracker_FirstBenchmark: the job's first benchmark's line has the ETA
+// from what is known before any pair; a later one's has none (the verdict
+// line before it has it).
+func TestTracker_FirstBenchmark(t *testing.T) {
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := start
+	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
+	at := func(s float64, e evaluator.Event) string {
+		now = start.Add(time.Duration(s * float64(time.Second)))
+		return tr.Line(e)
+	}
+	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
+	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
+	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	at(2, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"})
+	at(2, evaluator.Event{Kind: evaluator.EventTested, Candidate: "a"})
+	at(2, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
+	// A set-up of base's 2 s and 1.5 samples, 10 pairs of 2 samples.
+	if got, want := at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "a"}), "[0/1] a: benchmark, ETA 8.4s"; got != want {
+		t.Errorf("first benchmark: %q, want %q", got, want)
+	}
+}
