@@ -26,12 +26,13 @@ type Tracker struct {
 	samples int
 	waiting string // who holds the machine this job waits for; "" when it does not wait
 
-	testing  map[string]time.Time // candidates whose tests run, since when
-	stuck    map[string]string    // the stuck test of a candidate whose tests run (EventStuck)
-	order    []string             // the order their tests started in
-	printed  time.Time            // when the last line was returned
-	shown    time.Time            // when the ETA on screen was; zero: none in this phase
-	shownEst evaluator.Estimate   // that ETA
+	testing   map[string]time.Time // candidates whose tests run, since when
+	stuck     map[string]string    // the stuck test of a candidate whose tests run (EventStuck)
+	order     []string             // the order their tests started in
+	printed   time.Time            // when the last line was returned
+	refreshed bool                 // that line was a refresh
+	shown     time.Time            // when the ETA on screen was; zero: none in this phase
+	shownEst  evaluator.Estimate   // that ETA
 }
 
 // NewTracker returns a tracker that reads the time from now, with the
@@ -44,7 +45,7 @@ func NewTracker(now func() time.Time, est *evaluator.ETA) *Tracker {
 func (t *Tracker) Line(e evaluator.Event) string {
 	line := t.line(e)
 	if line != "" {
-		t.printed = t.now()
+		t.printed, t.refreshed = t.now(), false
 	}
 	return line
 }
@@ -151,9 +152,13 @@ func (t *Tracker) etaText(est evaluator.Estimate) string {
 // (a test runs long, as a hanging one does, to its timeout; a benchmark
 // runs to its cap). Lines asks Refresh every refreshTick, and Refresh gives
 // a line saying what runs and the ETA now when the ETA on screen, counted
-// down, is off the estimate now by more than refreshDrift and a second, or
-// none is on screen; and at least every heartbeatAfter. A job whose ETA
-// stays on track gets no more lines than before.
+// down, is off the estimate now by more than refreshDrift and a second (or
+// half the time left, when that is less: in a phase's last seconds a
+// second is most of what is left), or none is on screen; and at least every
+// heartbeatAfter. Not within refreshAfter of another line, except once
+// after an event's line whose ETA has run out while the work goes on: a
+// reader then sees a countdown at zero. A job whose ETA stays on track gets
+// no more lines than before.
 const (
 	refreshTick    = time.Second      // how often Lines asks
 	refreshAfter   = 3 * time.Second  // no refresh sooner after a line, when an ETA is on screen
@@ -173,25 +178,27 @@ func (t *Tracker) Refresh() string {
 	}
 	now := t.now()
 	quiet := now.Sub(t.printed)
-	if quiet < refreshTick || (quiet < refreshAfter && !t.shown.IsZero()) {
+	ranOut := !t.shown.IsZero() && now.Sub(t.shown) >= t.shownEst.Left && !t.refreshed
+	if quiet < refreshTick || (quiet < refreshAfter && !t.shown.IsZero() && !ranOut) {
 		return ""
 	}
 	est, ok := t.ETA.Estimate(now)
 	if !ok || (quiet < heartbeatAfter && !t.drifted(est, now)) {
 		return ""
 	}
-	t.printed = now
+	t.printed, t.refreshed = now, true
 	return t.activity() + t.etaText(est)
 }
 
 // drifted says whether the ETA on screen, counted down, is off est by more
-// than refreshDrift and at least a second, or none is on screen.
+// than refreshDrift and at least a second or half the larger, or none is
+// on screen.
 func (t *Tracker) drifted(est evaluator.Estimate, now time.Time) bool {
 	if t.shown.IsZero() || t.shownEst.Tests != est.Tests {
 		return true
 	}
 	on := max(0, t.shownEst.Left-now.Sub(t.shown))
-	if (on - est.Left).Abs() < time.Second {
+	if (on - est.Left).Abs() < min(time.Second, max(on, est.Left)/2) {
 		return false
 	}
 	return on.Seconds() > refreshDrift*est.Left.Seconds() || est.Left.Seconds() > refreshDrift*on.Seconds()

@@ -224,6 +224,45 @@ func TestTracker_Stuck(t *testing.T) {
 	}
 }
 
+// TestTracker_RanOut: when the ETA of an event's line has run out while
+// the work goes on, one refresh comes a tick later rather than
+// refreshAfter later; then refreshAfter between lines again.
+func TestTracker_RanOut(t *testing.T) {
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := start
+	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, NoBench: true})
+	at := func(s float64, evs ...evaluator.Event) {
+		now = start.Add(time.Duration(s * float64(time.Second)))
+		for _, e := range evs {
+			tr.Line(e)
+		}
+	}
+	refresh := func(s float64) string {
+		now = start.Add(time.Duration(s * float64(time.Second)))
+		return tr.Refresh()
+	}
+	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
+	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"},
+		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	// a fails at base's 1 s: b, started then, has 1 s left, on screen.
+	at(1, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"},
+		evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	if got := refresh(1.5); got != "" {
+		t.Errorf("with the ETA on screen on track: %q, want none", got)
+	}
+	if got, want := refresh(2), "[1/2] testing b (1.0s), ETA 1.0s"; got != want {
+		t.Errorf("the ETA on screen ran out: %q, want %q", got, want)
+	}
+	if got := refresh(3); got != "" {
+		t.Errorf("a refresh's ETA ran out, a second later: %q, want none", got)
+	}
+	if got, want := refresh(5), "[1/2] testing b (4.0s), ETA 4.0s"; got != want {
+		t.Errorf("refreshAfter later: %q, want %q", got, want)
+	}
+}
+
 // TestTracker_FirstBenchmark: the job's first benchmark's line has the ETA
 // from what is known before any pair; a later one's has none (the verdict
 // line before it has it).
