@@ -62,6 +62,11 @@ func (t *Tracker) line(e evaluator.Event) string {
 		t.start = t.now()
 		return fmt.Sprintf("job %s: %d candidates", e.Message, e.Total)
 	case evaluator.EventBaseline:
+		if t.ETA != nil {
+			// Base's time is the first thing that says how long a test
+			// takes: the tests' ETA starts here.
+			return "baseline: " + e.Message + t.eta()
+		}
 		return "baseline: " + e.Message
 	case evaluator.EventPhase:
 		t.phase = e.Phase

@@ -150,14 +150,14 @@ func TestTracker_Refresh(t *testing.T) {
 	if got := refresh(1.5); got != "" {
 		t.Errorf("with no estimate yet: %q, want none", got)
 	}
-	// The baseline line prints no ETA: one tick later, with none on
-	// screen, the refresh gives one.
-	at(1.5, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"})
-	if got := refresh(2); got != "" {
-		t.Errorf("half a tick after a line: %q, want none", got)
+	// The baseline line gives the first ETA: a has run base's 1.5 s, so as
+	// long again, and b and c 1.5 s each.
+	if got, want := tr.Line(evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"}),
+		"baseline: baseline tests: 1 passed, tests ETA 4.5s, up to 1m02s"; got != want {
+		t.Errorf("baseline line: %q, want %q", got, want)
 	}
-	if got, want := refresh(2.5), "[0/3] testing a (2.5s), tests ETA 5.5s, up to 1m01s"; got != want {
-		t.Errorf("after the baseline: %q, want %q", got, want)
+	if got := refresh(2.5); got != "" {
+		t.Errorf("a second after a line whose ETA has not run out: %q, want none", got)
 	}
 	// a failed at 3 s, saying b and c have base's 1.5 s each left.
 	at(3, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed},
