@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/premerge"
 	"github.com/optimizer-dev/optimizer/report"
@@ -21,14 +22,11 @@ import (
 // the job's time budget.
 type ciOptions struct {
 	runOptions
-	Head   string
-	FailOn []string
-	Out    string
-	Budget time.Duration
+	config.CI
 }
 
 func newCICmd(stdout, stderr io.Writer) *cobra.Command {
-	o := ciOptions{runOptions: defaultRunOptions(), FailOn: []string{report.GateRegression}, Out: "optimizer-ci"}
+	o := ciOptions{runOptions: defaultRunOptions(), CI: config.CIDefaults()}
 	o.Kind = "ci"
 	o.Base = ""
 	// A pull request's test edits are reviewed by people, and the comment
@@ -59,35 +57,16 @@ does not build, its tests fail or time out, or its benchmarks error.`,
 			if err := o.configure(cmd.Context(), cmd); err != nil {
 				return err
 			}
-			if err := o.validateCI(); err != nil {
-				return err
+			if err := o.CI.Validate(); err != nil {
+				return &usageError{err}
 			}
 			return runCI(cmd.Context(), o, os.Getenv, stdout, stderr)
 		},
 	}
 	fs := cmd.Flags()
 	o.register(fs)
-	fs.Lookup("base").Usage = "the pull request's base, when no CI variables say it (with --head)"
-	fs.Lookup("base").DefValue = ""
-	fs.StringVar(&o.Head, "head", o.Head, "the pull request's head, when no CI variables say it (with --base)")
-	fs.StringSliceVar(&o.FailOn, "fail-on", o.FailOn, "what fails the job with exit 3: regression, mixed, allocs, or none (comma-separated)")
-	fs.StringVar(&o.Out, "out", o.Out, "directory for the comment, the reports, the store and the profiles: the artifact to upload")
-	fs.DurationVar(&o.Budget, "budget", o.Budget, "time for the whole job; benchmarking stops when it is spent and the report names what was not settled (0: none)")
+	o.CI.Register(fs)
 	return cmd
-}
-
-// validateCI checks ci's own flags.
-func (o *ciOptions) validateCI() error {
-	if err := report.CheckGates(o.FailOn); err != nil {
-		return usageErrorf("--fail-on %w", err)
-	}
-	if o.Budget < 0 {
-		return usageErrorf("--budget %v: must be positive, or 0 for none", o.Budget)
-	}
-	if o.Out == "" {
-		return usageErrorf("--out: name a directory")
-	}
-	return nil
 }
 
 // runCI is optimizer ci. getenv reads the CI's variables.

@@ -9,10 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/optimize"
@@ -24,20 +24,11 @@ import (
 // and measuring, plus the loop's own.
 type optimizeOptions struct {
 	runOptions
-	Generate     []string
-	GenerateEdit []string
-	Targets      []string
-	HotTargets   int
-	Rounds       int
-	PerRound     int
-	Repairs      int
-	Budget       time.Duration
-	GenTimeout   time.Duration
+	config.Loop
 }
 
 func defaultOptimizeOptions() optimizeOptions {
-	o := optimizeOptions{runOptions: defaultRunOptions(), HotTargets: 1, Rounds: optimize.DefaultRounds,
-		PerRound: optimize.DefaultPerRound, Repairs: optimize.DefaultRepairs, GenTimeout: optimize.DefaultGeneratorTimeout}
+	o := optimizeOptions{runOptions: defaultRunOptions(), Loop: config.LoopDefaults()}
 	o.Kind = "optimize"
 	return o
 }
@@ -62,46 +53,16 @@ a CPU profile of the base's benchmarks.`,
 			if err := o.configure(cmd.Context(), cmd); err != nil {
 				return err
 			}
-			if err := o.validateLoop(); err != nil {
-				return err
+			if err := o.Loop.Validate(o.Run); err != nil {
+				return &usageError{err}
 			}
 			return runOptimize(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	fs := cmd.Flags()
 	o.register(fs)
-	fs.StringArrayVar(&o.Generate, "generate", nil, "a generator that reads a request on stdin and prints JSONL candidates, run with sh -c (repeatable)")
-	fs.StringArrayVar(&o.GenerateEdit, "generate-edit", nil, "a generator that edits files in a private worktree at base; the change it leaves is a candidate (repeatable)")
-	fs.StringArrayVar(&o.Targets, "target", nil, "a function to make faster: pkg.Func, pkg.T.Method or file.go:Func (repeatable; default: the hottest in a profile of the base)")
-	fs.IntVar(&o.HotTargets, "hot-targets", o.HotTargets, "without --target: how many of the hottest functions to target")
-	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "most rounds of generate, evaluate, repair and refine")
-	fs.IntVar(&o.PerRound, "per-round", o.PerRound, "candidates asked of each generator per target in a round")
-	fs.IntVar(&o.Repairs, "repairs", o.Repairs, "times a failed candidate's line goes back to its generator for repair")
-	fs.DurationVar(&o.Budget, "budget", o.Budget, "wall time for the whole loop (0: none)")
-	fs.DurationVar(&o.GenTimeout, "generator-timeout", o.GenTimeout, "limit on one call of a generator")
+	o.Loop.Register(fs)
 	return cmd
-}
-
-func (o *optimizeOptions) validateLoop() error {
-	switch {
-	case len(o.Generate)+len(o.GenerateEdit) == 0:
-		return usageErrorf("no generator: pass --generate CMD or --generate-edit CMD")
-	case len(o.Candidates) > 0 || len(o.CandidateRefs) > 0:
-		return usageErrorf("optimize takes its candidates from generators: drop --candidates and --candidate-ref")
-	case o.Rounds < 1:
-		return usageErrorf("--rounds %d: need at least 1", o.Rounds)
-	case o.PerRound < 1:
-		return usageErrorf("--per-round %d: need at least 1", o.PerRound)
-	case o.Repairs < 0:
-		return usageErrorf("--repairs %d: must not be negative", o.Repairs)
-	case o.HotTargets < 1:
-		return usageErrorf("--hot-targets %d: need at least 1", o.HotTargets)
-	case o.Budget < 0 || o.GenTimeout <= 0:
-		return usageErrorf("--budget must not be negative, --generator-timeout must be positive")
-	case o.Format == formatMarkdown:
-		return usageErrorf("--format markdown: optimize prints text or json")
-	}
-	return nil
 }
 
 // runOptimize is optimizer optimize: open the store and the pool, find the

@@ -1,6 +1,8 @@
 // Package config is a job's settings as the user gives them: the flags that
 // optimizer run shares with watch, ci, optimize, bench and demo (Run), the
-// optimizer.toml at the repository root that sets the same keys (Merge),
+// optimisation loop's of optimizer optimize (Loop) and the gate and outputs
+// of optimizer ci (CI), the optimizer.toml at the repository root that sets
+// the same keys (Merge),
 // their validation, and the evaluator.Options and the recorded
 // configuration they become.
 //
