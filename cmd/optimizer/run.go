@@ -28,7 +28,7 @@ import (
 // newRunCmd builds optimizer run; the root command is one too.
 func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 	o := defaultRunOptions()
-	var sf shardFlags
+	var sf config.Shard
 	cmd := &cobra.Command{
 		Use:   use + " [flags]",
 		Short: "Evaluate candidates against a base commit (the default command)",
@@ -41,8 +41,8 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			var err error
-			if o.Shard, err = sf.resolve(o.DB); err != nil {
-				return err // a shard has a --db of its own, so it never runs on the daemon
+			if o.Shard, err = sf.Resolve(o.DB); err != nil {
+				return &usageError{err} // a shard has a --db of its own, so it never runs on the daemon
 			}
 			if c := o.onDaemon(cmd.Context()); c != nil {
 				return runOnDaemon(cmd.Context(), c, o, stdout, stderr)
@@ -51,7 +51,7 @@ func newRunCmd(use string, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	o.register(cmd.Flags())
-	sf.register(cmd.Flags())
+	sf.Register(cmd.Flags())
 	o.registerDaemon(cmd.Flags())
 	return cmd
 }
