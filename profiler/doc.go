@@ -30,6 +30,11 @@
 // a shorter run per operation: the shares say where the time goes, the
 // benchmark numbers say how much there is.
 //
+// A sample whose innermost frame is runtime.asyncPreempt, which the runtime
+// injects into a goroutine it preempts by signal, counts as the interrupted
+// function's, on its line: on a busy machine a tight loop is preempted
+// often, and those samples were most of its time.
+//
 // # Paths
 //
 // Binaries built with -trimpath name their files "module/path/file.go".

@@ -72,6 +72,13 @@ func (s *stats) info(name string, c *stats) funcInfo {
 
 func (s *stats) classOf(name string, c *stats) class { return s.info(name, c).class }
 
+// asyncPreempt is the frame the runtime injects into a goroutine it
+// preempts by signal. A sample that lands in it is time of the function it
+// interrupted, the next frame, and is charged there: on a busy machine,
+// where a tight loop is preempted often, it held 65% of a quadratic loop's
+// samples.
+const asyncPreempt = "runtime.asyncPreempt"
+
 // scanner aggregates profiles. skipRuntimeLeaf charges a sample's flat
 // value to its innermost frame outside the runtime (for allocations: the
 // function that called makeslice, not makeslice).
@@ -133,6 +140,9 @@ func (sc scanner) scan(p *profile.Profile, typ string, srcs map[string]*source) 
 					continue
 				}
 				name := ln.Function.Name
+				if leaf && name == asyncPreempt {
+					continue // the time is the interrupted function's
+				}
 				fi := sc.funcInfo(st, ln.Function)
 				if first == "" {
 					first = name

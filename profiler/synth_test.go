@@ -411,3 +411,46 @@ func TestSummarize_Errors(t *testing.T) {
 		}
 	})
 }
+
+// TestSummarize_AsyncPreempt: a sample that lands in the frame the runtime
+// injects to preempt a goroutine is the interrupted function's time, flat
+// and on its line, and runtime.asyncPreempt gets no row.
+func TestSummarize_AsyncPreempt(t *testing.T) {
+	calc, test := synthModule+"/calc.go", synthModule+"/calc_test.go"
+	bench := frame{"example.com/m.BenchmarkSlow", test, 10}
+	preempt := frame{"runtime.asyncPreempt", "runtime/preempt_amd64.s", 50}
+	dir := t.TempDir()
+	base := writeProfile(t, dir, "base.pprof", []stack{
+		{30, []frame{{"example.com/m.Slow", calc, 6}, bench}},
+		{60, []frame{preempt, {"example.com/m.Slow", calc, 6}, bench}},
+		{10, []frame{{"example.com/m.Slow", calc, 5}, bench}},
+	})
+	cand := writeProfile(t, dir, "winner.pprof", []stack{
+		{10, []frame{preempt, {"example.com/m.Slow", calc, 6}, bench}},
+		{40, []frame{{"example.com/m.Slow", calc, 6}, bench}},
+	})
+	s, err := Summarize(base, cand, synthOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Top {
+		if strings.Contains(r.Func, "asyncPreempt") {
+			t.Errorf("a row for runtime.asyncPreempt: %+v", r)
+		}
+	}
+	if len(s.Top) == 0 || s.Top[0].Func != "m.Slow" || s.Top[0].Flat.Base != 100 || s.Top[0].Flat.Cand != 100 {
+		t.Errorf("top = %v, want m.Slow with all the flat time on both sides", topText(s.Top))
+	}
+	found := false
+	for _, r := range s.Lines {
+		if strings.TrimSpace(r.Text) == "s += expensive(x)" {
+			found = true
+			if r.Flat.Base != 90 {
+				t.Errorf("line %q holds %g%% flat at base, want 90 (30 samples there and 60 preempted there)", r.Text, r.Flat.Base)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no row for base's line 6: %v", lineText(s.Lines))
+	}
+}
