@@ -3,6 +3,7 @@ package evaluator
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,16 +133,22 @@ func TestRun_ProfileCommand(t *testing.T) {
 		{"Fails", "echo partial > flame.txt; exit 3", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, shellRepo)
+			// One candidate 20 times faster than base: the point is the
+			// winner's profile, and with the shell repository's 5× (and a
+			// slower candidate beside it) a busy machine (load 24 on 2
+			// CPUs) left no winner to profile.
+			repo := maps.Clone(shellRepo)
+			repo["speed"] = "0.2\n"
+			h := newHarness(t, repo)
 			opts := shellOptions()
-			opts.Candidates = opts.Candidates[:2] // fast, slower
+			opts.Candidates = []candidate.Candidate{filesCand("fast", map[string]string{"speed": "0.01\n"})}
 			opts.ProfileCmd, opts.Artifacts = tt.cmd, t.TempDir()
-			rep, err := h.run(t, context.Background(), 2, opts)
+			rep, err := h.run(t, context.Background(), 1, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := verdicts(rep); got["fast"] != VerdictWinner || got["slower"] != VerdictSlower {
-				t.Errorf("verdicts %v", got)
+			if got := verdicts(rep); got["fast"] != VerdictWinner {
+				t.Fatalf("verdicts %v, want fast the winner", got)
 			}
 			sum, ok := rep.Profile.(*profiler.Summary)
 			if !ok {
