@@ -5,24 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/demo"
 	"github.com/optimizer-dev/optimizer/testdata"
-)
-
-// The demo's settings: two slots, a timeout short enough for the hanging
-// candidate to fail quickly, and a benchmark budget that keeps the whole
-// demo under a minute on two cores.
-const (
-	demoParallel = 2
-	demoTimeout  = 15 * time.Second
-	demoBudget   = 20 * time.Second
-	demoMaxPairs = 12
 )
 
 // demoOptions are the flags of optimizer demo.
@@ -50,7 +37,7 @@ evaluate them with two slots. Nothing outside that directory is touched.`,
 			if o.Optimize && o.Format == formatMarkdown {
 				return usageErrorf("demo --optimize prints text or json")
 			}
-			return demo(cmd.Context(), o, stdout, stderr)
+			return runDemo(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&o.Dir, "dir", "", "write the demo repository and candidates here (default: a temporary directory)")
@@ -61,99 +48,61 @@ evaluate them with two slots. Nothing outside that directory is touched.`,
 	return cmd
 }
 
-// demo writes the fixture repo and the demo candidates, then runs a job on
+// runDemo writes the fixture repo and the demo candidates, then runs a job on
 // them and prints its report.
-func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
-	dir := o.Dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "optimizer-demo-")
-		if err != nil {
-			return fmt.Errorf("make demo dir: %w", err)
-		}
-		dir = tmp
-		if !o.Keep {
-			defer os.RemoveAll(dir)
-		}
-	}
-	d, err := testdata.WriteDemo(ctx, dir, !o.Optimize)
+func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
+	d, err := demo.Write(ctx, o.Dir, o.Keep, !o.Optimize)
 	if errors.Is(err, testdata.ErrExists) {
 		return fmt.Errorf("%w: give --dir a new or empty directory", err)
 	}
 	if err != nil {
 		return err
 	}
-	repoDir, candDir := d.Repo, d.Candidates
-	if o.Optimize {
-		return demoOptimize(ctx, o, repoDir, stdout, stderr)
-	}
-
+	defer d.Remove()
 	intro := stdout
 	if o.Format == formatJSON {
 		intro = stderr // stdout holds the JSON report and nothing else
 	}
-	writeDemoIntro(intro, repoDir, candDir)
-
-	ro := defaultRunOptions()
-	ro.Kind = "demo"
-	ro.Repo = repoDir
-	ro.Candidates = []string{candDir}
-	ro.Parallel = demoParallel
-	ro.Timeout = demoTimeout
-	ro.BenchBudget = demoBudget
-	ro.MaxPairs = demoMaxPairs
-	ro.Format = o.Format
-	ro.Verbose = o.Verbose
-	err = runJob(ctx, ro, stdout, stderr)
-	writeDemoOutro(intro, dir, repoDir, o.Keep || o.Dir != "")
+	if o.Optimize {
+		d.WriteOptimizeIntro(intro)
+		err = demoOptimize(ctx, o, d.Repo, stdout, stderr)
+	} else {
+		d.WriteIntro(intro)
+		err = demoRun(ctx, o, d, stdout, stderr)
+	}
+	d.WriteOutro(intro)
 	return err
 }
 
-// writeDemoOutro says where the demo repository is kept, or that it is
-// deleted now and how to keep it.
-func writeDemoOutro(w io.Writer, dir, repoDir string, kept bool) {
-	if kept {
-		fmt.Fprintf(w, "\nThe demo repository is kept in %s. Look around with:\n  optimizer history --repo %s\n  optimizer show --repo %s\n", repoDir, repoDir, repoDir)
-		return
-	}
-	fmt.Fprintf(w, "\nThe demo directory %s is deleted now. To keep it and look around with\nhistory, show and apply, run: optimizer demo --keep (or --dir DIR)\n", dir)
-}
-
-func writeDemoIntro(w io.Writer, repoDir, candDir string) {
-	fmt.Fprintf(w, "optimizer demo: a Go module whose sumsq.SumSquares is slow (math.Pow, a []string, fmt and\n")
-	fmt.Fprintf(w, "strconv round trips), committed in %s, and six candidate changes in %s:\n\n", repoDir, candDir)
-	rows := [][]string{{"  CANDIDATE", "EXPECTED", "WHAT IT DOES"}}
-	for _, c := range testdata.DemoCandidates {
-		rows = append(rows, []string{"  " + c.Name, c.Verdict, c.About})
-	}
-	report.Columns(w, "", rows)
-	fmt.Fprintf(w, "\nEach candidate's tests run in its own git worktree, two at a time, against the baseline's;\n")
-	fmt.Fprintf(w, "hang is killed at the %s timeout. The correct ones are then benchmarked one at a time,\n", demoTimeout)
-	fmt.Fprintf(w, "interleaved with base, and the winner is profiled. Progress goes to stderr.\n\n")
+// demoRun runs the demo's job on its candidates, with the demo's settings.
+func demoRun(ctx context.Context, o demoOptions, d demo.Dir, stdout, stderr io.Writer) error {
+	ro := defaultRunOptions()
+	ro.Kind = "demo"
+	ro.Repo = d.Repo
+	ro.Candidates = []string{d.Candidates}
+	ro.Parallel = demo.Parallel
+	ro.Timeout = demo.Timeout
+	ro.BenchBudget = demo.Budget
+	ro.MaxPairs = demo.MaxPairs
+	ro.Format = o.Format
+	ro.Verbose = o.Verbose
+	return runJob(ctx, ro, stdout, stderr)
 }
 
 // demoOptimize runs the optimisation loop on the demo repository, with the
 // example generator built into this program: a wrong rewrite first, its
 // repair, then a refinement.
 func demoOptimize(ctx context.Context, o demoOptions, repoDir string, stdout, stderr io.Writer) error {
-	intro := stdout
-	if o.Format == formatJSON {
-		intro = stderr
-	}
-	fmt.Fprintf(intro, "optimizer demo --optimize: a Go module whose sumsq.SumSquares is slow, committed in %s.\n", repoDir)
-	fmt.Fprintf(intro, "The example generator proposes a rewrite that skips the first element (a test fails), repairs\n")
-	fmt.Fprintf(intro, "it when given the failure, then refines it; the winner is measured again at the end.\n\n")
 	lo := defaultOptimizeOptions()
 	lo.Kind = "demo"
 	lo.Repo = repoDir
 	lo.Targets = []string{"sumsq.SumSquares"}
 	lo.Generate = []string{selfCommand() + " demo-generator"}
-	lo.Parallel = demoParallel
-	lo.Timeout = demoTimeout
-	lo.BenchBudget = demoBudget
-	lo.MaxPairs = demoMaxPairs
+	lo.Parallel = demo.Parallel
+	lo.Timeout = demo.Timeout
+	lo.BenchBudget = demo.Budget
+	lo.MaxPairs = demo.MaxPairs
 	lo.Format = o.Format
 	lo.Verbose = o.Verbose
-	err := runOptimize(ctx, lo, stdout, stderr)
-	writeDemoOutro(intro, filepath.Dir(repoDir), repoDir, o.Keep || o.Dir != "")
-	return err
+	return runOptimize(ctx, lo, stdout, stderr)
 }
