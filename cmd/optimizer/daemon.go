@@ -1,29 +1,19 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"io"
-	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/daemon"
 )
 
-// daemonOptions are optimizer daemon's flags: the daemon's options, and
-// those cmd turns into them.
-type daemonOptions struct {
-	daemon.Options
-	PoolDisk string // --pool-disk, a size such as 20G: Options.DiskBudget
-	Verbose  bool
-}
-
 func newDaemonCmd(stdout, stderr io.Writer) *cobra.Command {
-	var o daemonOptions
+	var o config.Daemon
 	cmd := &cobra.Command{
 		Use:   "daemon [flags]",
 		Short: "Run the daemon: one owner of the machine's slots, queue and benchmark gate",
@@ -47,47 +37,15 @@ carries the token for the rest of the visit.`,
 			return runDaemon(cmd.Context(), o, stderr)
 		},
 	}
-	fs := cmd.Flags()
-	fs.StringVar(&o.Socket, "socket", "", "unix socket to listen on (default $OPTIMIZER_SOCKET, else "+client.DefaultSocket()+")")
-	fs.StringVar(&o.Listen, "listen", "", "also listen on this TCP address (127.0.0.1:PORT), for the dashboard and remote clients; every request needs the token")
-	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a --listen address that is not loopback")
-	fs.StringVar(&o.TokenFile, "token-file", "", "file holding the bearer token for --listen, made (mode 0600) if missing (default <state-dir>/token)")
-	fs.StringVar(&o.StateDir, "state-dir", "", "directory of the daemon's queue and token (default $XDG_STATE_HOME/optimizer, else ~/.local/state/optimizer)")
-	fs.IntVarP(&o.Slots, "slots", "j", 0, "the machine-wide slot budget shared by all jobs (default: CPUs-1, at least 2 on 2+ CPUs)")
-	fs.IntVar(&o.MaxJobs, "max-jobs", daemon.DefaultMaxJobs, "jobs run at once; they share the slot budget")
-	fs.StringVar(&o.PoolDisk, "pool-disk", "20G", "disk the warm pools of idle repositories may take before the least recently used is removed")
-	fs.BoolVar(&o.Paranoid, "paranoid-reset", false, "prove every slot clean at every reset")
-	fs.StringVar(&o.MachineLock, "machine-lock", "", "the lock file that orders the daemon's tests and benchmarks against optimizer runs outside it (default: the one every optimizer process shares)")
-	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log at debug level")
+	o.Register(cmd.Flags())
 	return cmd
 }
 
-// socketPath is the socket a command uses: flag, then $OPTIMIZER_SOCKET,
-// then the default.
-func socketPath(flag string) string {
-	return cmp.Or(flag, os.Getenv(client.SocketEnv), client.DefaultSocket())
-}
-
-func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
-	level := slog.LevelInfo
-	if o.Verbose {
-		level = slog.LevelDebug
+func runDaemon(ctx context.Context, o config.Daemon, stderr io.Writer) error {
+	opts, err := o.DaemonOptions(stderr)
+	if err != nil {
+		return &usageError{err}
 	}
-	opts := o.Options
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if opts.StateDir == "" {
-		var err error
-		if opts.StateDir, err = daemon.DefaultStateDir(); err != nil {
-			return usageErrorf("no home directory for the daemon's state: pass --state-dir")
-		}
-	}
-	budget, err := parseBytes(o.PoolDisk)
-	if err != nil || budget <= 0 {
-		return usageErrorf("--pool-disk %q: want a size such as 20G", o.PoolDisk)
-	}
-	opts.DiskBudget = budget
-	opts.Socket = socketPath(opts.Socket)
-	opts.Slots = max(0, opts.Slots) // 0: daemon.AutoSlots
 	srv, err := daemon.New(ctx, opts)
 	if err != nil {
 		if strings.Contains(err.Error(), "--listen") {
@@ -101,6 +59,6 @@ func runDaemon(ctx context.Context, o daemonOptions, stderr io.Writer) error {
 // daemonClient returns a client of the daemon on the socket the flag or
 // the environment names, or nil when none answers.
 func daemonClient(ctx context.Context, socketFlag string) *client.Client {
-	c, _ := client.Dial(ctx, socketPath(socketFlag))
+	c, _ := client.Dial(ctx, config.SocketPath(socketFlag))
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 )
 
 // jobsOptions are optimizer jobs' flags.
@@ -41,7 +42,7 @@ optimizer show RUN_ID there.`,
 
 // needDaemon returns the daemon's client, or an error saying how to start one.
 func needDaemon(ctx context.Context, socketFlag string) (*client.Client, error) {
-	c, err := client.Dial(ctx, socketPath(socketFlag))
+	c, err := client.Dial(ctx, config.SocketPath(socketFlag))
 	if err != nil {
 		return nil, fmt.Errorf("%w: start one with optimizer daemon", err)
 	}

@@ -149,10 +149,6 @@ func TestRun_NoDaemon(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and how to start a daemon", args, code, stderr)
 		}
 	}
-	t.Setenv(client.SocketEnv, sock)
-	if got := socketPath(""); got != sock {
-		t.Errorf("socketPath with %s set = %s", client.SocketEnv, got)
-	}
 }
 
 // TestRun_ThroughDaemonBench: the same through the benchmark phase.
