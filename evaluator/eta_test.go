@@ -53,8 +53,8 @@ func TestETA(t *testing.T) {
 	c.want("after a failed", 1500*time.Millisecond, 59*time.Second, true)
 	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed in 2s"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "c"})
 	c.at(3, Event{Kind: EventTested, Candidate: "b"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "d"})
-	// The reference is b's 3 s (a pass, longer than base's 2 s), not the
-	// mean with a's quick failure: c has 2 s left, d 3 s.
+	// The reference is b's 3 s (a pass), not base's 2 s nor the mean
+	// with a's quick failure: c has 2 s left, d 3 s.
 	c.want("after b passed", 3*time.Second, 60*time.Second, true)
 	// A wait for the machine is not test time.
 	c.at(4, Event{Kind: EventWaiting, Message: "waiting for the machine: someone"})
@@ -232,22 +232,34 @@ func TestStuckTest(t *testing.T) {
 func TestETA_Prior(t *testing.T) {
 	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
 	c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"})
-	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"})
-	for _, n := range []string{"a", "b"} {
-		c.at(2, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
-	}
+	c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: "a"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "b"})
+	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"},
+		Event{Kind: EventTested, Candidate: "a"}, Event{Kind: EventTested, Candidate: "b"})
 	// In the tests, and before phase 2 starts: no pace, no estimate.
 	if got, ok := c.e.Estimate(c.now); ok {
 		t.Errorf("between the phases: %+v, want none", got)
 	}
 	c.at(2, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 	c.at(3)
-	// a: 1.45 s left of a set-up of 2 s + 1.5 × 0.3 s, then 10 pairs of
-	// 0.6 s; b: a set-up of 1 s and 10 pairs.
+	// a: 1.45 s left of a set-up of the tests' 2 s + 1.5 × 0.3 s, then 10
+	// pairs of 0.6 s; b: a set-up of 1 s and 10 pairs.
 	c.want("a's set-up", (1450+6000+1000+6000)*time.Millisecond, (1450+6000+1000+6000)*time.Millisecond, false)
 	// Without a calibrated sample (a --bench command): none.
 	c.e.Sample = 0
 	if got, ok := c.e.Estimate(c.now); ok {
 		t.Errorf("a --bench command's set-up: %+v, want none", got)
 	}
+}
+
+// TestETA_PassesOverBase: once a candidate has passed, its test time is
+// the reference, though base's (the job's first run, beside the first
+// builds) was longer.
+func TestETA_PassesOverBase(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, NoBench: true})
+	c.at(0, Event{Kind: EventJobStart, Total: 3}, Event{Kind: EventPhase, Phase: "behavior"},
+		Event{Kind: EventStart, Phase: "behavior", Candidate: "a"})
+	c.at(5, Event{Kind: EventTested, Candidate: "a"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "b"})
+	c.at(8, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"})
+	// b has 2 s left of a's 5 s, c takes 5 s; not base's 8 s.
+	c.want("a passed", 7*time.Second, 7*time.Second, false)
 }
