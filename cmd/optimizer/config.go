@@ -41,6 +41,3 @@ func (o *runOptions) validate() error {
 	}
 	return nil
 }
-
-// parseBytes reads a size such as 4G (config.ParseSize).
-func parseBytes(s string) (int64, error) { return config.ParseSize(s) }
