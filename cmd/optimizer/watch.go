@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
@@ -37,15 +37,6 @@ type watchOptions struct {
 	// quickBudget is the benchmark budget of a save's first speed verdict;
 	// 0 is watch.DefaultQuickBudget. Tests set less.
 	quickBudget time.Duration
-}
-
-// watchRefused are run flags that make no sense in watch mode: on the
-// command line they are usage errors, from optimizer.toml (shared with run)
-// they are ignored.
-var watchRefused = map[string]string{
-	"base":               "watch compares against HEAD and follows it",
-	"candidate-ref":      "watch evaluates the working tree (and --candidates DIR)",
-	"fail-on-regression": "watch has no exit status per evaluation",
 }
 
 func newWatchCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -84,51 +75,22 @@ the store (kind watch). Ctrl-C stops, exiting 0. See docs/watch.md.`,
 	}
 	o.register(cmd.Flags())
 	o.registerDaemon(cmd.Flags())
-	for name := range watchRefused {
-		cmd.Flags().MarkHidden(name)
-	}
-	for name, usage := range map[string]string{
-		"candidates": "a directory of candidates to watch too: each NAME.patch, NAME/ or .jsonl saved there is evaluated against HEAD (repeatable)",
-		"all":        "test and benchmark every package, not only those the change touches or that import them",
-		"test":       "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS (default: go test -json of the affected packages, in a Go module)",
-		"format":     "text (one line per evaluation) or json (one object per line)",
-		"keep-slots": "keep the slots warm when watch stops, for the next run, instead of removing them",
-		"verbose":    "log what happens to stderr, and print each evaluation's full report",
-	} {
-		cmd.Flags().Lookup(name).Usage = usage
-	}
+	config.RegisterForWatch(cmd.Flags())
 	return cmd
 }
 
 // configure merges optimizer.toml under the flags, like run's, then drops
-// what watch refuses and validates the rest.
+// what watch refuses and validates the rest (config.ForWatch).
 func (o *watchOptions) configure(ctx context.Context, cmd *cobra.Command) error {
-	for name, why := range watchRefused {
-		if cmd.Flags().Changed(name) {
-			return usageErrorf("--%s is not allowed: %s", name, why)
-		}
+	if err := config.RefuseForWatch(cmd.Flags().Changed); err != nil {
+		return &usageError{err}
 	}
-	fromFile := !cmd.Flags().Changed("format")
+	formatGiven := cmd.Flags().Changed("format")
 	if err := o.runOptions.configure(ctx, cmd); err != nil {
 		return err
 	}
-	o.Base, o.CandidateRefs, o.FailOnRegr = "HEAD", nil, false
-	if o.Format == formatMarkdown {
-		if !fromFile {
-			return usageErrorf("--format markdown: watch prints text lines or JSON lines")
-		}
-		o.Format = formatText
-	}
-	return o.validate()
-}
-
-// validate checks what run's validation does not: --candidates names
-// directories, since watch watches them.
-func (o *watchOptions) validate() error {
-	for _, p := range o.Candidates {
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-			return usageErrorf("--candidates %s: watch takes a directory of candidates to watch", p)
-		}
+	if err := o.ForWatch(formatGiven); err != nil {
+		return &usageError{err}
 	}
 	return nil
 }
