@@ -12,16 +12,8 @@ import (
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 )
 
-// jobsOptions are optimizer jobs' flags.
-type jobsOptions struct {
-	Socket string
-	All    bool
-	Limit  int
-	Format string
-}
-
 func newJobsCmd(stdout io.Writer) *cobra.Command {
-	var o jobsOptions
+	var o config.Jobs
 	cmd := &cobra.Command{
 		Use:   "jobs [flags]",
 		Short: "List the daemon's queued and running jobs",
@@ -33,10 +25,7 @@ optimizer show RUN_ID there.`,
 			return listDaemonJobs(cmd.Context(), o, stdout)
 		},
 	}
-	cmd.Flags().StringVar(&o.Socket, "socket", "", "the daemon's socket (default $OPTIMIZER_SOCKET, else "+client.DefaultSocket()+")")
-	cmd.Flags().BoolVar(&o.All, "all", false, "list ended jobs too")
-	cmd.Flags().IntVarP(&o.Limit, "limit", "n", 50, "most jobs listed")
-	cmd.Flags().StringVar(&o.Format, "format", formatText, "text or json")
+	o.Register(cmd.Flags())
 	return cmd
 }
 
@@ -49,22 +38,15 @@ func needDaemon(ctx context.Context, socketFlag string) (*client.Client, error) 
 	return c, nil
 }
 
-func listDaemonJobs(ctx context.Context, o jobsOptions, w io.Writer) error {
-	if o.Format != formatText && o.Format != formatJSON {
-		return usageErrorf("--format %q: want text or json", o.Format)
-	}
-	if o.Limit < 1 || o.Limit > 1000 {
-		return usageErrorf("--limit %d: want 1 to 1000", o.Limit)
+func listDaemonJobs(ctx context.Context, o config.Jobs, w io.Writer) error {
+	if err := o.Validate(); err != nil {
+		return &usageError{err}
 	}
 	c, err := needDaemon(ctx, o.Socket)
 	if err != nil {
 		return err
 	}
-	lo := client.ListOptions{Limit: o.Limit}
-	if !o.All {
-		lo.States = client.Active
-	}
-	list, err := c.Jobs(ctx, lo)
+	list, err := c.Jobs(ctx, o.ListOptions())
 	if err != nil {
 		return fmt.Errorf("list jobs: %w", err)
 	}
