@@ -11,7 +11,9 @@
 // caller names. [PullRequest.Resolve] finds the two commits in the clone
 // and their merge base, and says what to fetch when a shallow clone lacks
 // them. [PullRequest.Candidates] is the head as a candidate named after
-// its branch. After the job, [WriteOutputs] writes the comment, the reports
-// and GitHub's step summary; the gate and the comment's text are package
-// report's ([report.JudgeGate], [report.Comment]).
+// its branch. [Prepare] does these three in turn and returns the [Job].
+// After the job, [WriteOutputs] writes the comment, the reports and
+// GitHub's step summary, and [Job.Publish] judges the gate before it; the
+// gate and the comment's text are package report's ([report.JudgeGate],
+// [report.Comment]).
 package premerge
