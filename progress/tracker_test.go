@@ -74,15 +74,9 @@ func TestTracker_Waiting(t *testing.T) {
 // tested in evaluator), the most that can be left beside it when that is
 // over 1.5 times more, and "tests ETA" while only the tests' time is known.
 func TestTracker_ETA(t *testing.T) {
-	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	tr := NewTracker(func() time.Time { return now }, nil)
-	tr.ETA = &evaluator.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute}
+	c := newClock(&evaluator.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute})
+	tr, at := c.tr, c.at
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
-	at := func(s float64, e evaluator.Event) string {
-		now = start.Add(time.Duration(s * float64(time.Second)))
-		return tr.Line(e)
-	}
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"})
 	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
 	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
@@ -130,19 +124,8 @@ func TestLines(t *testing.T) {
 // estimate now (a test running long), or at the heartbeat; never sooner
 // than refreshAfter after a line, and not without an estimate.
 func TestTracker_Refresh(t *testing.T) {
-	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
-	at := func(s float64, evs ...evaluator.Event) {
-		now = start.Add(time.Duration(s * float64(time.Second)))
-		for _, e := range evs {
-			tr.Line(e)
-		}
-	}
-	refresh := func(s float64) string {
-		now = start.Add(time.Duration(s * float64(time.Second)))
-		return tr.Refresh()
-	}
+	c := newClock(&evaluator.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
+	tr, at, refresh := c.tr, c.at, c.refresh
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
 		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
@@ -175,7 +158,7 @@ func TestTracker_Refresh(t *testing.T) {
 	}
 
 	// With the ETA on screen on track, only the heartbeat.
-	tr = NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, NoBench: true})
+	c.tr = NewTracker(func() time.Time { return c.now }, &evaluator.ETA{Slots: 1, NoBench: true})
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
 		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
 		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
@@ -188,7 +171,7 @@ func TestTracker_Refresh(t *testing.T) {
 	if got, want := refresh(91), "[1/3] testing b (31s), ETA 1m29s"; got != want {
 		t.Errorf("heartbeat: %q, want %q", got, want)
 	}
-	tr.ETA = nil
+	c.tr.ETA = nil
 	if got := refresh(200); got != "" {
 		t.Errorf("with no estimator: %q, want none", got)
 	}
@@ -198,13 +181,8 @@ func TestTracker_Refresh(t *testing.T) {
 // takes its candidate to the timeout, and the refreshed lines name it
 // until the test ends.
 func TestTracker_Stuck(t *testing.T) {
-	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, Timeout: 15 * time.Second, NoBench: true})
-	at := func(s float64, e evaluator.Event) string {
-		now = start.Add(time.Duration(s * float64(time.Second)))
-		return tr.Line(e)
-	}
+	c := newClock(&evaluator.ETA{Slots: 1, Timeout: 15 * time.Second, NoBench: true})
+	tr, start, at := c.tr, c.start, c.at
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
 	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
 	at(2, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 8 passed"})
@@ -214,7 +192,7 @@ func TestTracker_Stuck(t *testing.T) {
 	if want := "[0/1] hang: sumsq.TestSum/n=3 looks stuck (running 1.5s, under 10ms at base), ETA 13s"; got != want {
 		t.Errorf("stuck line: %q, want %q", got, want)
 	}
-	now = start.Add(40 * time.Second)
+	c.now = start.Add(40 * time.Second)
 	if got, want := tr.activity(), "[0/1] testing hang (38s, stuck in sumsq.TestSum/n=3)"; got != want {
 		t.Errorf("activity: %q, want %q", got, want)
 	}
@@ -228,19 +206,8 @@ func TestTracker_Stuck(t *testing.T) {
 // the work goes on, one refresh comes a tick later rather than
 // refreshAfter later; then refreshAfter between lines again.
 func TestTracker_RanOut(t *testing.T) {
-	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, NoBench: true})
-	at := func(s float64, evs ...evaluator.Event) {
-		now = start.Add(time.Duration(s * float64(time.Second)))
-		for _, e := range evs {
-			tr.Line(e)
-		}
-	}
-	refresh := func(s float64) string {
-		now = start.Add(time.Duration(s * float64(time.Second)))
-		return tr.Refresh()
-	}
+	c := newClock(&evaluator.ETA{Slots: 1, NoBench: true})
+	at, refresh := c.at, c.refresh
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"},
 		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
@@ -267,13 +234,8 @@ func TestTracker_RanOut(t *testing.T) {
 // from what is known before any pair; a later one's has none (the verdict
 // line before it has it).
 func TestTracker_FirstBenchmark(t *testing.T) {
-	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	tr := NewTracker(func() time.Time { return now }, &evaluator.ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
-	at := func(s float64, e evaluator.Event) string {
-		now = start.Add(time.Duration(s * float64(time.Second)))
-		return tr.Line(e)
-	}
+	c := newClock(&evaluator.ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
+	at := c.at
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
 	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
 	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
@@ -284,4 +246,33 @@ func TestTracker_FirstBenchmark(t *testing.T) {
 	if got, want := at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "a"}), "[0/1] a: benchmark, ETA 8.4s"; got != want {
 		t.Errorf("first benchmark: %q, want %q", got, want)
 	}
+}
+
+// clock drives a tracker on a clock of its own, from start.
+type clock struct {
+	tr         *Tracker
+	start, now time.Time
+}
+
+func newClock(est *evaluator.ETA) *clock {
+	c := &clock{start: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)}
+	c.now = c.start
+	c.tr = NewTracker(func() time.Time { return c.now }, est)
+	return c
+}
+
+// at shows evs s seconds after start and returns the last one's line.
+func (c *clock) at(s float64, evs ...evaluator.Event) string {
+	c.now = c.start.Add(time.Duration(s * float64(time.Second)))
+	line := ""
+	for _, e := range evs {
+		line = c.tr.Line(e)
+	}
+	return line
+}
+
+// refresh asks the tracker for a refreshed line s seconds after start.
+func (c *clock) refresh(s float64) string {
+	c.now = c.start.Add(time.Duration(s * float64(time.Second)))
+	return c.tr.Refresh()
 }
