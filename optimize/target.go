@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -294,19 +295,27 @@ func profileBase(ctx context.Context, repo, base, dir, filter string) (ranked []
 		bench = "."
 	}
 	var profs []*profile.Profile
+	ran := false
 	for i, pkg := range pkgs {
 		out := filepath.Join(tmp, fmt.Sprintf("cpu%d.pprof", i))
 		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", bench, "-benchtime", "1s",
 			"-cpuprofile", out, "./"+pkg)
 		cmd.Dir = dir
-		if b, err := cmd.CombinedOutput(); err != nil {
+		b, err := cmd.CombinedOutput()
+		if err != nil {
 			return nil, nil, 0, fmt.Errorf("run the base's benchmarks in %s: %w\n%s", pkg, err, proc.Tail(b, 20))
 		}
+		ran = ran || benchLine.Match(b)
 		p, err := readProfile(out)
 		if err != nil {
 			return nil, nil, 0, err
 		}
 		profs = append(profs, p)
+	}
+	if !ran {
+		// A binary that ran none can still leave a sample or two of its
+		// start-up in the profile: that is no profile of the benchmarks.
+		return nil, nil, 0, fmt.Errorf("no benchmark of the base matches -bench %q", bench)
 	}
 	all, total := rankFuncs(profs)
 	if total == 0 {
@@ -323,6 +332,9 @@ func profileBase(ctx context.Context, repo, base, dir, filter string) (ranked []
 	}
 	return ranked, top, total, nil
 }
+
+// benchLine is a benchmark's result line in go test's output.
+var benchLine = regexp.MustCompile(`(?m)^Benchmark\S*\s+\d+\s`)
 
 func readProfile(file string) (*profile.Profile, error) {
 	f, err := os.Open(file)
