@@ -68,7 +68,7 @@ func filesCand(name string, files map[string]string) candidate.Candidate {
 func shellCandidates() []candidate.Candidate {
 	return []candidate.Candidate{
 		filesCand("fast", map[string]string{"speed": "0.016\n"}),
-		filesCand("slower", map[string]string{"speed": "0.24\n"}),
+		filesCand("slower", map[string]string{"speed": "0.4\n"}),
 		filesCand("broken", map[string]string{"ok": "no\n"}),
 		filesCand("hang", map[string]string{"hang": "1\n"}),
 		filesCand("same", map[string]string{"speed": "0.08\n"}),

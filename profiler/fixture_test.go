@@ -119,12 +119,12 @@ func newFixture(t *testing.T) *fixture {
 	defer cancel()
 	// A count of iterations, not a time: on a starved CPU (load 24 on 2)
 	// two seconds of wall time gave base's profile a handful of samples,
-	// mostly outside CountPairs. Each count is half a second of CPU or more
+	// mostly outside CountPairs. Each count is about two seconds of CPU
 	// on this machine, however busy it is: base's op takes about 2 ms, the
 	// winner's about 50 µs.
 	for i, c := range []CaptureOptions{
-		{Binary: f.baseBin, Dir: f.baseDir, Out: f.baseCPU, MemOut: f.baseMem, Benchtime: "500x"},
-		{Binary: f.candBin, Dir: f.candDir, Out: f.candCPU, MemOut: f.candMem, Benchtime: "10000x"},
+		{Binary: f.baseBin, Dir: f.baseDir, Out: f.baseCPU, MemOut: f.baseMem, Benchtime: "1000x"},
+		{Binary: f.candBin, Dir: f.candDir, Out: f.candCPU, MemOut: f.candMem, Benchtime: "40000x"},
 	} {
 		c.Bench, c.CPU = "^BenchmarkCountPairs$", pinCPU(i)
 		wg.Go(func() { errs[i] = Capture(ctx, c) })
