@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 )
 
 // completeTimeout bounds reading the store for a completion.
@@ -53,9 +55,9 @@ func completeValues(values ...string) func(*cobra.Command, []string, string) ([]
 // command under c that has them.
 func addCompletions(c *cobra.Command) {
 	if c.Flags().Lookup("format") != nil {
-		formats := []string{formatText, formatJSON, formatMarkdown}
+		formats := []string{config.FormatText, config.FormatJSON, config.FormatMarkdown}
 		if c.Name() == "watch" {
-			formats = []string{formatText, formatJSON}
+			formats = []string{config.FormatText, config.FormatJSON}
 		}
 		c.RegisterFlagCompletionFunc("format", completeValues(formats...))
 	}

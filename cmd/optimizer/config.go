@@ -7,16 +7,6 @@ import (
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 )
 
-// configFile is the name of the configuration file at the repo root.
-const configFile = config.File
-
-// The report formats.
-const (
-	formatText     = config.FormatText
-	formatJSON     = config.FormatJSON
-	formatMarkdown = config.FormatMarkdown
-)
-
 // runOptions are the flags of optimizer run (and of the root command), which
 // optimizer.toml sets too: config.Run, with the command's own methods.
 type runOptions struct{ config.Run }

@@ -50,7 +50,7 @@ func listDaemonJobs(ctx context.Context, o config.Jobs, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("list jobs: %w", err)
 	}
-	if o.Format == formatJSON {
+	if o.Format == config.FormatJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(list.Jobs)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/demo"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
@@ -31,10 +32,10 @@ commit it, write six candidate changes to it (one for every verdict), and
 evaluate them with two slots. Nothing outside that directory is touched.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Format != formatText && o.Format != formatJSON && o.Format != formatMarkdown {
+			if o.Format != config.FormatText && o.Format != config.FormatJSON && o.Format != config.FormatMarkdown {
 				return usageErrorf("--format %q: want text, json or markdown", o.Format)
 			}
-			if o.Optimize && o.Format == formatMarkdown {
+			if o.Optimize && o.Format == config.FormatMarkdown {
 				return usageErrorf("demo --optimize prints text or json")
 			}
 			return runDemo(cmd.Context(), o, stdout, stderr)
@@ -42,7 +43,7 @@ evaluate them with two slots. Nothing outside that directory is touched.`,
 	}
 	cmd.Flags().StringVar(&o.Dir, "dir", "", "write the demo repository and candidates here (default: a temporary directory)")
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the demo directory afterwards, to look around with history and show")
-	cmd.Flags().StringVar(&o.Format, "format", formatText, "report format: text, json or markdown")
+	cmd.Flags().StringVar(&o.Format, "format", config.FormatText, "report format: text, json or markdown")
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "log what happens to stderr")
 	cmd.Flags().BoolVar(&o.Optimize, "optimize", false, "run the optimisation loop on the example, with the example generator, instead of the candidate set")
 	return cmd
@@ -60,7 +61,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 	}
 	defer d.Remove()
 	intro := stdout
-	if o.Format == formatJSON {
+	if o.Format == config.FormatJSON {
 		intro = stderr // stdout holds the JSON report and nothing else
 	}
 	if o.Optimize {

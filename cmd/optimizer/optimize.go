@@ -109,7 +109,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	rep, err := loop.Run(ctx)
 	if rep != nil {
 		write := rep.WriteText
-		if o.Format == formatJSON {
+		if o.Format == config.FormatJSON {
 			write = rep.WriteJSON
 		}
 		if werr := write(stdout); err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/spf13/cobra"
 )
@@ -25,14 +26,14 @@ func newReportCmd(stdout io.Writer) *cobra.Command {
 			if len(args) == 1 {
 				o.Job = args[0]
 			}
-			if o.Format != formatText && o.Format != formatJSON && o.Format != formatMarkdown {
+			if o.Format != config.FormatText && o.Format != config.FormatJSON && o.Format != config.FormatMarkdown {
 				return usageErrorf("--format %q: want text, json or markdown", o.Format)
 			}
 			return printReport(cmd.Context(), o, stdout)
 		},
 	}
 	o.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.Format, "format", formatText, "text, json or markdown")
+	cmd.Flags().StringVar(&o.Format, "format", config.FormatText, "text, json or markdown")
 	return cmd
 }
 

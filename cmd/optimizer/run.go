@@ -81,11 +81,11 @@ func (o *runOptions) configure(ctx context.Context, cmd *cobra.Command) error {
 		return err
 	}
 	onCommandLine := cmd.Flags().Changed("parallel-candidates")
-	if err := config.Merge(cmd.Flags(), filepath.Join(r.Root, configFile)); err != nil {
+	if err := config.Merge(cmd.Flags(), filepath.Join(r.Root, config.File)); err != nil {
 		return &usageError{err}
 	}
 	if !onCommandLine && cmd.Flags().Changed("parallel-candidates") {
-		o.ParallelFrom = configFile
+		o.ParallelFrom = config.File
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -177,7 +177,7 @@ func planJob(ctx context.Context, o runOptions, stderr io.Writer) (jobPlan, erro
 // the base commit alone. A tree whose status cannot be read says nothing.
 func warnDirty(ctx context.Context, r gitcmd.Repo, o runOptions, base string, stderr io.Writer) {
 	own := watch.Rel(r.Root, append(append([]string{}, o.Candidates...), o.DB))
-	files, err := watch.Dirty(ctx, r.Root, func(p string) bool { return watch.IsOwn(p, configFile, own) })
+	files, err := watch.Dirty(ctx, r.Root, func(p string) bool { return watch.IsOwn(p, config.File, own) })
 	if err != nil || len(files) == 0 {
 		return
 	}

@@ -124,7 +124,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		}
 		s.Extra = append(s.Extra, abs)
 	}
-	scr := &progress.Screen{Out: stdout, Err: stderr, JSON: o.Format == formatJSON, Verbose: o.Verbose, TTY: !o.Verbose && isTerminal(stderr)}
+	scr := &progress.Screen{Out: stdout, Err: stderr, JSON: o.Format == config.FormatJSON, Verbose: o.Verbose, TTY: !o.Verbose && isTerminal(stderr)}
 	log := newLogger(o.Verbose, stderr)
 
 	where := "" // in this process, the session holds the pool and the store; through a daemon, the daemon does
@@ -147,7 +147,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		s.Pool, s.DB = work.Pool, work.DB
 		s.Skip = append(s.Skip, work.Pool.Dir())
 	}
-	s.Own = s.OwnFiles(configFile, o.DB) // a store given with --db, the candidates folders, the slots, optimizer's folder
+	s.Own = s.OwnFiles(config.File, o.DB) // a store given with --db, the candidates folders, the slots, optimizer's folder
 	s.Options = func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
 		ro := o.runOptions
 		ro.Test = test

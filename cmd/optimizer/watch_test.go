@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/gitcmd"
@@ -73,7 +74,7 @@ func shellWatch(tb testing.TB, repo string, test string) watchOptions {
 	o.Repo = repo
 	o.Test = test
 	o.Bench = "none"
-	o.Format = formatJSON
+	o.Format = config.FormatJSON
 	o.Verbose = os.Getenv("WATCH_VERBOSE") != ""
 	// The tests signal through files outside the slot (a test's PID), which
 	// a sandbox hides; the sandbox has its own tests (sandbox_test.go).
@@ -226,7 +227,7 @@ func TestWatch_Saves(t *testing.T) {
 	before := snapshot(t, repo)
 
 	o := shellWatch(t, repo, "sh test.sh")
-	o.Format = formatText
+	o.Format = config.FormatText
 	w := startWatch(t, o)
 	line := regexp.MustCompile(`^\d\d:\d\d:\d\d (.+?): (.*)$`)
 	expect := func(trigger, summary string) {
