@@ -38,8 +38,11 @@ import (
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
 //     counts the set-up and stops no benchmark before its first claim
 //     (FirstClaim pairs);
-//   - the benchmark being measured, the same pairs at its own pace; once it
-//     has passed them without settling, to --max-pairs.
+//   - the benchmark being measured, at its own pace, the pairs its rounds so
+//     far are on course to settle at (Event.Forecast: stats.Sequential's
+//     Forecast, from its second pair); before that, the same pairs as one
+//     to come, and once it has passed them without settling, to
+//     --max-pairs.
 //   - in phase 2 before any pair is measured, a pair at two calibrated
 //     samples (Sample) and the first set-up at base's test time and its
 //     calibration (priorSetup).
@@ -83,6 +86,7 @@ type ETA struct {
 	firstPair   time.Duration
 	lastPair    time.Duration
 	pairs       int
+	forecast    int // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
 	pairN       int
@@ -166,7 +170,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		case "behavior":
 			e.testFrom[ev.Candidate] = w
 		case "benchmark":
-			e.bench, e.benchFrom, e.pairs = ev.Candidate, w, 0
+			e.bench, e.benchFrom, e.pairs, e.forecast = ev.Candidate, w, 0, 0
 		}
 	case EventStuck:
 		if ev.Message != "" {
@@ -192,6 +196,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		}
 		e.pairs++
 		e.lastPair = w
+		e.forecast = ev.Forecast
 		if ev.BaseSample > 0 {
 			e.baseSamples = append(e.baseSamples, ev.BaseSample)
 		}
@@ -347,7 +352,8 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 }
 
 // currentLeft is what is left of the benchmark being measured: the
-// expected pairs at its own pace (to the cap once it has passed them),
+// pairs it is on course to take (or those expected of one to come, to the
+// cap once it has passed them) at its own pace,
 // within its budget; and the most, to the cap.
 func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (left, most time.Duration) {
 	el := w - e.benchFrom
@@ -356,7 +362,10 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 		pace = (e.lastPair - e.firstPair) / time.Duration(e.pairs-1)
 	}
 	want := pairs
-	if float64(e.pairs) >= pairs {
+	switch {
+	case e.forecast > 0 && e.forecast >= e.pairs:
+		want = float64(e.forecast) // at e.pairs: its look now settles
+	case float64(e.pairs) >= pairs:
 		want = float64(e.MaxPairs)
 	}
 	left = time.Duration((want - float64(e.pairs)) * float64(pace))

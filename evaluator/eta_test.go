@@ -156,6 +156,40 @@ func TestETA_FirstClaim(t *testing.T) {
 	c.want("a's first pair", 16*time.Second, 16*time.Second, false)
 }
 
+// TestETA_Forecast: the benchmark being measured takes the pairs its
+// rounds are on course to (Event.Forecast), not those expected of one to
+// come; without a forecast, those.
+func TestETA_Forecast(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		forecast int
+		left     time.Duration
+	}{
+		// a: 2 pairs of 1 s done, 6 to its forecast 8; b: a set-up of
+		// (2 s − 1.5 × 0.5 s) / 2 and 20 pairs (the cap: none finished).
+		{"Settles", 8, 6*time.Second + 625*time.Millisecond + 20*time.Second},
+		// a's look at this pair settles: only b is left.
+		{"Now", 2, 625*time.Millisecond + 20*time.Second},
+		// a: 18 more to the cap's 20, b the same.
+		{"Cap", 20, 18*time.Second + 625*time.Millisecond + 20*time.Second},
+		// No forecast (a client that does not relay it): a takes the
+		// pairs of one to come, 20.
+		{"None", 0, 18*time.Second + 625*time.Millisecond + 20*time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newETAClock(t, &ETA{Slots: 1, MinPairs: 2, MaxPairs: 20, FirstClaim: 8})
+			c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"})
+			for _, n := range []string{"a", "b"} {
+				c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+			}
+			c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
+			c.at(2, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond})
+			c.at(3, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond, Forecast: tt.forecast})
+			c.want("a's second pair", tt.left, 18*time.Second+625*time.Millisecond+20*time.Second, false)
+		})
+	}
+}
+
 // TestETA_RecentPace: the pairs to come run at the pace of base's latest
 // samples, not of the whole job's: the load of a shared machine moves.
 func TestETA_RecentPace(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -246,9 +247,41 @@ func TestRun_Store(t *testing.T) {
 	opts := shellOptions()
 	opts.Candidates = opts.Candidates[:3]
 	opts.MaxPairs = 12 // enough to store pairs; at load 25 the default cap made this test take 101 s
+	events := make(chan Event)
+	opts.Events = events
+	var pairEvents []Event
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for e := range events {
+			if e.Kind == EventSample {
+				pairEvents = append(pairEvents, e)
+			}
+		}
+	}()
 	rep, err := h.run(t, context.Background(), 2, opts)
+	close(events)
+	<-read
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Each pair's event says what the pairs so far are on course to take
+	// (the ETA reads it): nothing from one pair; from two a look from the
+	// pairs so far on, no earlier than the first claim, at most the cap.
+	first := stats.Sequential{MinPairs: DefaultMinPairs, MaxPairs: 12, MinSpeedup: DefaultMinSpeedup}.FirstClaim()
+	pair := map[string]int{}
+	for _, e := range pairEvents {
+		pair[e.Candidate]++
+		n := pair[e.Candidate]
+		switch {
+		case n == 1 && e.Forecast != 0:
+			t.Errorf("%s pair 1: forecast %d, want 0", e.Candidate, e.Forecast)
+		case n >= 2 && (e.Forecast < n || e.Forecast < first || e.Forecast > 12):
+			t.Errorf("%s pair %d: forecast %d, want in [%d, 12] and at least %d", e.Candidate, n, e.Forecast, n, first)
+		}
+	}
+	if pair["fast"] == 0 {
+		t.Errorf("no pair event for fast among %d", len(pairEvents))
 	}
 	ctx := context.Background()
 	job, err := h.db.Job(ctx, rep.Job)

@@ -228,6 +228,9 @@ type Event struct {
 	// BaseSample is, for EventSample, how long the pair's base sample took
 	// (ETA predicts the benchmarks to come from it).
 	BaseSample time.Duration
+	// Forecast is, for EventSample, the pairs the benchmark is on course
+	// to take (stats.Sequential.Forecast); 0: not yet known.
+	Forecast int
 	// Since and AtBase are, for EventStuck, when the test started and how
 	// long it took at base.
 	Since  time.Time

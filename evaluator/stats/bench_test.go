@@ -25,3 +25,42 @@ func BenchmarkSequential_Look(b *testing.B) {
 		seq.Look(names, rounds)
 	}
 }
+
+// BenchmarkSequential_Forecast measures a forecast (made once a pair) from
+// 29 rounds of 13 benchmarks that spread wide against the threshold: one
+// look, which does not settle.
+func BenchmarkSequential_Forecast(b *testing.B) {
+	d := make([][]float64, 13)
+	for i := range d {
+		d[i] = jitter(29, -0.05, 0.3)
+	}
+	rounds := roundsOf(d...)
+	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
+	if n := seq.Forecast(nil, rounds); n != DefaultMaxPairs {
+		b.Fatalf("Forecast = %d, want the cap %d: the benchmark no longer measures every look", n, DefaultMaxPairs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		seq.Forecast(nil, rounds)
+	}
+}
+
+// BenchmarkSequential_ForecastEarly is the dearest forecast a default
+// evaluation makes: from 2 rounds of 13 benchmarks that spread wide, every
+// look from the first claim to the cap, none settling (5–10 ms on the
+// 2-CPU VM, against a pair's 0.6 s or more).
+func BenchmarkSequential_ForecastEarly(b *testing.B) {
+	d := make([][]float64, 13)
+	for i := range d {
+		d[i] = jitter(2, -0.05, 0.3)
+	}
+	rounds := roundsOf(d...)
+	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
+	if n := seq.Forecast(nil, rounds); n != DefaultMaxPairs {
+		b.Fatalf("Forecast = %d, want the cap %d: the benchmark no longer measures every look", n, DefaultMaxPairs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		seq.Forecast(nil, rounds)
+	}
+}
