@@ -351,10 +351,10 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	return left, most, true
 }
 
-// currentLeft is what is left of the benchmark being measured: the
-// pairs it is on course to take (or those expected of one to come, to the
-// cap once it has passed them) at its own pace,
-// within its budget; and the most, to the cap.
+// currentLeft is what is left of the benchmark being measured: the pairs
+// it is on course to take (or those expected of one to come, to the cap
+// once it has passed them) at its own pace, within its budget; and the
+// most, to the cap.
 func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (left, most time.Duration) {
 	el := w - e.benchFrom
 	pace := pair
