@@ -271,9 +271,9 @@ func judgeEditCandidates() []candidate.Candidate {
 
 // TestRun_JudgeEdits: the judged cannot edit the judge. By default each
 // candidate is judged and measured with base's test file: the one that
-// deleted its assertion fails, the one that halved its benchmark is not
-// faster, the one that renamed a test passes. All three are flagged, in the
-// report and the store.
+// deleted its assertion fails, the one that halved its benchmark measures as
+// base does (about 1x, not 2x), the one that renamed a test passes. All
+// three are flagged, in the report and the store.
 //
 // The same job again reuses every candidate's outcome from the result cache
 // (cache.go), and must judge them the same: what the first staging learned
@@ -308,8 +308,12 @@ func judgeEdits(t *testing.T, h *harness) *Report {
 	} else if !strings.Contains(noAssert.Failure.Message, "--trust-candidate-tests") {
 		t.Errorf("no-assert's failure %q should say it was judged with base's tests", noAssert.Failure.Message)
 	}
-	if half.Verdict == VerdictWinner || half.Verdict == VerdictFaster || half.Verdict == VerdictFailed {
-		t.Errorf("half-bench: verdict %s (%.2fx), want measured with base's benchmark, and not faster", half.Verdict, half.Speedup)
+	// Measured with its own benchmark, half-bench would be about 2x; with
+	// base's it is base, about 1x. Its verdict is not the test: base
+	// against itself can come out faster at the false-positive rate, and a
+	// CI run's race detector and load made it 1.21x faster once.
+	if half.Verdict == VerdictFailed || half.Speedup == 0 || half.Speedup > 1.5 {
+		t.Errorf("half-bench: verdict %s (%.2fx), want measured with base's benchmark (about 1x, not 2x)", half.Verdict, half.Speedup)
 	}
 	if rename.Verdict == VerdictFailed {
 		t.Errorf("rename: failed %+v, want it to pass", rename.Failure)
