@@ -279,7 +279,8 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(got[sideBase]), Cand: fromMetrics(got[sideCand])})
 		j.log.Debug("benchmark pair", "candidate", c.spec.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
 		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
-			Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook, Forecast: seq.Forecast(series.names(), series.pairs())})
+			Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook,
+			Forecast: seq.Forecast(series.names(), series.pairs()), ForecastUnchanged: seq.ForecastUnchanged(series.names(), series.pairs())})
 		if r+1 < j.opts.MinPairs {
 			continue
 		}

@@ -32,7 +32,9 @@ import (
 //     at the pass rate seen so far) takes a set-up (the mean of those after
 //     the job's first; with only the first seen, the first without base's
 //     build and calibration, see setup) plus the pairs the finished
-//     benchmarks took, averaged with one at --max-pairs, at two of base's
+//     benchmarks took, averaged with the pairs one that changes nothing
+//     would take at the spread of the latest pairs (Event.ForecastUnchanged;
+//     --max-pairs before any pair), at two of base's
 //     latest samples a pair (a
 //     candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
@@ -87,6 +89,7 @@ type ETA struct {
 	lastPair    time.Duration
 	pairs       int
 	forecast    int // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
+	unchanged   int // the latest Event.ForecastUnchanged: the pairs of one to come before any finished; 0: unknown
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
 	pairN       int
@@ -197,6 +200,9 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		e.pairs++
 		e.lastPair = w
 		e.forecast = ev.Forecast
+		if ev.ForecastUnchanged > 0 {
+			e.unchanged = ev.ForecastUnchanged
+		}
 		if ev.BaseSample > 0 {
 			e.baseSamples = append(e.baseSamples, ev.BaseSample)
 		}
@@ -316,12 +322,20 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	default:
 		return 0, 0, false
 	}
-	// The pairs a benchmark takes: the mean of the finished ones' and of
-	// one more at the cap. A clear change settles at its first claim, a
-	// small one or none runs to the cap: the first few finished say little
-	// of the rest (on go-humanize the first settled at 8 pairs and the next
-	// seven ran to 30), and the cap is what is known before any.
+	// The pairs a benchmark to come takes: the mean of the finished ones'
+	// and of one more, the pairs one that changes nothing would take at
+	// the spread of the latest pairs (Event.ForecastUnchanged; the cap
+	// before any is known). A clear change settles at its first claim,
+	// one at the threshold runs to the cap, and one that changes nothing
+	// settles as soon as the spread allows: the first few finished say
+	// little of the rest (under load on go-humanize the first settled at 8
+	// pairs and the next seven ran to 30; on a quiet machine the first ran
+	// to 30 and the next eight took 8-25), and the spread says how soon
+	// the machine lets a look settle.
 	n := e.MaxPairs
+	if e.unchanged > 0 {
+		n = e.unchanged
+	}
 	for _, p := range e.benchPairs {
 		n += p
 	}

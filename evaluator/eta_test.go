@@ -158,23 +158,28 @@ func TestETA_FirstClaim(t *testing.T) {
 
 // TestETA_Forecast: the benchmark being measured takes the pairs its
 // rounds are on course to (Event.Forecast), not those expected of one to
-// come; without a forecast, those.
+// come; without a forecast, those. One to come takes, before any has
+// finished, the pairs one that changes nothing would take at the spread
+// seen (Event.ForecastUnchanged); without that, the cap.
 func TestETA_Forecast(t *testing.T) {
+	const setupB = 625 * time.Millisecond // b's set-up: (2 s − 1.5 × 0.5 s) / 2
 	for _, tt := range []struct {
-		name     string
-		forecast int
-		left     time.Duration
+		name                string
+		forecast, unchanged int
+		left                time.Duration
 	}{
-		// a: 2 pairs of 1 s done, 6 to its forecast 8; b: a set-up of
-		// (2 s − 1.5 × 0.5 s) / 2 and 20 pairs (the cap: none finished).
-		{"Settles", 8, 6*time.Second + 625*time.Millisecond + 20*time.Second},
+		// a: 2 pairs of 1 s done, 6 to its forecast 8; b: its set-up
+		// and 20 pairs (the cap).
+		{"Settles", 8, 0, 6*time.Second + setupB + 20*time.Second},
 		// a's look at this pair settles: only b is left.
-		{"Now", 2, 625*time.Millisecond + 20*time.Second},
+		{"Now", 2, 0, setupB + 20*time.Second},
 		// a: 18 more to the cap's 20, b the same.
-		{"Cap", 20, 18*time.Second + 625*time.Millisecond + 20*time.Second},
+		{"Cap", 20, 0, 18*time.Second + setupB + 20*time.Second},
 		// No forecast (a client that does not relay it): a takes the
 		// pairs of one to come, 20.
-		{"None", 0, 18*time.Second + 625*time.Millisecond + 20*time.Second},
+		{"None", 0, 0, 18*time.Second + setupB + 20*time.Second},
+		// b takes the 10 pairs one that changes nothing would.
+		{"Unchanged", 8, 10, 6*time.Second + setupB + 10*time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newETAClock(t, &ETA{Slots: 1, MinPairs: 2, MaxPairs: 20, FirstClaim: 8})
@@ -184,8 +189,8 @@ func TestETA_Forecast(t *testing.T) {
 			}
 			c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 			c.at(2, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond})
-			c.at(3, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond, Forecast: tt.forecast})
-			c.want("a's second pair", tt.left, 18*time.Second+625*time.Millisecond+20*time.Second, false)
+			c.at(3, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond, Forecast: tt.forecast, ForecastUnchanged: tt.unchanged})
+			c.want("a's second pair", tt.left, 18*time.Second+setupB+20*time.Second, false)
 		})
 	}
 }

@@ -231,6 +231,11 @@ type Event struct {
 	// Forecast is, for EventSample, the pairs the benchmark is on course
 	// to take (stats.Sequential.Forecast); 0: not yet known.
 	Forecast int
+	// ForecastUnchanged is, for EventSample, the pairs a candidate that
+	// changes nothing would take at the spread of this benchmark's pairs so
+	// far (stats.Sequential.ForecastUnchanged): what ETA expects of a
+	// benchmark still to come. 0: not yet known.
+	ForecastUnchanged int
 	// Since and AtBase are, for EventStuck, when the test started and how
 	// long it took at base.
 	Since  time.Time
