@@ -34,9 +34,8 @@ import (
 //     build and calibration, see setup) plus the pairs the finished
 //     benchmarks took, averaged with the pairs one that changes nothing
 //     would take at the spread of the latest pairs (Event.ForecastUnchanged;
-//     --max-pairs before any pair), at two of base's
-//     latest samples a pair (a
-//     candidate is assumed to run about as fast as base: one that is 2×
+//     --max-pairs before any pair), at two of base's latest samples a pair
+//     (a candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
 //     counts the set-up and stops no benchmark before its first claim
 //     (FirstClaim pairs);
@@ -89,7 +88,7 @@ type ETA struct {
 	lastPair    time.Duration
 	pairs       int
 	forecast    int // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
-	unchanged   int // the latest Event.ForecastUnchanged: the pairs of one to come before any finished; 0: unknown
+	unchanged   int // the latest Event.ForecastUnchanged: with the finished benchmarks' pairs, what one to come takes; 0: unknown
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
 	pairN       int
@@ -329,9 +328,9 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	// one at the threshold runs to the cap, and one that changes nothing
 	// settles as soon as the spread allows: the first few finished say
 	// little of the rest (under load on go-humanize the first settled at 8
-	// pairs and the next seven ran to 30; on a quiet machine the first ran
-	// to 30 and the next eight took 8-25), and the spread says how soon
-	// the machine lets a look settle.
+	// pairs and the next seven ran to 30; on a quiet machine the first two
+	// ran to 30 and the next seven took 8-25), and the spread says how
+	// soon the machine lets a look settle.
 	n := e.MaxPairs
 	if e.unchanged > 0 {
 		n = e.unchanged
