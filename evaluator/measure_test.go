@@ -60,6 +60,7 @@ func TestRun_NoiseCheck(t *testing.T) {
 // bwrap setting up its sandbox) made 10,000 rounds only 1.12x the sleeper's
 // CPU in a CI run at load 5.
 func TestRun_MetricCPU(t *testing.T) {
+	testenv.Long(t) // two jobs of spinning shells, measured: 12 s here
 	for _, tt := range []struct {
 		metric Metric
 		spin   int
@@ -142,9 +143,7 @@ echo PASS
 // fixture's words package has no benchmark of its own, but --bench-filter
 // names sumsq's, which is then measured.
 func TestRun_BenchFilterOverridesScope(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and benchmarks the fixture")
-	}
+	testenv.Long(t) // builds and benchmarks the fixture: 10 s here
 	h := newFixtureHarness(t)
 	words := filesCand("words", map[string]string{"words/words.go": "package words\n\nimport \"strings\"\n\n// Count counts words.\nfunc Count(s string) int { return len(strings.Fields(s)) }\n"})
 	for _, tt := range []struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
@@ -59,9 +60,7 @@ func demoCandidate(t *testing.T, name string) candidate.Candidate {
 // the function it changed, its line table holds the changed lines, and the
 // raw profiles are kept and recorded.
 func TestRun_ProfileGo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and benchmarks the fixture")
-	}
+	testenv.Long(t) // builds, benchmarks and profiles the fixture: 14 s here
 	h := newFixtureHarness(t)
 	art := t.TempDir()
 	rep, err := h.run(t, context.Background(), 2, Options{
