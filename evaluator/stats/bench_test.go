@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -26,41 +27,33 @@ func BenchmarkSequential_Look(b *testing.B) {
 	}
 }
 
-// BenchmarkSequential_Forecast measures a forecast (made once a pair) from
-// 29 rounds of 13 benchmarks that spread wide against the threshold: one
-// look, which does not settle.
+// BenchmarkSequential_Forecast measures the two forecasts made once a pair,
+// on 13 benchmarks whose rounds spread wide against the threshold, so that
+// no look settles before the cap. From 2 rounds each looks at every count
+// from the first claim to the cap: the dearest a default evaluation makes
+// (5–10 ms on the 2-CPU VM, against a pair's 0.6 s or more). From 29,
+// Forecast looks once and ForecastUnchanged still from the first claim.
 func BenchmarkSequential_Forecast(b *testing.B) {
-	d := make([][]float64, 13)
-	for i := range d {
-		d[i] = jitter(29, -0.05, 0.3)
-	}
-	rounds := roundsOf(d...)
 	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
-	if n := seq.Forecast(nil, rounds); n != DefaultMaxPairs {
-		b.Fatalf("Forecast = %d, want the cap %d: the benchmark no longer measures every look", n, DefaultMaxPairs)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		seq.Forecast(nil, rounds)
-	}
-}
-
-// BenchmarkSequential_ForecastEarly is the dearest forecast a default
-// evaluation makes: from 2 rounds of 13 benchmarks that spread wide, every
-// look from the first claim to the cap, none settling (5–10 ms on the
-// 2-CPU VM, against a pair's 0.6 s or more).
-func BenchmarkSequential_ForecastEarly(b *testing.B) {
-	d := make([][]float64, 13)
-	for i := range d {
-		d[i] = jitter(2, -0.05, 0.3)
-	}
-	rounds := roundsOf(d...)
-	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
-	if n := seq.Forecast(nil, rounds); n != DefaultMaxPairs {
-		b.Fatalf("Forecast = %d, want the cap %d: the benchmark no longer measures every look", n, DefaultMaxPairs)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		seq.Forecast(nil, rounds)
+	for _, n := range []int{2, 29} {
+		d := make([][]float64, 13)
+		for i := range d {
+			d[i] = jitter(n, -0.05, 0.3)
+		}
+		rounds := roundsOf(d...)
+		for _, f := range []struct {
+			name string
+			fn   func([]string, [][]Pair) int
+		}{{"Forecast", seq.Forecast}, {"Unchanged", seq.ForecastUnchanged}} {
+			b.Run(fmt.Sprintf("%s/rounds=%d", f.name, n), func(b *testing.B) {
+				if got := f.fn(nil, rounds); got != DefaultMaxPairs {
+					b.Fatalf("%s = %d, want the cap %d: the benchmark no longer measures every look", f.name, got, DefaultMaxPairs)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					f.fn(nil, rounds)
+				}
+			})
+		}
 	}
 }
