@@ -278,9 +278,12 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		series.add(got[sideBase], got[sideCand])
 		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(got[sideBase]), Cand: fromMetrics(got[sideCand])})
 		j.log.Debug("benchmark pair", "candidate", c.spec.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
-		j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
-			Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook,
-			Forecast: seq.Forecast(series.names(), series.pairs()), ForecastUnchanged: seq.ForecastUnchanged(series.names(), series.pairs())})
+		if j.opts.Events != nil { // the forecasts are for the ETA: no listener, no looks
+			names, pairs := series.names(), series.pairs()
+			j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
+				Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook,
+				Forecast: seq.Forecast(names, pairs), ForecastUnchanged: seq.ForecastUnchanged(names, pairs)})
+		}
 		if r+1 < j.opts.MinPairs {
 			continue
 		}
