@@ -13,10 +13,18 @@
 //     go run ./bench/eta -- demo --dir /tmp/d
 //     go run ./bench/eta -bin /tmp/old -log /tmp/old.log -- --repo R --candidates C -j 2
 //     go run ./bench/eta -replay /tmp/old.log
+//
+// With -store it measures instead a job's stored pairs replayed through the
+// ETA at a fixed pace (replay.go): the pairs each benchmark takes, free of
+// the machine's noise, so that two versions of the ETA can be compared on
+// the same jobs.
+//
+//	go run ./bench/eta -store /tmp/s.db [-job ID]
 package main
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -31,14 +39,24 @@ func main() {
 	bin := flag.String("bin", "", "the optimizer binary to run (default: build ./cmd/optimizer)")
 	logf := flag.String("log", "", "also write the stamped lines to this file, for -replay")
 	replay := flag.String("replay", "", "measure the stamped lines of an earlier run's -log instead of running")
+	storePath := flag.String("store", "", "replay a stored job's pairs through the ETA instead of running (replay.go)")
+	jobID := flag.String("job", "", "with -store, the job to replay (default: the latest)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F\n       go run ./bench/eta -store S [-job ID]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	var lines []stamped
 	var err error
 	switch {
+	case *storePath != "":
+		job, cfg, runs, err := loadRuns(context.Background(), *storePath, *jobID)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eta:", err)
+			os.Exit(1)
+		}
+		reportReplay(os.Stdout, job, cfg, runs)
+		return
 	case *replay != "":
 		lines, err = readLog(*replay)
 	case flag.NArg() == 0:

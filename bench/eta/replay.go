@@ -1,0 +1,234 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// The replay measure (-store): a job's stored pairs, fed again through
+// evaluator.ETA as the events the job emitted would have carried them,
+// forecasts included, at a fixed pace (a pair a second, base's samples
+// half a second, a second of set-up before each benchmark's first pair).
+// What it measures is the part of the ETA that is hardest: how many pairs
+// each benchmark takes, the one being measured and those to come. The
+// pace and the set-ups, which a live run adds, are the same for every
+// estimate, so one job's pairs compare two versions of the ETA with no
+// noise between them; run it with each version's code.
+//
+//	go run ./bench/eta -store S [-job ID]
+
+// benchRun is one candidate's stored pairs, in measuring order.
+type benchRun struct {
+	name   string
+	names  []string       // the timed benchmarks
+	rounds [][]stats.Pair // rounds[r][b]
+}
+
+// jobConfig is the part of a job's recorded configuration the replay needs.
+type jobConfig struct {
+	MinPairs   int     `json:"min_pairs"`
+	MaxPairs   int     `json:"max_pairs"`
+	MinSpeedup float64 `json:"min_speedup"` // percent
+}
+
+// loadRuns reads a job's benchmarks from the store at path: the job given,
+// or the latest.
+func loadRuns(ctx context.Context, path, jobID string) (store.Job, jobConfig, []benchRun, error) {
+	var cfg jobConfig
+	db, err := store.OpenReadOnly(ctx, path)
+	if err != nil {
+		return store.Job{}, cfg, nil, err
+	}
+	defer db.Close()
+	var job store.Job
+	if jobID != "" {
+		job, err = db.Job(ctx, jobID)
+	} else {
+		var jobs []store.Job
+		jobs, err = db.Jobs(ctx, 1)
+		if err == nil && len(jobs) == 0 {
+			err = fmt.Errorf("%s has no jobs", path)
+		}
+		if err == nil {
+			job = jobs[0]
+		}
+	}
+	if err != nil {
+		return job, cfg, nil, err
+	}
+	if len(job.Config) > 0 {
+		if err := json.Unmarshal(job.Config, &cfg); err != nil {
+			return job, cfg, nil, fmt.Errorf("job %s's configuration: %w", job.ID, err)
+		}
+	}
+	cands, err := db.Candidates(ctx, job.ID)
+	if err != nil {
+		return job, cfg, nil, err
+	}
+	slices.SortFunc(cands, func(a, b store.Candidate) int { return cmp.Compare(a.Seq, b.Seq) })
+	var runs []benchRun
+	for _, c := range cands {
+		rows, err := db.BenchSamples(ctx, job.ID, c.Name)
+		if err != nil {
+			return job, cfg, nil, err
+		}
+		if r := toRun(c.Name, rows); len(r.rounds) > 0 {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return job, cfg, nil, fmt.Errorf("job %s has no benchmark pairs", job.ID)
+	}
+	return job, cfg, runs, nil
+}
+
+// toRun makes one candidate's rows into rounds of its timed metrics, the
+// ones the sequential test judges; a round missing a side is left out.
+func toRun(name string, rows []store.BenchSample) benchRun {
+	r := benchRun{name: name}
+	type key struct {
+		bench string
+		round int
+	}
+	vals := map[key]*stats.Pair{}
+	last := -1
+	for _, s := range rows {
+		switch s.Unit {
+		case "sec/op", "ns/op", "sec":
+		default:
+			continue
+		}
+		if !slices.Contains(r.names, s.Benchmark) {
+			r.names = append(r.names, s.Benchmark)
+		}
+		k := key{s.Benchmark, s.Round}
+		if vals[k] == nil {
+			vals[k] = &stats.Pair{}
+		}
+		if s.Side == "base" {
+			vals[k].Base = s.Value
+		} else {
+			vals[k].Cand = s.Value
+		}
+		last = max(last, s.Round)
+	}
+	for round := 0; round <= last; round++ {
+		pairs := make([]stats.Pair, len(r.names))
+		for b, name := range r.names {
+			p := vals[key{name, round}]
+			if p == nil || p.Base <= 0 || p.Cand <= 0 {
+				return r
+			}
+			pairs[b] = *p
+		}
+		r.rounds = append(r.rounds, pairs)
+	}
+	return r
+}
+
+// replayed is one estimate of the replay: at a time, what the ETA said was
+// left and what was.
+type replayed struct {
+	at, said, left time.Duration
+}
+
+// replay feeds runs through an ETA for a job with cfg's limits, at the
+// fixed pace, and returns at every tenth of a second of the benchmark
+// phase what a progress line would show: the estimate at the latest event,
+// counted down since (as bench/eta's live measure reads the lines); -1
+// before the first estimate.
+func replay(cfg jobConfig, runs []benchRun) []replayed {
+	const (
+		pair  = time.Second
+		setup = time.Second
+	)
+	opts := evaluator.Options{Parallel: 1, MinPairs: cfg.MinPairs, MaxPairs: cfg.MaxPairs, MinSpeedup: cfg.MinSpeedup / 100}
+	e := evaluator.NewETA(opts)
+	seq := stats.Sequential{MinPairs: e.MinPairs, MaxPairs: e.MaxPairs, Alpha: evaluator.DefaultAlpha, MinSpeedup: opts.MinSpeedup}
+	if seq.MinSpeedup == 0 {
+		seq.MinSpeedup = evaluator.DefaultMinSpeedup
+	}
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	type stamped struct {
+		at time.Duration
+		ev evaluator.Event
+	}
+	evs := []stamped{{0, evaluator.Event{Kind: evaluator.EventJobStart, Total: len(runs)}},
+		{0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"}}}
+	for _, r := range runs {
+		evs = append(evs, stamped{0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: r.name}},
+			stamped{0, evaluator.Event{Kind: evaluator.EventTested, Candidate: r.name}})
+	}
+	evs = append(evs, stamped{0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}})
+	at := time.Duration(0)
+	for i, r := range runs {
+		evs = append(evs, stamped{at, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: r.name}})
+		at += setup - pair
+		for n := 1; n <= len(r.rounds); n++ {
+			at += pair
+			evs = append(evs, stamped{at, evaluator.Event{Kind: evaluator.EventSample, Candidate: r.name, BaseSample: pair / 2,
+				Forecast: seq.Forecast(r.names, r.rounds[:n]), ForecastUnchanged: seq.ForecastUnchanged(r.names, r.rounds[:n])}})
+		}
+		evs = append(evs, stamped{at, evaluator.Event{Kind: evaluator.EventDone, Candidate: r.name, Done: i + 1}})
+	}
+	end := at
+	var out []replayed
+	next := 0
+	said, saidAt := time.Duration(-1), time.Duration(0)
+	for t := time.Duration(0); t < end; t += 100 * time.Millisecond {
+		for next < len(evs) && evs[next].at <= t {
+			e.Observe(evs[next].ev, start.Add(evs[next].at))
+			if est, ok := e.Estimate(start.Add(evs[next].at)); ok {
+				said, saidAt = est.Left, evs[next].at
+			}
+			next++
+		}
+		shown := said
+		if said >= 0 {
+			shown = max(0, said-(t-saidAt))
+		}
+		out = append(out, replayed{at: t, said: shown, left: end - t})
+	}
+	return out
+}
+
+// reportReplay prints the replay's measure: the share of the benchmark
+// phase during which the ETA was within 1.5× of the time left, and the
+// median ratio of the two.
+func reportReplay(w io.Writer, job store.Job, cfg jobConfig, runs []benchRun) {
+	fmt.Fprintf(w, "job %s: %d benchmarks, pairs", job.ID, len(runs))
+	for _, r := range runs {
+		fmt.Fprintf(w, " %d", len(r.rounds))
+	}
+	fmt.Fprintf(w, " (min %d, max %d)\n", cfg.MinPairs, cfg.MaxPairs)
+	est := replay(cfg, runs)
+	var in, shown int
+	var ratios []float64
+	for _, r := range est {
+		if r.said < 0 {
+			continue
+		}
+		shown++
+		ratio := r.said.Seconds() / r.left.Seconds()
+		ratios = append(ratios, ratio)
+		if within(r.said, r.left) {
+			in++
+		}
+	}
+	if shown == 0 {
+		fmt.Fprintln(w, "no estimate")
+		return
+	}
+	slices.Sort(ratios)
+	fmt.Fprintf(w, "ETA within 1.5× for %.0f%% of the benchmark phase (%d of %d tenths of a second), median said / left %.2f\n",
+		100*float64(in)/float64(shown), in, shown, ratios[len(ratios)/2])
+}
