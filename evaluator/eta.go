@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -32,9 +33,11 @@ import (
 //     at the pass rate seen so far) takes a set-up (the mean of those after
 //     the job's first; with only the first seen, the first without base's
 //     build and calibration, see setup) plus the pairs the finished
-//     benchmarks took, averaged with the pairs one that changes nothing
-//     would take at the spread of the latest pairs (Event.ForecastUnchanged;
-//     --max-pairs before any pair), at two of base's latest samples a pair
+//     benchmarks took, averaged with priorWeight times the pairs one that
+//     changes nothing would take at the spread seen (the median of the
+//     benchmarks' unchanged forecasts, one each: Event.ForecastUnchanged;
+//     --max-pairs before any is known), at two of base's latest samples a
+//     pair
 //     (a candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
 //     counts the set-up and stops no benchmark before its first claim
@@ -87,8 +90,9 @@ type ETA struct {
 	firstPair   time.Duration
 	lastPair    time.Duration
 	pairs       int
-	forecast    int // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
-	unchanged   int // the latest Event.ForecastUnchanged: with the finished benchmarks' pairs, what one to come takes; 0: unknown
+	forecast    int   // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
+	unchanged   int   // the benchmark being measured's latest Event.ForecastUnchanged; 0: none yet
+	benchUnch   []int // each finished benchmark's last Event.ForecastUnchanged: their median, with unchanged, is the prior of one to come
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
 	pairN       int
@@ -100,7 +104,9 @@ type ETA struct {
 	benchTimes  []time.Duration
 }
 
-// NewETA is an ETA for a job run with o.
+// NewETA is an ETA for a job run with o: with the limits the job will
+// have, the defaults filled in as the job fills them (o.Parallel is taken
+// as given: 0 is no estimate).
 func NewETA(o Options) *ETA {
 	d := withDefaults(o)
 	seq := stats.Sequential{MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: d.MinSpeedup}
@@ -112,7 +118,7 @@ func NewETA(o Options) *ETA {
 	if o.Bench == "" {
 		sample = d.calibrateTarget
 	}
-	return &ETA{Slots: o.Parallel, Timeout: o.Timeout, Budget: o.Budget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
+	return &ETA{Slots: o.Parallel, Timeout: d.Timeout, Budget: d.Budget, MinPairs: d.MinPairs, MaxPairs: d.MaxPairs,
 		FirstClaim: first, NoBench: o.Bench == "none", Sample: sample}
 }
 
@@ -172,7 +178,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		case "behavior":
 			e.testFrom[ev.Candidate] = w
 		case "benchmark":
-			e.bench, e.benchFrom, e.pairs, e.forecast = ev.Candidate, w, 0, 0
+			e.bench, e.benchFrom, e.pairs, e.forecast, e.unchanged = ev.Candidate, w, 0, 0, 0
 		}
 	case EventStuck:
 		if ev.Message != "" {
@@ -210,6 +216,9 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		if e.bench != "" && ev.Candidate == e.bench {
 			if e.pairs > 0 {
 				e.benchPairs = append(e.benchPairs, e.pairs)
+			}
+			if e.unchanged > 0 {
+				e.benchUnch = append(e.benchUnch, e.unchanged)
 			}
 			e.benched++
 			e.benchTimes = append(e.benchTimes, w-e.benchFrom)
@@ -322,23 +331,21 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		return 0, 0, false
 	}
 	// The pairs a benchmark to come takes: the mean of the finished ones'
-	// and of one more, the pairs one that changes nothing would take at
-	// the spread of the latest pairs (Event.ForecastUnchanged; the cap
-	// before any is known). A clear change settles at its first claim,
-	// one at the threshold runs to the cap, and one that changes nothing
-	// settles as soon as the spread allows: the first few finished say
-	// little of the rest (under load on go-humanize the first settled at 8
-	// pairs and the next seven ran to 30; on a quiet machine the first two
-	// ran to 30 and the next seven took 8-25), and the spread says how
-	// soon the machine lets a look settle.
-	n := e.MaxPairs
-	if e.unchanged > 0 {
-		n = e.unchanged
-	}
+	// and of priorWeight more, each the pairs one that changes nothing
+	// would take at the spread seen (unchangedMedian; the cap before any
+	// is known). A clear
+	// change settles at its first claim, one at the threshold runs to the
+	// cap, and one that changes nothing settles as soon as the spread
+	// allows: the first few finished say little of the rest (under load
+	// on go-humanize the first settled at 8 pairs and the next seven ran
+	// to 30; on a quiet machine the first two ran to 30 and the next seven
+	// took 8-25), and the spread says how soon the machine lets a look
+	// settle.
+	n := priorWeight * e.unchangedMedian()
 	for _, p := range e.benchPairs {
 		n += p
 	}
-	pairs := float64(n) / float64(len(e.benchPairs)+1)
+	pairs := float64(n) / float64(len(e.benchPairs)+priorWeight)
 	setup := e.setup()
 	per := setup + time.Duration(pairs*float64(pair))
 	perMost := setup + time.Duration(e.MaxPairs)*pair
@@ -401,6 +408,35 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 // firstClaim is the pairs before which no benchmark stops.
 func (e *ETA) firstClaim() int {
 	return min(max(e.FirstClaim, e.MinPairs), max(e.MaxPairs, e.MinPairs))
+}
+
+// priorWeight is how many finished benchmarks the prior of one to come
+// (the pairs one that changes nothing would take) counts as. A
+// benchmark's pairs depend on its candidate, from the first claim to the
+// cap, so the first few finished are a poor mean. Replayed on the stored
+// pairs of seven quiet go-humanize jobs (go run ./bench/eta -store,
+// docs/speed.md), this prior at a weight of 4 kept the ETA within 1.5×
+// for 51-80% of the benchmark phase, where the latest forecast at a
+// weight of 1 gave 23-73%; on six loaded jobs both gave 92-100%, and on
+// the demo 90-93% and 92-93%. Weights of 6 and 8 gained a few points on
+// go-humanize and lost as many on the demo.
+const priorWeight = 4
+
+// unchangedMedian is the pairs one that changes nothing is expected to
+// take: the median of each benchmark's last unchanged forecast, the one
+// being measured's latest among them; the cap before any is known. One
+// forecast a benchmark: a noisy one that runs to the cap makes 30 of them
+// where a quiet one makes 8, and the median of those says the cap.
+func (e *ETA) unchangedMedian() int {
+	xs := e.benchUnch
+	if e.unchanged > 0 && e.bench != "" {
+		xs = append(slices.Clip(xs), e.unchanged)
+	}
+	if len(xs) == 0 {
+		return e.MaxPairs
+	}
+	xs = slices.Sorted(slices.Values(xs))
+	return xs[(len(xs)-1)/2]
 }
 
 // paceWindow is how many of the latest base samples give the pace of the

@@ -65,24 +65,26 @@ func TestETA(t *testing.T) {
 	c.at(16, Event{Kind: EventTested, Candidate: "c"}, Event{Kind: EventDone, Candidate: "d", Done: 2, Result: failedResult},
 		Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "b"})
 	c.at(18, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
-	c.at(19, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
-	c.at(20, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
-	// No benchmark finished: b to the cap, 7 pairs at its 1 s; c to come at
-	// 10 pairs of two base samples, after a set-up of b's 2 s without
-	// base's part in it: (2 s − 1.5 base samples) / 2 = 0.625 s.
-	c.want("during b", 17625*time.Millisecond, 17625*time.Millisecond, false)
-	c.at(21, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond},
+	c.at(19, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4})
+	c.at(20, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4})
+	// No benchmark finished, and b gives no forecast of its own: b takes
+	// the 4 pairs one that changes nothing would, 1 more at its 1 s; c
+	// to come the same 4, of two base samples, after a set-up of b's 2 s
+	// without base's part in it: (2 s − 1.5 base samples) / 2 = 0.625 s.
+	// Most: b to the cap, 7 more, and c the cap's 10.
+	c.want("during b", 5625*time.Millisecond, 17625*time.Millisecond, false)
+	c.at(21, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4},
 		Event{Kind: EventDone, Candidate: "b", Done: 3, Result: &CandidateResult{Verdict: VerdictFaster}},
 		Event{Kind: EventStart, Phase: "benchmark", Candidate: "c"})
 	c.at(22, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
 	c.at(23.5, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
-	// c is slower (1.5 s a pair): b settled in 4 pairs, which with one at
-	// the cap of 10 is 7, so 5 more at c's own pace; at most 8 more.
-	c.want("during c", 7500*time.Millisecond, 12*time.Second, false)
+	// c is slower (1.5 s a pair): b settled in 4 pairs, which with
+	// priorWeight more of 4 is 4, so 2 more at c's own pace; at most 8.
+	c.want("during c", 3*time.Second, 12*time.Second, false)
 	for _, s := range []float64{25, 26.5, 28, 29.5, 31} {
 		c.at(s, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
 	}
-	// Past those 7 pairs without settling: to the cap.
+	// Past those 4 pairs without settling: to the cap.
 	c.want("c past 7 pairs", 4500*time.Millisecond, 4500*time.Millisecond, false)
 	c.at(32, Event{Kind: EventDone, Candidate: "c", Done: 4})
 	if got, ok := c.e.Estimate(c.now); ok {
@@ -195,6 +197,40 @@ func TestETA_Forecast(t *testing.T) {
 	}
 }
 
+// TestETA_PriorMedian: a benchmark to come takes the mean of the finished
+// ones' pairs and of priorWeight more at the median of the benchmarks'
+// unchanged forecasts, one each: a's noisy pairs forecast the cap 21
+// times, b's and c's quiet ones 8 seven times each, and the cap is not
+// what one to come is expected to take.
+func TestETA_PriorMedian(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 6, MaxPairs: 30, FirstClaim: 8})
+	c.at(0, Event{Kind: EventJobStart, Total: 4}, Event{Kind: EventPhase, Phase: "behavior"})
+	for _, n := range []string{"a", "b", "c", "d"} {
+		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+	}
+	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"})
+	// Each: its first pair a second after its start, then a pair a second.
+	at := 0.0
+	for k, b := range []struct {
+		name         string
+		pairs, unchd int
+	}{{"a", 22, 30}, {"b", 8, 8}, {"c", 8, 8}} {
+		c.at(at, Event{Kind: EventStart, Phase: "benchmark", Candidate: b.name})
+		for i := 1; i <= b.pairs; i++ {
+			u := b.unchd
+			if i == 1 {
+				u = 0 // one pair has no spread
+			}
+			at++
+			c.at(at, Event{Kind: EventSample, Candidate: b.name, BaseSample: 500 * time.Millisecond, ForecastUnchanged: u})
+		}
+		c.at(at, Event{Kind: EventDone, Candidate: b.name, Done: k + 1})
+	}
+	// d: a set-up of b's and c's 1 s, and (22 + 8 + 8 + 4 × 8) / 7 = 10
+	// pairs of 1 s; at most the cap's 30.
+	c.want("after c", 11*time.Second, 31*time.Second, false)
+}
+
 // TestETA_RecentPace: the pairs to come run at the pace of base's latest
 // samples, not of the whole job's: the load of a shared machine moves.
 func TestETA_RecentPace(t *testing.T) {
@@ -301,4 +337,18 @@ func TestETA_PassesOverBase(t *testing.T) {
 	c.at(8, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"})
 	// b has 2 s left of a's 5 s, c takes 5 s; not base's 8 s.
 	c.want("a passed", 7*time.Second, 7*time.Second, false)
+}
+
+// TestNewETA: the ETA has the limits the job will have, defaults filled in
+// where the options leave them out; without them it expected no pair of
+// a benchmark to come and no end to a test.
+func TestNewETA(t *testing.T) {
+	e := NewETA(Options{Parallel: 2})
+	if e.Slots != 2 || e.MinPairs != DefaultMinPairs || e.MaxPairs != DefaultMaxPairs || e.Timeout != DefaultTimeout || e.Budget != DefaultBudget {
+		t.Errorf("NewETA of default options: %d slots, pairs %d-%d, timeout %s, budget %s; want 2, %d-%d, %s, %s",
+			e.Slots, e.MinPairs, e.MaxPairs, e.Timeout, e.Budget, DefaultMinPairs, DefaultMaxPairs, DefaultTimeout, DefaultBudget)
+	}
+	if e := NewETA(Options{Parallel: 1, MaxPairs: 12, Budget: time.Minute}); e.MaxPairs != 12 || e.Budget != time.Minute {
+		t.Errorf("NewETA with a cap of 12 and a 1m budget: %d, %s", e.MaxPairs, e.Budget)
+	}
 }
