@@ -414,12 +414,12 @@ func (e *ETA) firstClaim() int {
 // (the pairs one that changes nothing would take) counts as. A
 // benchmark's pairs depend on its candidate, from the first claim to the
 // cap, so the first few finished are a poor mean. Replayed on the stored
-// pairs of seven quiet go-humanize jobs (go run ./bench/eta -store,
+// pairs of thirteen quiet go-humanize jobs (go run ./bench/eta -store,
 // docs/speed.md), this prior at a weight of 4 kept the ETA within 1.5×
-// for 51-80% of the benchmark phase, where the latest forecast at a
-// weight of 1 gave 23-73%; on six loaded jobs both gave 92-100%, and on
-// the demo 90-93% and 92-93%. Weights of 6 and 8 gained a few points on
-// go-humanize and lost as many on the demo.
+// for 61% of the benchmark phase on average, where the latest forecast at
+// a weight of 1 gave 45%; on six loaded jobs both gave 92-100%, and on 32
+// demo jobs 83-93%. Weights of 6 and 8 gained a few points on go-humanize
+// and lost as many on the demo.
 const priorWeight = 4
 
 // unchangedMedian is the pairs one that changes nothing is expected to
