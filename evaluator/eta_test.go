@@ -85,7 +85,7 @@ func TestETA(t *testing.T) {
 		c.at(s, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
 	}
 	// Past those 4 pairs without settling: to the cap.
-	c.want("c past 7 pairs", 4500*time.Millisecond, 4500*time.Millisecond, false)
+	c.want("c past 4 pairs", 4500*time.Millisecond, 4500*time.Millisecond, false)
 	c.at(32, Event{Kind: EventDone, Candidate: "c", Done: 4})
 	if got, ok := c.e.Estimate(c.now); ok {
 		t.Errorf("after the last verdict: %+v, want none", got)
