@@ -74,6 +74,7 @@ func loadRuns(ctx context.Context, path, jobID string) (store.Job, jobConfig, []
 	if err != nil {
 		return job, cfg, nil, err
 	}
+	// Phase 2 measures the candidates that passed in their input order.
 	slices.SortFunc(cands, func(a, b store.Candidate) int { return cmp.Compare(a.Seq, b.Seq) })
 	var runs []benchRun
 	for _, c := range cands {
