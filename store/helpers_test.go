@@ -42,6 +42,7 @@ func newJob(id string) Job {
 		Parallel: 4,
 		PID:      4242,
 		Config:   []byte(`{"parallel":4}`),
+		BenchKey: "bench-key",
 		State:    "running",
 		Started:  testTime,
 	}

@@ -32,6 +32,10 @@ type Job struct {
 	// merged store's job.
 	Shards string
 	Test   string // the effective test command, which merging compares
+	// BenchKey names the job's benchmark settings and machine, so that a
+	// later job like it can start from the pairs its benchmarks took
+	// (BenchHistory); "" for none.
+	BenchKey string
 }
 
 // Job states that this package sets or looks for.
@@ -40,7 +44,15 @@ const (
 	stateInterrupted = "interrupted"
 )
 
-const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, state, winner, report, error, started, finished, shards, test`
+const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, state, winner, report, error, started, finished, shards, test, bench_key`
+
+// insertJob inserts a row of jobColumns: its arguments are jobArgs.
+const insertJob = `INSERT INTO jobs (` + jobColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func jobArgs(j Job) []any {
+	return []any{j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, j.OwnerStart, jsonArg(j.Config), j.State, j.Winner,
+		jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished), j.Shards, j.Test, j.BenchKey}
+}
 
 // CreateJob inserts j. An empty State is "running", a zero Started is now.
 func (db *DB) CreateJob(ctx context.Context, j Job) error {
@@ -58,9 +70,7 @@ func (db *DB) StartJob(ctx context.Context, j Job, cands []Candidate) error {
 		j.State = stateRunning
 	}
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, j.OwnerStart, jsonArg(j.Config), j.State, j.Winner,
-			jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished), j.Shards, j.Test)
+		_, err := tx.ExecContext(ctx, insertJob, jobArgs(j)...)
 		if err != nil {
 			return err
 		}
@@ -127,6 +137,6 @@ func (db *DB) Jobs(ctx context.Context, limit int) ([]Job, error) {
 func scanJob(s scanner) (Job, error) {
 	var j Job
 	err := s.Scan(&j.ID, &j.Kind, &j.Repo, &j.Base, &j.Parallel, &j.PID, &j.OwnerStart, &j.Config, &j.State, &j.Winner,
-		&j.Report, &j.Error, timeCol{&j.Started}, timeCol{&j.Finished}, &j.Shards, &j.Test)
+		&j.Report, &j.Error, timeCol{&j.Started}, timeCol{&j.Finished}, &j.Shards, &j.Test, &j.BenchKey)
 	return j, err
 }

@@ -30,10 +30,7 @@ func (db *DB) WriteMerge(ctx context.Context, m Merge) error {
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			j := m.Job
-			_, err = tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, j.OwnerStart, jsonArg(j.Config), j.State, j.Winner,
-				jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished), j.Shards, j.Test)
+			_, err = tx.ExecContext(ctx, insertJob, jobArgs(m.Job)...)
 			if err != nil {
 				return err
 			}
