@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -203,8 +204,18 @@ func TestETA_Forecast(t *testing.T) {
 // times, b's and c's quiet ones 8 seven times each, and the cap is not
 // what one to come is expected to take.
 func TestETA_PriorMedian(t *testing.T) {
+	c := threeBenched(t, nil)
+	// d: a set-up of b's and c's 1 s, and (22 + 8 + 8 + 4 × 8) / 7 = 10
+	// pairs of 1 s; at most the cap's 30.
+	c.want("after c", 11*time.Second, 31*time.Second, false)
+}
+
+// threeBenched is a job of four candidates whose first three have been
+// benchmarked, a in 22 pairs and b and c in 8, all at a second a pair and
+// a second of set-up, with history as the job-start event's History.
+func threeBenched(t *testing.T, history []int) *etaClock {
 	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 6, MaxPairs: 30, FirstClaim: 8})
-	c.at(0, Event{Kind: EventJobStart, Total: 4}, Event{Kind: EventPhase, Phase: "behavior"})
+	c.at(0, Event{Kind: EventJobStart, Total: 4, History: history}, Event{Kind: EventPhase, Phase: "behavior"})
 	for _, n := range []string{"a", "b", "c", "d"} {
 		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
 	}
@@ -226,9 +237,26 @@ func TestETA_PriorMedian(t *testing.T) {
 		}
 		c.at(at, Event{Kind: EventDone, Candidate: b.name, Done: k + 1})
 	}
-	// d: a set-up of b's and c's 1 s, and (22 + 8 + 8 + 4 × 8) / 7 = 10
-	// pairs of 1 s; at most the cap's 30.
-	c.want("after c", 11*time.Second, 31*time.Second, false)
+	return c
+}
+
+// TestETA_History: the earlier jobs' pairs (the job-start event's History)
+// count, at their mean, as up to historyWeight more finished benchmarks
+// beside the unchanged forecast's priorWeight; a history of two as two.
+func TestETA_History(t *testing.T) {
+	for _, tt := range []struct {
+		history []int
+		left    time.Duration
+	}{
+		// (22 + 8 + 8 + 4 × 8 + 4 × 21) / 11 = 14 pairs, and 1 s of set-up.
+		{[]int{30, 12, 30, 12, 30, 12}, 15 * time.Second},
+		// (22 + 8 + 8 + 4 × 8 + 2 × 19) / 9 = 12 pairs.
+		{[]int{8, 30}, 13 * time.Second},
+		{nil, 11 * time.Second},
+	} {
+		c := threeBenched(t, tt.history)
+		c.want(fmt.Sprintf("after c, with the history %v", tt.history), tt.left, 31*time.Second, false)
+	}
 }
 
 // TestETA_RecentPace: the pairs to come run at the pace of base's latest

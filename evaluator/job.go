@@ -87,6 +87,9 @@ type job struct {
 	skipped  map[string]bool            // package.benchmark -> prints no result at base
 	// host is the machine phase 2 runs on, read once when it starts.
 	host store.Host
+	// benchKey names the job's benchmark settings and machine (benchKey);
+	// "" when it benchmarks nothing.
+	benchKey string
 	// keepChanges records each passing candidate's change in the store, for
 	// a phase 2 on another machine (shard runs, and Bench itself).
 	keepChanges bool
@@ -144,7 +147,7 @@ func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID tree
 	if err := j.record(ctx); err != nil {
 		return nil, err
 	}
-	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id})
+	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx)})
 	jctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	j.abort = abort
@@ -232,6 +235,9 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	if !opts.Shard.IsZero() {
 		j.noBench = true // optimizer bench measures, on one host, after a merge
 		j.keepChanges = true
+	}
+	if !j.noBench {
+		j.benchKey = benchKey(opts)
 	}
 	if err := j.setupSandbox(ctx); err != nil {
 		return nil, err

@@ -42,6 +42,7 @@ func (j *job) record(ctx context.Context) error {
 		Started:    j.start,
 		Shards:     shardsOf(j.opts.Shard),
 		Test:       j.test,
+		BenchKey:   j.benchKey,
 	}, rows)
 	if err != nil {
 		return err

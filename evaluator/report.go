@@ -236,6 +236,11 @@ type Event struct {
 	// far (stats.Sequential.ForecastUnchanged): what ETA expects of a
 	// benchmark still to come. 0: not yet known.
 	ForecastUnchanged int
+	// History is, for EventJobStart, the pairs each measured benchmark of
+	// the latest earlier jobs on this repository with the same benchmark
+	// settings took (store.DB.BenchHistory): what ETA expects of the
+	// benchmarks to come before this job has measured any. Empty: none.
+	History []int
 	// Since and AtBase are, for EventStuck, when the test started and how
 	// long it took at base.
 	Since  time.Time
