@@ -20,6 +20,12 @@
 // the same jobs.
 //
 //	go run ./bench/eta -store /tmp/s.db [-job ID]
+//
+// With -history it replays every job in the stores given twice, without
+// and with the pairs of the earlier jobs like it as its history
+// (history.go), as a job finds them in its store.
+//
+//	go run ./bench/eta -history /tmp/a.db /tmp/b.db
 package main
 
 import (
@@ -41,14 +47,23 @@ func main() {
 	replay := flag.String("replay", "", "measure the stamped lines of an earlier run's -log instead of running")
 	storePath := flag.String("store", "", "replay a stored job's pairs through the ETA instead of running (replay.go)")
 	jobID := flag.String("job", "", "with -store, the job to replay (default: the latest)")
+	history := flag.Bool("history", false, "replay every job in the stores given as arguments without and with the earlier jobs' pairs as its history (history.go)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F\n       go run ./bench/eta -store S [-job ID]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F\n       go run ./bench/eta -store S [-job ID]\n       go run ./bench/eta -history S...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	var lines []stamped
 	var err error
 	switch {
+	case *history:
+		jobs, err := loadAll(context.Background(), flag.Args())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eta:", err)
+			os.Exit(1)
+		}
+		reportHistory(os.Stdout, jobs)
+		return
 	case *storePath != "":
 		job, cfg, runs, err := loadRuns(context.Background(), *storePath, *jobID)
 		if err != nil {

@@ -147,7 +147,7 @@ type replayed struct {
 // phase what a progress line would show: the estimate at the latest event,
 // counted down since (as bench/eta's live measure reads the lines); -1
 // before the first estimate.
-func replay(cfg jobConfig, runs []benchRun) []replayed {
+func replay(cfg jobConfig, runs []benchRun, history []int) []replayed {
 	const (
 		pair  = time.Second
 		setup = time.Second
@@ -163,7 +163,7 @@ func replay(cfg jobConfig, runs []benchRun) []replayed {
 		at time.Duration
 		ev evaluator.Event
 	}
-	evs := []stamped{{0, evaluator.Event{Kind: evaluator.EventJobStart, Total: len(runs)}},
+	evs := []stamped{{0, evaluator.Event{Kind: evaluator.EventJobStart, Total: len(runs), History: history}},
 		{0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"}}}
 	for _, r := range runs {
 		evs = append(evs, stamped{0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: r.name}},
@@ -211,7 +211,7 @@ func reportReplay(w io.Writer, job store.Job, cfg jobConfig, runs []benchRun) {
 		fmt.Fprintf(w, " %d", len(r.rounds))
 	}
 	fmt.Fprintf(w, " (min %d, max %d)\n", cfg.MinPairs, cfg.MaxPairs)
-	est := replay(cfg, runs)
+	est := replay(cfg, runs, nil)
 	var in, shown int
 	var ratios []float64
 	for _, r := range est {

@@ -49,7 +49,7 @@ func TestReplay(t *testing.T) {
 	}
 	a, b := clear, clear
 	a.name, b.name = "a", "b"
-	est := replay(jobConfig{MinPairs: 6, MaxPairs: 12, MinSpeedup: 5}, []benchRun{a, b})
+	est := replay(jobConfig{MinPairs: 6, MaxPairs: 12, MinSpeedup: 5}, []benchRun{a, b}, nil)
 	if got := est[len(est)-1].at + 100*time.Millisecond; got != 16*time.Second {
 		t.Fatalf("phase of %s, want 16s", got)
 	}
