@@ -31,24 +31,24 @@ type storedJob struct {
 func loadAll(ctx context.Context, paths []string) ([]storedJob, error) {
 	var out []storedJob
 	for _, p := range paths {
-		db, err := store.OpenReadOnly(ctx, p)
+		db, done, err := openCopy(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		jobs, err := db.Jobs(ctx, 0)
-		db.Close()
-		if err != nil {
-			return nil, err
-		}
 		for _, j := range jobs {
 			if j.State != "finished" && j.State != "interrupted" {
 				continue
 			}
-			job, cfg, runs, err := loadRuns(ctx, p, j.ID)
+			job, cfg, runs, err := readRuns(ctx, db, p, j.ID)
 			if err != nil {
 				continue // no pairs
 			}
 			out = append(out, storedJob{job, cfg, runs})
+		}
+		done()
+		if err != nil {
+			return nil, err
 		}
 	}
 	slices.SortStableFunc(out, func(a, b storedJob) int { return a.job.Started.Compare(b.job.Started) })

@@ -4,8 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -40,16 +44,54 @@ type jobConfig struct {
 	MinSpeedup float64 `json:"min_speedup"` // percent
 }
 
+// openCopy opens a copy of the store at path, migrated to this
+// optimizer's schema, in a temporary directory that done removes: the
+// store itself is left as it was, whatever its schema.
+func openCopy(ctx context.Context, path string) (*store.DB, func(), error) {
+	dir, err := os.MkdirTemp("", "eta-store-")
+	if err != nil {
+		return nil, nil, err
+	}
+	done := func() { os.RemoveAll(dir) }
+	copy := filepath.Join(dir, "store.db")
+	for _, ext := range []string{"", "-wal"} {
+		data, err := os.ReadFile(path + ext)
+		if errors.Is(err, fs.ErrNotExist) && ext != "" {
+			continue
+		}
+		if err == nil {
+			err = os.WriteFile(copy+ext, data, 0o644)
+		}
+		if err != nil {
+			done()
+			return nil, nil, err
+		}
+	}
+	db, err := store.Open(ctx, copy)
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, func() { db.Close(); done() }, nil
+}
+
 // loadRuns reads a job's benchmarks from the store at path: the job given,
 // or the latest.
 func loadRuns(ctx context.Context, path, jobID string) (store.Job, jobConfig, []benchRun, error) {
-	var cfg jobConfig
-	db, err := store.OpenReadOnly(ctx, path)
+	db, done, err := openCopy(ctx, path)
 	if err != nil {
-		return store.Job{}, cfg, nil, err
+		return store.Job{}, jobConfig{}, nil, err
 	}
-	defer db.Close()
+	defer done()
+	return readRuns(ctx, db, path, jobID)
+}
+
+// readRuns reads a job's benchmarks from db, the store at path: the job
+// given, or the latest.
+func readRuns(ctx context.Context, db *store.DB, path, jobID string) (store.Job, jobConfig, []benchRun, error) {
+	var cfg jobConfig
 	var job store.Job
+	var err error
 	if jobID != "" {
 		job, err = db.Job(ctx, jobID)
 	} else {
