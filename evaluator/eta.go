@@ -424,18 +424,17 @@ func (e *ETA) firstClaim() int {
 const priorWeight = 4
 
 // historyWeight is how many finished benchmarks the earlier jobs' mean
-// (Event.History) counts as at most: a history of fewer benchmarks counts
-// as that many. Replayed on the 20 stored go-humanize jobs, each with the
-// five jobs before it as its history (go run ./bench/eta -history,
-// docs/speed.md), the history's mean at a weight of 4 beside the unchanged
-// forecast's kept the ETA within 1.5× for 72% of the benchmark phase of
-// the 13 quiet jobs on average, where the unchanged forecast alone gave
-// 60%. In its place, rather than beside it, the history gave 66%: a job
-// after a burst of load inherits pairs the machine no longer needs (the
-// first quiet job after five loaded ones fell from 73% to 5%; beside the
-// unchanged forecast, 5% too, and the mean over all 19 jobs with a
-// history still rose, from 70% to 73%).
-const historyWeight = 4
+// (Event.History) counts as at most: a history of one benchmark counts as
+// one. Beside the unchanged forecast, not in its place: a job after a
+// burst of load would inherit pairs the machine no longer needs. Replayed
+// on the 26 stored go-humanize jobs that had one, each with the five
+// finished jobs before it as its history (go run ./bench/eta -history,
+// docs/speed.md), the history at a weight of 2 kept the ETA within 1.5×
+// for 71.8% of the benchmark phase on average, where the unchanged
+// forecast alone gave 67.6%; weights of 1, 4 and 8 gave 70.3%, 70.0% and
+// 69.3%. In the place of the unchanged forecast, a history of five loaded
+// jobs took the first quiet job after them from 73% to 5%.
+const historyWeight = 2
 
 // expectedPairs is the pairs a benchmark still to come is expected to
 // take: the mean of the finished benchmarks' pairs, of priorWeight more at

@@ -241,17 +241,18 @@ func threeBenched(t *testing.T, history []int) *etaClock {
 }
 
 // TestETA_History: the earlier jobs' pairs (the job-start event's History)
-// count, at their mean, as up to historyWeight more finished benchmarks
-// beside the unchanged forecast's priorWeight; a history of two as two.
+// count, at their mean, as up to historyWeight (2) more finished
+// benchmarks beside the unchanged forecast's priorWeight; a history of one
+// as one.
 func TestETA_History(t *testing.T) {
 	for _, tt := range []struct {
 		history []int
 		left    time.Duration
 	}{
-		// (22 + 8 + 8 + 4 × 8 + 4 × 21) / 11 = 14 pairs, and 1 s of set-up.
-		{[]int{30, 12, 30, 12, 30, 12}, 15 * time.Second},
-		// (22 + 8 + 8 + 4 × 8 + 2 × 19) / 9 = 12 pairs.
-		{[]int{8, 30}, 13 * time.Second},
+		// (22 + 8 + 8 + 4 × 8 + 2 × 28) / 9 = 14 pairs, and 1 s of set-up.
+		{[]int{30, 26, 30, 26, 30, 26}, 15 * time.Second},
+		// (22 + 8 + 8 + 4 × 8 + 26) / 8 = 12 pairs.
+		{[]int{26}, 13 * time.Second},
 		{nil, 11 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
