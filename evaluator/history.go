@@ -38,5 +38,6 @@ func (j *job) history(ctx context.Context) []int {
 		j.log.Debug("no benchmark history", "err", err)
 		return nil
 	}
+	j.log.Debug("benchmark history", "key", j.benchKey, "benchmarks", len(pairs))
 	return pairs
 }
