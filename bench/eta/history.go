@@ -73,28 +73,6 @@ func historyOf(jobs []storedJob, i int) []int {
 	return hist
 }
 
-// share is the share of a replay's estimates within 1.5× of the time left,
-// and their median ratio; ok is false when none was shown.
-func share(est []replayed) (in, median float64, ok bool) {
-	var n, shown int
-	var ratios []float64
-	for _, r := range est {
-		if r.said < 0 {
-			continue
-		}
-		shown++
-		ratios = append(ratios, r.said.Seconds()/r.left.Seconds())
-		if within(r.said, r.left) {
-			n++
-		}
-	}
-	if shown == 0 {
-		return 0, 0, false
-	}
-	slices.Sort(ratios)
-	return float64(n) / float64(shown), ratios[len(ratios)/2], true
-}
-
 // reportHistory prints, for each job, its pairs, the benchmarks in its
 // history and the replay's measure without and with it; then the mean
 // share over the jobs that had a history.
@@ -103,11 +81,12 @@ func reportHistory(w io.Writer, jobs []storedJob) {
 	var n int
 	for i, j := range jobs {
 		hist := historyOf(jobs, i)
-		without, mWithout, ok1 := share(replay(j.cfg, j.runs, nil))
-		with, mWith, ok2 := share(replay(j.cfg, j.runs, hist))
-		if !ok1 || !ok2 {
+		in1, shown1, mWithout := share(replay(j.cfg, j.runs, nil))
+		in2, shown2, mWith := share(replay(j.cfg, j.runs, hist))
+		if shown1 == 0 || shown2 == 0 {
 			continue
 		}
+		without, with := float64(in1)/float64(shown1), float64(in2)/float64(shown2)
 		fmt.Fprintf(w, "job %s: pairs", j.job.ID)
 		for _, r := range j.runs {
 			fmt.Fprintf(w, " %d", len(r.rounds))

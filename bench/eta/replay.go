@@ -253,25 +253,32 @@ func reportReplay(w io.Writer, job store.Job, cfg jobConfig, runs []benchRun) {
 		fmt.Fprintf(w, " %d", len(r.rounds))
 	}
 	fmt.Fprintf(w, " (min %d, max %d)\n", cfg.MinPairs, cfg.MaxPairs)
-	est := replay(cfg, runs, nil)
-	var in, shown int
+	in, shown, median := share(replay(cfg, runs, nil))
+	if shown == 0 {
+		fmt.Fprintln(w, "no estimate")
+		return
+	}
+	fmt.Fprintf(w, "ETA within 1.5× for %.0f%% of the benchmark phase (%d of %d tenths of a second), median said / left %.2f\n",
+		100*float64(in)/float64(shown), in, shown, median)
+}
+
+// share counts a replay's estimates: those within 1.5× of the time left,
+// those shown, and the median of said / left over them.
+func share(est []replayed) (in, shown int, median float64) {
 	var ratios []float64
 	for _, r := range est {
 		if r.said < 0 {
 			continue
 		}
 		shown++
-		ratio := r.said.Seconds() / r.left.Seconds()
-		ratios = append(ratios, ratio)
+		ratios = append(ratios, r.said.Seconds()/r.left.Seconds())
 		if within(r.said, r.left) {
 			in++
 		}
 	}
 	if shown == 0 {
-		fmt.Fprintln(w, "no estimate")
-		return
+		return 0, 0, 0
 	}
 	slices.Sort(ratios)
-	fmt.Fprintf(w, "ETA within 1.5× for %.0f%% of the benchmark phase (%d of %d tenths of a second), median said / left %.2f\n",
-		100*float64(in)/float64(shown), in, shown, ratios[len(ratios)/2])
+	return in, shown, ratios[len(ratios)/2]
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -60,5 +62,38 @@ func TestReplay(t *testing.T) {
 		if r.at >= 8*time.Second && !within(r.said, r.left) {
 			t.Errorf("at %s, after a's benchmark: said %s, %s left", r.at, r.said, r.left)
 		}
+	}
+}
+
+// TestHistoryOf: a job's history is the pairs of the latest
+// evaluator.HistoryJobs finished jobs before it on the same repository
+// with the same limits, latest first, as store.DB.BenchHistory gives them.
+func TestHistoryOf(t *testing.T) {
+	job := func(repo, state string, cfg jobConfig, pairs ...int) storedJob {
+		j := storedJob{job: store.Job{Repo: repo, State: state}, cfg: cfg}
+		for _, p := range pairs {
+			j.runs = append(j.runs, benchRun{rounds: make([][]stats.Pair, p)})
+		}
+		return j
+	}
+	cfg := jobConfig{MinPairs: 6, MaxPairs: 30, MinSpeedup: 5}
+	jobs := []storedJob{job("/r", "finished", cfg, 1)}
+	for i := range evaluator.HistoryJobs {
+		jobs = append(jobs, job("/r", "finished", cfg, 10+i, 20+i))
+	}
+	jobs = append(jobs,
+		job("/r", "interrupted", cfg, 3),
+		job("/s", "finished", cfg, 4),
+		job("/r", "finished", jobConfig{MinPairs: 6, MaxPairs: 20, MinSpeedup: 5}, 5),
+		job("/r", "running", cfg))
+	var want []int
+	for i := evaluator.HistoryJobs - 1; i >= 0; i-- {
+		want = append(want, 10+i, 20+i)
+	}
+	if got := historyOf(jobs, len(jobs)-1); !slices.Equal(got, want) {
+		t.Errorf("history %v, want %v", got, want)
+	}
+	if got := historyOf(jobs, 0); got != nil {
+		t.Errorf("the first job's history %v, want none", got)
 	}
 }
