@@ -3,14 +3,19 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
 // specRouter loads the embedded OpenAPI document, checks it is valid, and
@@ -69,4 +74,32 @@ func checkResponse(tb testing.TB, router routers.Router, req *http.Request, resp
 
 func TestOpenAPI_Valid(t *testing.T) {
 	specRouter(t)
+}
+
+// TestOpenAPI_Event: an event with every field the API carries, a stuck
+// test's and an ETA's included, is valid against openapi.json's Event.
+func TestOpenAPI_Event(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := doc.Components.Schemas["Event"].Value
+	at := time.Date(2026, 11, 26, 17, 0, 0, 0, time.UTC)
+	for _, e := range []evaluator.Event{
+		{Kind: evaluator.EventJobStart, Time: at, Total: 3, Message: "job1", History: []int{8, 30}, Slots: 2},
+		{Kind: evaluator.EventSample, Time: at, Candidate: "fast", Total: 3, BaseSample: time.Millisecond, Forecast: 9, ForecastUnchanged: 12},
+		{Kind: evaluator.EventStuck, Time: at, Candidate: "hang", Message: "pkg.TestX", Since: at, AtBase: time.Millisecond},
+	} {
+		data, err := json.Marshal(client.FromEvaluator("job1", e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.VisitJSON(v); err != nil {
+			t.Errorf("%s event %s does not match openapi.json's Event: %v", e.Kind, data, err)
+		}
+	}
 }

@@ -56,7 +56,7 @@ import (
 // cap, so Estimate also gives the most that is left if every running test
 // runs to its timeout and every benchmark to --max-pairs (or its budget).
 type ETA struct {
-	Slots    int           // candidates tested at once; 0: no estimate
+	Slots    int           // candidates tested at once; 0: none until the job's start event says (Event.Slots)
 	Timeout  time.Duration // of one test run; 0: none
 	Budget   time.Duration // of one candidate's benchmark; 0: none
 	MinPairs int
@@ -108,7 +108,7 @@ type ETA struct {
 
 // NewETA is an ETA for a job run with o: with the limits the job will
 // have, the defaults filled in as the job fills them (o.Parallel is taken
-// as given: 0 is no estimate).
+// as given: 0 is no estimate until the job's start event gives its slots).
 func NewETA(o Options) *ETA {
 	d := withDefaults(o)
 	seq := stats.Sequential{MinPairs: d.MinPairs, MaxPairs: d.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: d.MinSpeedup}
@@ -152,6 +152,9 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 	}
 	if ev.Kind == EventJobStart {
 		e.history = ev.History
+		if ev.Slots > 0 {
+			e.Slots = ev.Slots // the job's own word, for a reader that did not start it
+		}
 	}
 	if e.testFrom == nil {
 		e.testFrom, e.stuck = map[string]time.Duration{}, map[string]bool{}

@@ -105,6 +105,26 @@ func TestETA_NoBench(t *testing.T) {
 	c.want("after a", 4*time.Second, 4*time.Second, false)
 }
 
+// TestETA_SlotsFromJobStart: an ETA that does not know the job's slots (a
+// daemon's client: the daemon chooses them) says nothing until the job's
+// start event gives them, and then what one told them would.
+func TestETA_SlotsFromJobStart(t *testing.T) {
+	unknown := newETAClock(t, &ETA{NoBench: true})
+	unknown.at(0, Event{Kind: EventJobStart, Total: 5}, Event{Kind: EventPhase, Phase: "behavior"},
+		Event{Kind: EventStart, Phase: "behavior", Candidate: "a"})
+	unknown.at(2, Event{Kind: EventTested, Candidate: "a"})
+	if got, ok := unknown.e.Estimate(unknown.now); ok {
+		t.Errorf("with no slots known: %+v, want no estimate", got)
+	}
+	for _, c := range []*etaClock{newETAClock(t, &ETA{Slots: 2, NoBench: true}), newETAClock(t, &ETA{NoBench: true})} {
+		c.at(0, Event{Kind: EventJobStart, Total: 5, Slots: 2}, Event{Kind: EventPhase, Phase: "behavior"},
+			Event{Kind: EventStart, Phase: "behavior", Candidate: "a"})
+		c.at(2, Event{Kind: EventTested, Candidate: "a"})
+		// b to e at a's 2 s, over two slots.
+		c.want("after a, two slots", 4*time.Second, 4*time.Second, false)
+	}
+}
+
 // TestETA_CachedBaseline: a baseline from the cache took no time, and is
 // no reference for a test.
 func TestETA_CachedBaseline(t *testing.T) {

@@ -147,7 +147,7 @@ func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID tree
 	if err := j.record(ctx); err != nil {
 		return nil, err
 	}
-	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx)})
+	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.opts.Parallel})
 	jctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	j.abort = abort

@@ -241,6 +241,10 @@ type Event struct {
 	// settings took (store.DB.BenchHistory): what ETA expects of the
 	// benchmarks to come before this job has measured any. Empty: none.
 	History []int
+	// Slots is, for EventJobStart, how many candidates the job tests at
+	// once: a reader that did not start the job (a daemon's client) learns
+	// it here.
+	Slots int
 	// Since and AtBase are, for EventStuck, when the test started and how
 	// long it took at base.
 	Since  time.Time
