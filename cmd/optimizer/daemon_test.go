@@ -78,14 +78,15 @@ func verdictsOf(t *testing.T, out string) map[string]string {
 }
 
 // TestRun_ThroughDaemon: with a daemon on the socket, optimizer run
-// submits to it and prints the same report, with the same exit code, as
-// --no-daemon; the user's repository is untouched either way.
+// submits to it and prints the same report, with the same exit code, and
+// progress lines with an ETA, as --no-daemon; the user's repository is
+// untouched either way.
 func TestRun_ThroughDaemon(t *testing.T) {
 	repo, cands := newShellRepo(t, 1)
 	before := snapshot(t, repo)
 	sock := startTestDaemon(t)
 	args := []string{"--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "none",
-		"--format", "json", "--socket", sock, "--sandbox", "off"}
+		"--format", "json", "--socket", sock, "--sandbox", "off", "--no-cache"}
 
 	local, localErr, localCode := runCLI(t, append(args, "--no-daemon")...)
 	remote, remoteErr, remoteCode := runCLI(t, args...)
@@ -97,6 +98,13 @@ func TestRun_ThroughDaemon(t *testing.T) {
 	}
 	if localCode != remoteCode {
 		t.Errorf("exit %d through the daemon, %d in-process", remoteCode, localCode)
+	}
+	// The daemon chooses the slots; the job's start event tells the CLI, so
+	// its progress lines give the time left as an in-process run's do.
+	for where, stderr := range map[string]string{"in-process": localErr, "through the daemon": remoteErr} {
+		if !strings.Contains(stderr, ", ETA ") {
+			t.Errorf("%s, no line gives an ETA:\n%s", where, stderr)
+		}
 	}
 	lv, rv := verdictsOf(t, local), verdictsOf(t, remote)
 	if len(lv) != 4 || lv["broken"] != "failed" {

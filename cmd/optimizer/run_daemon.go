@@ -64,16 +64,17 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 	}
 	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, on the daemon (job %s)\n",
 		report.Plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
-	rep, err := followJob(ctx, c, sub.ID, o, stderr)
+	// The daemon chooses the slots: the job's start event gives them.
+	est := evaluator.NewETA(o.evaluatorOptions(plan.repo, plan.base, 0, nil, nil))
+	rep, err := followJob(ctx, c, sub.ID, o, est, stderr)
 	return endRun(ctx, o, rep, err, stdout, "job "+sub.ID+" is cancelled on the daemon")
 }
 
-// followJob streams a job's events into the progress display until it
-// ends, and returns its report and the error it ended with. When ctx ends
-// first, it cancels the job and returns what the job has.
-func followJob(ctx context.Context, c *client.Client, id string, o runOptions, stderr io.Writer) (*evaluator.Report, error) {
-	// The daemon decides the slots: with none known, the ETA says nothing.
-	est := &evaluator.ETA{Timeout: o.Timeout, Budget: o.BenchBudget, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, NoBench: o.Bench == "none"}
+// followJob streams a job's events into the progress display, with est's
+// time left, until it ends, and returns its report and the error it ended
+// with. When ctx ends first, it cancels the job and returns what the job
+// has.
+func followJob(ctx context.Context, c *client.Client, id string, o runOptions, est *evaluator.ETA, stderr io.Writer) (*evaluator.Report, error) {
 	j, err := progress.While(stderr, showBars(stderr, o.Verbose), est, func(events chan<- evaluator.Event) (client.Job, error) {
 		return c.Follow(ctx, id, func(e evaluator.Event) { events <- e })
 	})
