@@ -49,6 +49,7 @@ const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, st
 // insertJob inserts a row of jobColumns: its arguments are jobArgs.
 const insertJob = `INSERT INTO jobs (` + jobColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
+// jobArgs is insertJob's arguments for j.
 func jobArgs(j Job) []any {
 	return []any{j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, j.OwnerStart, jsonArg(j.Config), j.State, j.Winner,
 		jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished), j.Shards, j.Test, j.BenchKey}
