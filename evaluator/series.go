@@ -19,8 +19,9 @@ func newSeries() *series {
 	return &series{units: map[string]string{}, vals: map[string]*[2][]float64{}, exactVals: map[[2]string]*[2][]float64{}}
 }
 
-// timed reports whether a unit is a time per operation, the metric that is tested.
-func timed(unit string) bool {
+// TimedUnit reports whether a unit is a time per operation, the metric
+// that the sequential test judges.
+func TimedUnit(unit string) bool {
 	switch unit {
 	case "sec/op", "ns/op", "sec":
 		return true
@@ -47,7 +48,7 @@ func (s *series) add(base, cand []metric) {
 			continue
 		}
 		switch {
-		case timed(b.unit):
+		case TimedUnit(b.unit):
 			v := s.vals[b.bench]
 			if v == nil {
 				v = new([2][]float64)

@@ -56,6 +56,9 @@ func main() {
 	var lines []stamped
 	var err error
 	switch {
+	case *history && flag.NArg() == 0:
+		flag.Usage()
+		os.Exit(2)
 	case *history:
 		jobs, err := loadAll(context.Background(), flag.Args())
 		if err != nil {

@@ -53,21 +53,21 @@ func openCopy(ctx context.Context, path string) (*store.DB, func(), error) {
 		return nil, nil, err
 	}
 	done := func() { os.RemoveAll(dir) }
-	copy := filepath.Join(dir, "store.db")
+	dst := filepath.Join(dir, "store.db")
 	for _, ext := range []string{"", "-wal"} {
 		data, err := os.ReadFile(path + ext)
 		if errors.Is(err, fs.ErrNotExist) && ext != "" {
 			continue
 		}
 		if err == nil {
-			err = os.WriteFile(copy+ext, data, 0o644)
+			err = os.WriteFile(dst+ext, data, 0o644)
 		}
 		if err != nil {
 			done()
 			return nil, nil, err
 		}
 	}
-	db, err := store.Open(ctx, copy)
+	db, err := store.Open(ctx, dst)
 	if err != nil {
 		done()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -86,26 +86,13 @@ func loadRuns(ctx context.Context, path, jobID string) (store.Job, jobConfig, []
 	return readRuns(ctx, db, path, jobID)
 }
 
-// readRuns reads a job's benchmarks from db, the store at path: the job
-// given, or the latest.
+// readRuns reads a job's benchmarks from db, a copy of the store at path:
+// the job given, or the latest.
 func readRuns(ctx context.Context, db *store.DB, path, jobID string) (store.Job, jobConfig, []benchRun, error) {
 	var cfg jobConfig
-	var job store.Job
-	var err error
-	if jobID != "" {
-		job, err = db.Job(ctx, jobID)
-	} else {
-		var jobs []store.Job
-		jobs, err = db.Jobs(ctx, 1)
-		if err == nil && len(jobs) == 0 {
-			err = fmt.Errorf("%s has no jobs", path)
-		}
-		if err == nil {
-			job = jobs[0]
-		}
-	}
+	job, err := db.FindJob(ctx, jobID)
 	if err != nil {
-		return job, cfg, nil, err
+		return job, cfg, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(job.Config) > 0 {
 		if err := json.Unmarshal(job.Config, &cfg); err != nil {
@@ -145,9 +132,7 @@ func toRun(name string, rows []store.BenchSample) benchRun {
 	vals := map[key]*stats.Pair{}
 	last := -1
 	for _, s := range rows {
-		switch s.Unit {
-		case "sec/op", "ns/op", "sec":
-		default:
+		if !evaluator.TimedUnit(s.Unit) {
 			continue
 		}
 		if !slices.Contains(r.names, s.Benchmark) {
