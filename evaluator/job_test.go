@@ -3,6 +3,7 @@ package evaluator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,70 +153,112 @@ func verdicts(rep *Report) map[string]Verdict {
 
 // TestRun_VerdictsAtEveryParallelism checks that one candidate set gets the
 // same verdicts at -j 1, 2, 4 and 8, and that results come in input order.
+//
+// The benchmarks are sleeps, timed by the wall clock, so a burst of load on
+// the machine (CI runs the long tests of every package at once on 2 CPUs)
+// can leave fast or also-fast not settled after the most pairs: an honest
+// answer, since the tool would not tell them apart from the base then. Such
+// a job runs once more; a settled wrong verdict fails at once.
 func TestRun_VerdictsAtEveryParallelism(t *testing.T) {
 	testenv.Long(t)
 	for _, n := range []int{1, 2, 4, 8} {
 		t.Run("j"+string(rune('0'+n)), func(t *testing.T) {
-			h := newHarness(t, shellRepo)
-			rep, err := h.run(t, context.Background(), n, shellOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			byName := map[string]CandidateResult{}
-			for _, c := range rep.Candidates {
-				byName[c.Name] = c
-			}
-			// fast and also-fast sleep alike; also-fast's diff is larger.
-			// Their intervals overlap unless the machine's load changed
-			// between their measurements (a sleep's ratio to base shifts
-			// with scheduling delay), and then the rule picks the larger
-			// speedup.
-			fast, also := byName["fast"], byName["also-fast"]
-			wantWinner := "fast"
-			if fast.CI != nil && also.CI != nil && also.Speedup > fast.Speedup && fast.CI[1] < also.CI[0] {
-				wantWinner = "also-fast"
-				t.Logf("fast %.2f %v and also-fast %.2f %v are told apart: load changed between them",
-					fast.Speedup, *fast.CI, also.Speedup, *also.CI)
-			}
-			for i, c := range rep.Candidates {
-				if c.Name != shellCandidates()[i].Name {
-					t.Errorf("candidate %d is %s, want input order", i, c.Name)
+			for try := 1; ; try++ {
+				h := newHarness(t, shellRepo)
+				rep, err := h.run(t, context.Background(), n, shellOptions())
+				if err != nil {
+					t.Fatal(err)
 				}
-				want := shellWant[c.Name]
-				switch {
-				case c.Name == wantWinner:
-					want = VerdictWinner
-				case c.Name == "fast" || c.Name == "also-fast":
-					want = VerdictFaster
+				problems, unsettled := checkShellVerdicts(rep)
+				if len(problems) > 0 && unsettled && try == 1 {
+					t.Logf("try %d: only unsettled fast candidates were wrong, running again:\n%s", try, strings.Join(problems, "\n"))
+					continue
 				}
-				if c.Verdict != want {
-					t.Errorf("%s: verdict %s, want %s (failure %+v, note %q, speedup %.2f ci %v)",
-						c.Name, c.Verdict, want, c.Failure, c.Note, c.Speedup, c.CI)
+				for _, p := range problems {
+					t.Error(p)
 				}
-			}
-			if rep.Winner == nil || *rep.Winner != wantWinner {
-				t.Errorf("winner %v, want %s", rep.Winner, wantWinner)
-			}
-			if f := byName["hang"].Failure; f == nil || f.Kind != FailTimeout {
-				t.Errorf("hang failure = %+v, want kind timeout", f)
-			}
-			if f := byName["broken"].Failure; f == nil || f.Kind != FailTest {
-				t.Errorf("broken failure = %+v, want kind test", f)
-			}
-			if f := byName["bad-patch"].Failure; f == nil || f.Kind != FailApply {
-				t.Errorf("bad-patch failure = %+v, want kind apply", f)
-			}
-			if d := byName["fast-again"].DuplicateOf; d != "fast" {
-				t.Errorf("fast-again duplicate of %q, want fast", d)
-			}
-			if d := byName["same"].DuplicateOf; d != "base" {
-				t.Errorf("same duplicate of %q, want base", d)
-			}
-			if p := byName["fast"].Pairs; p < DefaultMinPairs {
-				t.Errorf("fast measured with %d pairs, want at least %d", p, DefaultMinPairs)
+				return
 			}
 		})
 	}
+}
+
+// checkShellVerdicts compares a report on shellCandidates with what each
+// should get. unsettled says whether every wrong verdict was fast's or
+// also-fast's, ended not settled.
+func checkShellVerdicts(rep *Report) (problems []string, unsettled bool) {
+	unsettled = true
+	wrong := func(c CandidateResult, format string, args ...any) {
+		problems = append(problems, fmt.Sprintf(format, args...))
+		if !(c.Unsettled && (c.Name == "fast" || c.Name == "also-fast")) {
+			unsettled = false
+		}
+	}
+	byName := map[string]CandidateResult{}
+	for _, c := range rep.Candidates {
+		byName[c.Name] = c
+	}
+	// fast and also-fast sleep alike; also-fast's diff is larger. Their
+	// intervals overlap unless the machine's load changed between their
+	// measurements (a sleep's ratio to base shifts with scheduling delay),
+	// and then the rule picks the larger speedup.
+	// One of them left unsettled and not faster leaves the other to win.
+	fast, also := byName["fast"], byName["also-fast"]
+	lost := func(c CandidateResult) bool {
+		return c.Unsettled && c.Verdict != VerdictWinner && c.Verdict != VerdictFaster
+	}
+	wantWinner := "fast"
+	switch {
+	case lost(fast) && lost(also):
+		wantWinner = ""
+	case lost(fast):
+		wantWinner = "also-fast"
+	case lost(also):
+	case fast.CI != nil && also.CI != nil && also.Speedup > fast.Speedup && fast.CI[1] < also.CI[0]:
+		wantWinner = "also-fast"
+	}
+	for i, c := range rep.Candidates {
+		if c.Name != shellCandidates()[i].Name {
+			wrong(c, "candidate %d is %s, want input order", i, c.Name)
+		}
+		want := shellWant[c.Name]
+		switch {
+		case c.Name == wantWinner:
+			want = VerdictWinner
+		case c.Name == "fast" || c.Name == "also-fast":
+			want = VerdictFaster
+		}
+		if c.Verdict != want {
+			wrong(c, "%s: verdict %s, want %s (failure %+v, note %q, speedup %.2f ci %v)",
+				c.Name, c.Verdict, want, c.Failure, c.Note, c.Speedup, c.CI)
+		}
+	}
+	got := ""
+	if rep.Winner != nil {
+		got = *rep.Winner
+	}
+	if got != wantWinner {
+		wrong(CandidateResult{Name: got}, "winner %q, want %q", got, wantWinner)
+	}
+	if f := byName["hang"].Failure; f == nil || f.Kind != FailTimeout {
+		wrong(byName["hang"], "hang failure = %+v, want kind timeout", f)
+	}
+	if f := byName["broken"].Failure; f == nil || f.Kind != FailTest {
+		wrong(byName["broken"], "broken failure = %+v, want kind test", f)
+	}
+	if f := byName["bad-patch"].Failure; f == nil || f.Kind != FailApply {
+		wrong(byName["bad-patch"], "bad-patch failure = %+v, want kind apply", f)
+	}
+	if d := byName["fast-again"].DuplicateOf; d != "fast" {
+		wrong(byName["fast-again"], "fast-again duplicate of %q, want fast", d)
+	}
+	if d := byName["same"].DuplicateOf; d != "base" {
+		wrong(byName["same"], "same duplicate of %q, want base", d)
+	}
+	if p := fast.Pairs; p < DefaultMinPairs {
+		wrong(fast, "fast measured with %d pairs, want at least %d", p, DefaultMinPairs)
+	}
+	return problems, unsettled
 }
 
 // TestRun_ManyPassingSmallPool is the regression test for a deadlock that
