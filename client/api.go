@@ -123,11 +123,11 @@ type Event struct {
 	// event, the pair's base sample time and the pairs the benchmark, and
 	// one that changes nothing, are on course to take; for a "job-start"
 	// event, the pairs of earlier jobs like it and the job's slots.
-	BaseSample        time.Duration `json:"base_sample,omitempty"`
-	Forecast          int           `json:"forecast,omitempty"`
-	ForecastUnchanged int           `json:"forecast_unchanged,omitempty"`
-	History           []int         `json:"history,omitempty"`
-	Slots             int           `json:"slots,omitempty"`
+	BaseSample        time.Duration             `json:"base_sample,omitempty"`
+	Forecast          int                       `json:"forecast,omitempty"`
+	ForecastUnchanged int                       `json:"forecast_unchanged,omitempty"`
+	History           []evaluator.PastBenchmark `json:"history,omitempty"`
+	Slots             int                       `json:"slots,omitempty"`
 }
 
 // Event kinds the daemon adds to the evaluator's.

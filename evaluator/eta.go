@@ -42,12 +42,16 @@ import (
 //     (a candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
 //     counts the set-up and stops no benchmark before its first claim
-//     (FirstClaim pairs);
+//     (FirstClaim pairs); one whose candidate was measured in those jobs
+//     under the same name takes the mean of its own pairs there and of
+//     ownWeight more at that;
 //   - the benchmark being measured, at its own pace, the pairs its rounds so
 //     far are on course to settle at (Event.Forecast: stats.Sequential's
-//     Forecast, from its second pair); before that, the same pairs as one
-//     to come, and once it has passed them without settling, to
-//     --max-pairs.
+//     Forecast, from its second pair); before that, the same pairs as if
+//     it were still to come, and once it has passed them without settling,
+//     to --max-pairs;
+//   - a candidate that passed and was then settled without a benchmark (a
+//     duplicate found late), none;
 //   - in phase 2 before any pair is measured, a pair at two calibrated
 //     samples (Sample) and the first set-up at base's test time and its
 //     calibration (priorSetup).
@@ -83,7 +87,7 @@ type ETA struct {
 	stuck     map[string]bool // candidates with a stuck test (EventStuck)
 	testTimes []time.Duration // every finished candidate's test
 	passTimes []time.Duration // of those, the ones that passed
-	tested    int             // passed their tests, benchmark not finished
+	tested    int             // passed their tests, benchmark not finished (waiting, counted)
 
 	benching    bool   // phase 2 has started
 	bench       string // the candidate being benchmarked; "" for none
@@ -91,10 +95,11 @@ type ETA struct {
 	firstPair   time.Duration
 	lastPair    time.Duration
 	pairs       int
-	forecast    int   // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
-	unchanged   int   // the benchmark being measured's latest Event.ForecastUnchanged; 0: none yet
-	benchUnch   []int // each finished benchmark's last Event.ForecastUnchanged: their median, with unchanged, is the prior of one to come
-	history     []int // the pairs earlier jobs' benchmarks took (EventJobStart's History)
+	forecast    int             // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
+	unchanged   int             // the benchmark being measured's latest Event.ForecastUnchanged; 0: none yet
+	benchUnch   []int           // each finished benchmark's last Event.ForecastUnchanged: their median, with unchanged, is the prior of one to come
+	history     []PastBenchmark // the pairs earlier jobs' benchmarks took (EventJobStart's History)
+	waiting     []string        // the candidates that passed their tests, benchmark not finished, in that order
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
 	pairN       int
@@ -196,6 +201,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		}
 	case EventTested:
 		e.tested++
+		e.waiting = append(e.waiting, ev.Candidate)
 		e.testDone(ev.Candidate, w, true)
 	case EventSample:
 		if e.pairs == 0 {
@@ -221,6 +227,13 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		}
 	case EventDone:
 		e.done = max(e.done, ev.Done)
+		if i := slices.Index(e.waiting, ev.Candidate); i >= 0 {
+			// Its benchmark is over, or it was settled without one.
+			e.waiting = slices.Delete(e.waiting, i, i+1)
+			if ev.Candidate != e.bench {
+				e.tested = max(0, e.tested-1)
+			}
+		}
 		if e.bench != "" && ev.Candidate == e.bench {
 			if e.pairs > 0 {
 				e.benchPairs = append(e.benchPairs, e.pairs)
@@ -348,22 +361,32 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	// next seven ran to 30; on a quiet machine the first two ran to 30 and
 	// the next seven took 8-25), and the spread says how soon the machine
 	// lets a look settle. Earlier jobs like this one (Event.History) say
-	// what the benchmarks of this repository take on this machine.
+	// what the benchmarks of this repository take on this machine, and a
+	// candidate measured in them under the same name what its own take.
 	pairs := e.expectedPairs()
 	setup := e.setup()
-	per := setup + time.Duration(pairs*float64(pair))
-	perMost := setup + time.Duration(e.MaxPairs)*pair
-	if e.Budget > 0 {
-		// The budget counts the set-up, and stops no benchmark before its
-		// first claim.
-		budget := max(e.Budget+pair, setup+time.Duration(e.firstClaim())*pair)
-		per, perMost = min(per, budget), min(perMost, budget)
+	perOf := func(p float64) time.Duration {
+		d := setup + time.Duration(p*float64(pair))
+		if e.Budget > 0 {
+			// The budget counts the set-up, and stops no benchmark before
+			// its first claim.
+			d = min(d, max(e.Budget+pair, setup+time.Duration(e.firstClaim())*pair))
+		}
+		return d
 	}
+	per, perMost := perOf(pairs), perOf(float64(e.MaxPairs))
 	toCome := float64(e.tested)
 	if e.bench != "" {
 		toCome--
-		l, m := e.currentLeft(w, pairs, pair)
+		l, m := e.currentLeft(w, e.pairsOf(e.bench, pairs), pair)
 		left, most = left+l, most+m
+	}
+	for _, name := range e.waiting {
+		if name == e.bench || toCome < 1 {
+			continue
+		}
+		toCome--
+		left, most = left+perOf(e.pairsOf(name, pairs)), most+perMost
 	}
 	if seen := len(e.testTimes); seen > 0 && untested > 0 {
 		passed := e.tested + len(e.benchTimes)
@@ -439,6 +462,34 @@ const priorWeight = 4
 // jobs took the first quiet job after them from 73% to 5%.
 const historyWeight = 2
 
+// ownWeight is how many benchmarks' worth of expectedPairs a candidate's
+// own earlier benchmarks (Event.History, by name) are averaged with: a
+// candidate at the threshold runs to the cap and one with a clear change
+// settles at its first claim, whatever the job's other candidates take,
+// and a candidate measured again under the same name (one edited since,
+// or measured with --no-cache) is likely to do as it did. Replayed on the
+// 32 stored go-humanize jobs with a history (go run ./bench/eta -history,
+// docs/speed.md), a weight of 2 kept the ETA within 1.5× for 76.3% of the
+// benchmark phase on average, where expectedPairs alone gave 69.9%;
+// weights of 0, 1, 3 and 4 gave 74.0%, 75.8%, 75.1% and 73.8%.
+const ownWeight = 2
+
+// pairsOf is the pairs candidate name's benchmark is expected to take: the
+// mean of its own earlier benchmarks' and of ownWeight more at pairs,
+// what one still to come is expected to take; pairs when it has none.
+func (e *ETA) pairsOf(name string, pairs float64) float64 {
+	var sum, n float64
+	for _, b := range e.history {
+		if b.Candidate == name {
+			sum, n = sum+float64(b.Pairs), n+1
+		}
+	}
+	if n == 0 {
+		return pairs
+	}
+	return (sum + ownWeight*pairs) / (n + ownWeight)
+}
+
 // expectedPairs is the pairs a benchmark still to come is expected to
 // take: the mean of the finished benchmarks' pairs, of priorWeight more at
 // the unchanged forecast (unchangedMedian) and of up to historyWeight more
@@ -447,8 +498,8 @@ func (e *ETA) expectedPairs() float64 {
 	n, w := float64(priorWeight*e.unchangedMedian()), float64(priorWeight)
 	if len(e.history) > 0 {
 		var sum int
-		for _, p := range e.history {
-			sum += p
+		for _, b := range e.history {
+			sum += b.Pairs
 		}
 		hw := float64(min(len(e.history), historyWeight))
 		n += hw * float64(sum) / float64(len(e.history))

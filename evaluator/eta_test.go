@@ -230,13 +230,14 @@ func TestETA_PriorMedian(t *testing.T) {
 	c.want("after c", 11*time.Second, 31*time.Second, false)
 }
 
-// threeBenched is a job of four candidates whose first three have been
-// benchmarked, a in 22 pairs and b and c in 8, all at a second a pair and
-// a second of set-up, with history as the job-start event's History.
-func threeBenched(t *testing.T, history []int) *etaClock {
+// threeBenched is a job of four candidates, and of more that passed their
+// tests after them, whose first three have been benchmarked, a in 22 pairs
+// and b and c in 8, all at a second a pair and a second of set-up, with
+// history as the job-start event's History. It ends at 38 s.
+func threeBenched(t *testing.T, history []PastBenchmark, more ...string) *etaClock {
 	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 6, MaxPairs: 30, FirstClaim: 8})
-	c.at(0, Event{Kind: EventJobStart, Total: 4, History: history}, Event{Kind: EventPhase, Phase: "behavior"})
-	for _, n := range []string{"a", "b", "c", "d"} {
+	c.at(0, Event{Kind: EventJobStart, Total: 4 + len(more), History: history}, Event{Kind: EventPhase, Phase: "behavior"})
+	for _, n := range append([]string{"a", "b", "c", "d"}, more...) {
 		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
 	}
 	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"})
@@ -263,21 +264,42 @@ func threeBenched(t *testing.T, history []int) *etaClock {
 // TestETA_History: the earlier jobs' pairs (the job-start event's History)
 // count, at their mean, as up to historyWeight (2) more finished
 // benchmarks beside the unchanged forecast's priorWeight; a history of one
-// as one.
+// as one. A candidate's own earlier pairs, under its name, are averaged
+// with ownWeight (2) more at that.
 func TestETA_History(t *testing.T) {
+	past := func(named ...any) []PastBenchmark {
+		var out []PastBenchmark
+		for i := 0; i < len(named); i += 2 {
+			out = append(out, PastBenchmark{Candidate: named[i].(string), Pairs: named[i+1].(int)})
+		}
+		return out
+	}
 	for _, tt := range []struct {
-		history []int
+		history []PastBenchmark
 		left    time.Duration
 	}{
 		// (22 + 8 + 8 + 4 × 8 + 2 × 28) / 9 = 14 pairs, and 1 s of set-up.
-		{[]int{30, 26, 30, 26, 30, 26}, 15 * time.Second},
+		{past("a", 30, "b", 26, "a", 30, "b", 26, "c", 30, "c", 26), 15 * time.Second},
 		// (22 + 8 + 8 + 4 × 8 + 26) / 8 = 12 pairs.
-		{[]int{26}, 13 * time.Second},
+		{past("x", 26), 13 * time.Second},
 		{nil, 11 * time.Second},
+		// d's own: (30 + 30 + 2 × 14) / 4 = 22 pairs, where any other
+		// benchmark to come is expected to take 14.
+		{past("a", 26, "d", 30, "a", 26, "d", 30), 23 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
 		c.want(fmt.Sprintf("after c, with the history %v", tt.history), tt.left, 31*time.Second, false)
 	}
+}
+
+// TestETA_SettledWithoutBenchmark: a candidate that passed its tests and
+// was then settled without a benchmark (EventDone before its benchmark's
+// start) is not expected to take one.
+func TestETA_SettledWithoutBenchmark(t *testing.T) {
+	c := threeBenched(t, nil, "e")
+	c.want("after c, d and e to come", 22*time.Second, 62*time.Second, false)
+	c.at(38, Event{Kind: EventDone, Candidate: "e", Done: 4})
+	c.want("e settled", 11*time.Second, 31*time.Second, false)
 }
 
 // TestETA_RecentPace: the pairs to come run at the pace of base's latest

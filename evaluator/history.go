@@ -27,17 +27,21 @@ func benchKey(o Options) string {
 }
 
 // history is the pairs the benchmarks of the latest HistoryJobs earlier
-// jobs like this one took (store.DB.BenchHistory); nil when there are
-// none, or the store cannot say (an ETA does without).
-func (j *job) history(ctx context.Context) []int {
+// jobs like this one took, by candidate (store.DB.BenchHistory); nil when
+// there are none, or the store cannot say (an ETA does without).
+func (j *job) history(ctx context.Context) []PastBenchmark {
 	if j.benchKey == "" {
 		return nil
 	}
-	pairs, err := j.db.BenchHistory(ctx, j.opts.Repo, j.benchKey, j.id, HistoryJobs)
+	past, err := j.db.BenchHistory(ctx, j.opts.Repo, j.benchKey, j.id, HistoryJobs)
 	if err != nil {
 		j.log.Debug("no benchmark history", "err", err)
 		return nil
 	}
-	j.log.Debug("benchmark history", "key", j.benchKey, "benchmarks", len(pairs))
-	return pairs
+	j.log.Debug("benchmark history", "key", j.benchKey, "benchmarks", len(past))
+	out := make([]PastBenchmark, len(past))
+	for i, b := range past {
+		out[i] = PastBenchmark(b)
+	}
+	return out
 }

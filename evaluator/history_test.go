@@ -11,8 +11,8 @@ import (
 
 // TestRun_History: a job's start event carries, as its History, the pairs
 // the benchmarks of the latest earlier jobs on the repo with the same
-// benchmark settings measured, latest job first; a job with other
-// settings has none. Real git, store and bench command.
+// benchmark settings measured, by candidate, latest job first; a job with
+// other settings has none. Real git, store and bench command.
 func TestRun_History(t *testing.T) {
 	h := newHarness(t, shellRepo)
 	ctx := context.Background()
@@ -30,7 +30,12 @@ func TestRun_History(t *testing.T) {
 			var h []int
 			for ev := range events {
 				if ev.Kind == EventJobStart {
-					h = ev.History
+					for _, b := range ev.History {
+						if b.Candidate != "fast" {
+							t.Errorf("history of %q, want only fast's", b.Candidate)
+						}
+						h = append(h, b.Pairs)
+					}
 				}
 			}
 			got <- h

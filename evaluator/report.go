@@ -195,6 +195,13 @@ type Noise struct {
 	Pairs int     `json:"pairs"`
 }
 
+// PastBenchmark is one candidate's benchmark in an earlier job like this
+// one (Event.History): the candidate's name and the pairs it measured.
+type PastBenchmark struct {
+	Candidate string `json:"candidate"`
+	Pairs     int    `json:"pairs"`
+}
+
 // EventKind names what happened.
 type EventKind string
 
@@ -238,9 +245,10 @@ type Event struct {
 	ForecastUnchanged int
 	// History is, for EventJobStart, the pairs each measured benchmark of
 	// the latest earlier jobs on this repository with the same benchmark
-	// settings took (store.DB.BenchHistory): what ETA expects of the
-	// benchmarks to come before this job has measured any. Empty: none.
-	History []int
+	// settings took, by candidate (store.DB.BenchHistory): what ETA
+	// expects of the benchmarks to come before this job has measured any,
+	// and of a candidate measured before under the same name. Empty: none.
+	History []PastBenchmark
 	// Slots is, for EventJobStart, how many candidates the job tests at
 	// once: a reader that did not start the job (a daemon's client) learns
 	// it here.

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// TestDB_BenchHistory: the history is the measured pairs of the latest
-// finished jobs on the same repo with the same bench key, latest job
+// TestDB_BenchHistory: the history is the measured pairs, by candidate,
+// of the latest finished jobs on the same repo with the same bench key, latest job
 // first and in input order within it; reused pairs do not count, a job
 // that measured nothing is not one of the latest, and the job excluded,
 // a running job, another repo's and another key's are left out.
@@ -50,12 +50,12 @@ func TestDB_BenchHistory(t *testing.T) {
 	for _, tc := range []struct {
 		key, exclude string
 		jobs         int
-		want         []int
+		want         []string // candidate:pairs
 	}{
-		{"k", "now", 2, []int{15, 16, 8, 2, 30}},
-		{"k", "now", 5, []int{15, 16, 8, 2, 30, 9}},
-		{"k", "b", 1, []int{8, 2, 30}},
-		{"k2", "", 5, []int{11}},
+		{"k", "now", 2, []string{"c0:15", "c1:16", "c0:8", "c2:2", "c3:30"}},
+		{"k", "now", 5, []string{"c0:15", "c1:16", "c0:8", "c2:2", "c3:30", "c0:9"}},
+		{"k", "b", 1, []string{"c0:8", "c2:2", "c3:30"}},
+		{"k2", "", 5, []string{"c0:11"}},
 		{"", "", 5, nil},
 		{"k", "", 0, nil},
 	} {
@@ -63,6 +63,10 @@ func TestDB_BenchHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		equal(t, fmt.Sprintf("key %q without %q, %d jobs", tc.key, tc.exclude, tc.jobs), got, tc.want)
+		var past []string
+		for _, b := range got {
+			past = append(past, fmt.Sprintf("%s:%d", b.Candidate, b.Pairs))
+		}
+		equal(t, fmt.Sprintf("key %q without %q, %d jobs", tc.key, tc.exclude, tc.jobs), past, tc.want)
 	}
 }

@@ -56,9 +56,10 @@ func loadAll(ctx context.Context, paths []string) ([]storedJob, error) {
 }
 
 // historyOf is the history job i of jobs starts from: the pairs of the
-// latest earlier finished jobs like it, latest first (store.DB.BenchHistory).
-func historyOf(jobs []storedJob, i int) []int {
-	var hist []int
+// latest earlier finished jobs like it, by candidate, latest first
+// (store.DB.BenchHistory).
+func historyOf(jobs []storedJob, i int) []evaluator.PastBenchmark {
+	var hist []evaluator.PastBenchmark
 	seen := 0
 	for p := i - 1; p >= 0 && seen < evaluator.HistoryJobs; p-- {
 		o := jobs[p]
@@ -67,40 +68,62 @@ func historyOf(jobs []storedJob, i int) []int {
 		}
 		seen++
 		for _, r := range o.runs {
-			hist = append(hist, len(r.rounds))
+			hist = append(hist, evaluator.PastBenchmark{Candidate: r.name, Pairs: len(r.rounds)})
 		}
 	}
 	return hist
 }
 
+// unnamed is hist without its candidates' names: the pairs alone, as the
+// ETA had them before it read a candidate's own (the fifth pass).
+func unnamed(hist []evaluator.PastBenchmark) []evaluator.PastBenchmark {
+	out := slices.Clone(hist)
+	for i := range out {
+		out[i].Candidate = ""
+	}
+	return out
+}
+
 // reportHistory prints, for each job, its pairs, the benchmarks in its
-// history and the replay's measure without and with it; then the mean
-// share over the jobs that had a history.
+// history and the replay's measure without it, with its pairs alone and
+// with them by candidate; then the mean shares over the jobs that had a
+// history.
 func reportHistory(w io.Writer, jobs []storedJob) {
-	var sumWithout, sumWith float64
+	var sums [3]float64
 	var n int
 	for i, j := range jobs {
 		hist := historyOf(jobs, i)
-		in1, shown1, mWithout := share(replay(j.cfg, j.runs, nil))
-		in2, shown2, mWith := share(replay(j.cfg, j.runs, hist))
-		if shown1 == 0 || shown2 == 0 {
+		var shares [3]float64
+		var medians [3]float64
+		ok := true
+		for k, h := range [][]evaluator.PastBenchmark{nil, unnamed(hist), hist} {
+			in, shown, median := share(replay(j.cfg, j.runs, h))
+			if shown == 0 {
+				ok = false
+				break
+			}
+			shares[k], medians[k] = float64(in)/float64(shown), median
+		}
+		if !ok {
 			continue
 		}
-		without, with := float64(in1)/float64(shown1), float64(in2)/float64(shown2)
 		fmt.Fprintf(w, "job %s: pairs", j.job.ID)
 		for _, r := range j.runs {
 			fmt.Fprintf(w, " %d", len(r.rounds))
 		}
-		fmt.Fprintf(w, "; history of %d benchmarks: within 1.5× %.0f%% (median said / left %.2f) without it, %.0f%% (%.2f) with it\n",
-			len(hist), 100*without, mWithout, 100*with, mWith)
+		fmt.Fprintf(w, "; history of %d benchmarks: within 1.5× (median said / left) %.0f%% (%.2f) without it, %.0f%% (%.2f) with its pairs, %.0f%% (%.2f) by candidate\n",
+			len(hist), 100*shares[0], medians[0], 100*shares[1], medians[1], 100*shares[2], medians[2])
 		if len(hist) > 0 {
-			sumWithout, sumWith, n = sumWithout+without, sumWith+with, n+1
+			for k := range sums {
+				sums[k] += shares[k]
+			}
+			n++
 		}
 	}
 	if n == 0 {
 		fmt.Fprintln(w, "no job had a history")
 		return
 	}
-	fmt.Fprintf(w, "%d jobs with a history: within 1.5× for %.1f%% of the benchmark phase on average without it, %.1f%% with it\n",
-		n, 100*sumWithout/float64(n), 100*sumWith/float64(n))
+	fmt.Fprintf(w, "%d jobs with a history: within 1.5× for %.1f%% of the benchmark phase on average without it, %.1f%% with its pairs, %.1f%% by candidate\n",
+		n, 100*sums[0]/float64(n), 100*sums[1]/float64(n), 100*sums[2]/float64(n))
 }

@@ -174,7 +174,7 @@ type replayed struct {
 // phase what a progress line would show: the estimate at the latest event,
 // counted down since (as bench/eta's live measure reads the lines); -1
 // before the first estimate.
-func replay(cfg jobConfig, runs []benchRun, history []int) []replayed {
+func replay(cfg jobConfig, runs []benchRun, history []evaluator.PastBenchmark) []replayed {
 	const (
 		pair  = time.Second
 		setup = time.Second

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -67,12 +68,13 @@ func TestReplay(t *testing.T) {
 
 // TestHistoryOf: a job's history is the pairs of the latest
 // evaluator.HistoryJobs finished jobs before it on the same repository
-// with the same limits, latest first, as store.DB.BenchHistory gives them.
+// with the same limits, by candidate, latest first, as
+// store.DB.BenchHistory gives them.
 func TestHistoryOf(t *testing.T) {
 	job := func(repo, state string, cfg jobConfig, pairs ...int) storedJob {
 		j := storedJob{job: store.Job{Repo: repo, State: state}, cfg: cfg}
-		for _, p := range pairs {
-			j.runs = append(j.runs, benchRun{rounds: make([][]stats.Pair, p)})
+		for k, p := range pairs {
+			j.runs = append(j.runs, benchRun{name: fmt.Sprint("c", k), rounds: make([][]stats.Pair, p)})
 		}
 		return j
 	}
@@ -86,9 +88,9 @@ func TestHistoryOf(t *testing.T) {
 		job("/s", "finished", cfg, 4),
 		job("/r", "finished", jobConfig{MinPairs: 6, MaxPairs: 20, MinSpeedup: 5}, 5),
 		job("/r", "running", cfg))
-	var want []int
+	var want []evaluator.PastBenchmark
 	for i := evaluator.HistoryJobs - 1; i >= 0; i-- {
-		want = append(want, 10+i, 20+i)
+		want = append(want, evaluator.PastBenchmark{Candidate: "c0", Pairs: 10 + i}, evaluator.PastBenchmark{Candidate: "c1", Pairs: 20 + i})
 	}
 	if got := historyOf(jobs, len(jobs)-1); !slices.Equal(got, want) {
 		t.Errorf("history %v, want %v", got, want)
