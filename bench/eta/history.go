@@ -11,9 +11,11 @@ import (
 )
 
 // The history measure (-history): every job in the stores given, in the
-// order they started, replayed twice, once with no history and once with
-// the pairs of the latest evaluator.HistoryJobs earlier jobs like it as its
-// job-start event's History, as a job finds them in its store. "Like it"
+// order they started, replayed three times: with no history; with the
+// pairs of the latest evaluator.HistoryJobs earlier jobs like it as its
+// job-start event's History, their candidates' names left out (the ETA
+// before it read a candidate's own, docs/speed.md's fifth pass); and with
+// them by candidate, as a job finds them in its store. "Like it"
 // is here the same repository and the same pair limits and threshold: the
 // stores these jobs came from may predate the jobs table's bench key.
 //

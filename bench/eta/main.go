@@ -21,9 +21,9 @@
 //
 //	go run ./bench/eta -store /tmp/s.db [-job ID]
 //
-// With -history it replays every job in the stores given twice, without
-// and with the pairs of the earlier jobs like it as its history
-// (history.go), as a job finds them in its store.
+// With -history it replays every job in the stores given without a
+// history, with the pairs of the earlier jobs like it as its history, and
+// with them by candidate (history.go), as a job finds them in its store.
 //
 //	go run ./bench/eta -history /tmp/a.db /tmp/b.db
 package main
@@ -47,7 +47,7 @@ func main() {
 	replay := flag.String("replay", "", "measure the stamped lines of an earlier run's -log instead of running")
 	storePath := flag.String("store", "", "replay a stored job's pairs through the ETA instead of running (replay.go)")
 	jobID := flag.String("job", "", "with -store, the job to replay (default: the latest)")
-	history := flag.Bool("history", false, "replay every job in the stores given as arguments without and with the earlier jobs' pairs as its history (history.go)")
+	history := flag.Bool("history", false, "replay every job in the stores given as arguments without a history, with the earlier jobs' pairs and with them by candidate (history.go)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F\n       go run ./bench/eta -store S [-job ID]\n       go run ./bench/eta -history S...")
 		flag.PrintDefaults()
