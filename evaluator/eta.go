@@ -99,6 +99,7 @@ type ETA struct {
 	unchanged   int             // the benchmark being measured's latest Event.ForecastUnchanged; 0: none yet
 	benchUnch   []int           // each finished benchmark's last Event.ForecastUnchanged: their median, with unchanged, is the prior of one to come
 	history     []PastBenchmark // the pairs earlier jobs' benchmarks took (EventJobStart's History)
+	own         map[string]past // history by candidate
 	waiting     []string        // the candidates that passed their tests, benchmark not finished, in that order
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
@@ -108,6 +109,7 @@ type ETA struct {
 	firstBase   time.Duration   // that benchmark's first base sample
 	setups      []time.Duration // the later benchmarks' set-ups: from their start to their first pair
 	benchPairs  []int           // pairs of each finished benchmark
+	benchNames  []string        // and its candidate
 	benchTimes  []time.Duration
 }
 
@@ -156,7 +158,12 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		e.origin = now
 	}
 	if ev.Kind == EventJobStart {
-		e.history = ev.History
+		e.history, e.own = ev.History, map[string]past{}
+		for _, b := range ev.History {
+			p := e.own[b.Candidate]
+			p.sum, p.n = p.sum+float64(b.Pairs), p.n+1
+			e.own[b.Candidate] = p
+		}
 		if ev.Slots > 0 {
 			e.Slots = ev.Slots // the job's own word, for a reader that did not start it
 		}
@@ -237,6 +244,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		if e.bench != "" && ev.Candidate == e.bench {
 			if e.pairs > 0 {
 				e.benchPairs = append(e.benchPairs, e.pairs)
+				e.benchNames = append(e.benchNames, e.bench)
 			}
 			if e.unchanged > 0 {
 				e.benchUnch = append(e.benchUnch, e.unchanged)
@@ -375,10 +383,11 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		return d
 	}
 	per, perMost := perOf(pairs), perOf(float64(e.MaxPairs))
+	ratio := e.ownRatio(pairs)
 	toCome := float64(e.tested)
 	if e.bench != "" {
 		toCome--
-		l, m := e.currentLeft(w, e.pairsOf(e.bench, pairs), pair)
+		l, m := e.currentLeft(w, e.pairsOf(e.bench, pairs, ratio), pair)
 		left, most = left+l, most+m
 	}
 	for _, name := range e.waiting {
@@ -386,7 +395,7 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 			continue
 		}
 		toCome--
-		left, most = left+perOf(e.pairsOf(name, pairs)), most+perMost
+		left, most = left+perOf(e.pairsOf(name, pairs, ratio)), most+perMost
 	}
 	if seen := len(e.testTimes); seen > 0 && untested > 0 {
 		passed := e.tested + len(e.benchTimes)
@@ -462,32 +471,57 @@ const priorWeight = 4
 // jobs took the first quiet job after them from 73% to 5%.
 const historyWeight = 2
 
+// past is a candidate's benchmarks in earlier jobs: their pairs' sum and
+// how many.
+type past struct{ sum, n float64 }
+
 // ownWeight is how many benchmarks' worth of expectedPairs a candidate's
 // own earlier benchmarks (Event.History, by name) are averaged with: a
 // candidate at the threshold runs to the cap and one with a clear change
 // settles at its first claim, whatever the job's other candidates take,
 // and a candidate measured again under the same name (one edited since,
-// or measured with --no-cache) is likely to do as it did. Replayed on the
-// 32 stored go-humanize jobs with a history (go run ./bench/eta -history,
-// docs/speed.md), a weight of 2 kept the ETA within 1.5× for 76.3% of the
-// benchmark phase on average, where expectedPairs alone gave 69.9%;
-// weights of 0, 1, 3 and 4 gave 74.0%, 75.8%, 75.1% and 73.8%.
+// or measured with --no-cache; watch's working tree; an optimize
+// generator's next edit) is likely to do as it did. Replayed on the 32
+// stored go-humanize jobs with a history (go run ./bench/eta -history,
+// docs/speed.md), without ownRatio, a weight of 2 kept the ETA within
+// 1.5× for 76.3% of the benchmark phase on average, where expectedPairs
+// alone gave 69.9%; weights of 0, 1, 3 and 4 gave 74.0%, 75.8%, 75.1% and
+// 73.8%.
 const ownWeight = 2
+
+// ratioWeight is how many benchmarks' worth of expectedPairs, on both
+// sides, ownRatio starts from: the first finished benchmark moves it, but
+// not all the way. Replayed as ownWeight was, with both: 78.8% at 2, 78.6%
+// at 0.5 and 1, 78.3% at 4 and 77.6% at 8 (76.3% without ownRatio).
+const ratioWeight = 2
 
 // pairsOf is the pairs candidate name's benchmark is expected to take: the
 // mean of its own earlier benchmarks' and of ownWeight more at pairs,
-// what one still to come is expected to take; pairs when it has none.
-func (e *ETA) pairsOf(name string, pairs float64) float64 {
-	var sum, n float64
-	for _, b := range e.history {
-		if b.Candidate == name {
-			sum, n = sum+float64(b.Pairs), n+1
-		}
-	}
-	if n == 0 {
+// what one still to come is expected to take, times ratio (ownRatio),
+// from its first claim to the cap; pairs when it has none.
+func (e *ETA) pairsOf(name string, pairs, ratio float64) float64 {
+	p, ok := e.own[name]
+	if !ok {
 		return pairs
 	}
-	return (sum + ownWeight*pairs) / (n + ownWeight)
+	own := (p.sum + ownWeight*pairs) / (p.n + ownWeight) * ratio
+	return min(max(own, float64(e.firstClaim())), float64(e.MaxPairs))
+}
+
+// ownRatio is what this job's finished benchmarks took against what they
+// took before, of those whose candidates have a history: the machine is
+// quieter or busier than in the earlier jobs, or the code changed, and a
+// candidate still to come is likely to take its past pairs times as much.
+// Both sides count ratioWeight benchmarks at pairs more.
+func (e *ETA) ownRatio(pairs float64) float64 {
+	now, before := ratioWeight*pairs, ratioWeight*pairs
+	for i, name := range e.benchNames {
+		if p, ok := e.own[name]; ok {
+			now += float64(e.benchPairs[i])
+			before += p.sum / p.n
+		}
+	}
+	return now / before
 }
 
 // expectedPairs is the pairs a benchmark still to come is expected to

@@ -267,28 +267,58 @@ func threeBenched(t *testing.T, history []PastBenchmark, more ...string) *etaClo
 // as one. A candidate's own earlier pairs, under its name, are averaged
 // with ownWeight (2) more at that.
 func TestETA_History(t *testing.T) {
-	past := func(named ...any) []PastBenchmark {
-		var out []PastBenchmark
-		for i := 0; i < len(named); i += 2 {
-			out = append(out, PastBenchmark{Candidate: named[i].(string), Pairs: named[i+1].(int)})
-		}
-		return out
-	}
 	for _, tt := range []struct {
 		history []PastBenchmark
 		left    time.Duration
 	}{
 		// (22 + 8 + 8 + 4 × 8 + 2 × 28) / 9 = 14 pairs, and 1 s of set-up.
-		{past("a", 30, "b", 26, "a", 30, "b", 26, "c", 30, "c", 26), 15 * time.Second},
+		{pastOf("a", 30, "b", 26, "a", 30, "b", 26, "c", 30, "c", 26), 15 * time.Second},
 		// (22 + 8 + 8 + 4 × 8 + 26) / 8 = 12 pairs.
-		{past("x", 26), 13 * time.Second},
+		{pastOf("x", 26), 13 * time.Second},
 		{nil, 11 * time.Second},
-		// d's own: (30 + 30 + 2 × 14) / 4 = 22 pairs, where any other
-		// benchmark to come is expected to take 14.
-		{past("a", 26, "d", 30, "a", 26, "d", 30), 23 * time.Second},
+		// d's own: (16 + 16 + 2 × 12) / 4 = 14 pairs, where any other
+		// benchmark to come is expected to take 12; a took what it took
+		// before.
+		{pastOf("a", 22, "d", 16, "a", 22, "d", 16), 15 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
 		c.want(fmt.Sprintf("after c, with the history %v", tt.history), tt.left, 31*time.Second, false)
+	}
+}
+
+// pastOf is a history of candidate, pairs, candidate, pairs...
+func pastOf(named ...any) []PastBenchmark {
+	var out []PastBenchmark
+	for i := 0; i < len(named); i += 2 {
+		out = append(out, PastBenchmark{Candidate: named[i].(string), Pairs: named[i+1].(int)})
+	}
+	return out
+}
+
+// TestETA_OwnRatio: a candidate's own past pairs are scaled by what this
+// job's finished benchmarks took against their own past (ownRatio, with
+// ratioWeight benchmarks at the job's expectation on both sides), within
+// the cap.
+func TestETA_OwnRatio(t *testing.T) {
+	for _, tt := range []struct {
+		history []PastBenchmark
+		left    time.Duration
+	}{
+		// Any to come: (22 + 8 + 8 + 4 × 8 + 2 × 10) / 9 = 10. a took 22
+		// where it took 8: (22 + 2 × 10) / (8 + 2 × 10) = 1.5 times as
+		// much. d: (12 + 2 × 10) / 3 × 1.5 = 16 pairs, and 1 s of set-up.
+		{pastOf("a", 8, "d", 12), 17 * time.Second},
+		// 14 to come; a took (22 + 28) / (28 + 28) of before; d:
+		// (28 + 28 + 2 × 14) / 4 × 50 / 56 = 18.75.
+		{pastOf("a", 28, "d", 28, "a", 28, "d", 28), 19750 * time.Millisecond},
+		// d: 30.3 pairs, at the cap of 30.
+		{pastOf("a", 8, "d", 30, "d", 30), 31 * time.Second},
+	} {
+		c := threeBenched(t, tt.history)
+		got, ok := c.e.Estimate(c.now)
+		if !ok || (got.Left-tt.left).Abs() > time.Millisecond || got.Most != 31*time.Second {
+			t.Errorf("after c, with the history %v: %+v (ok %v), want left %s, most 31s", tt.history, got, ok, tt.left)
+		}
 	}
 }
 
