@@ -44,7 +44,8 @@ import (
 //     counts the set-up and stops no benchmark before its first claim
 //     (FirstClaim pairs); one whose candidate was measured in those jobs
 //     under the same name takes the mean of its own pairs there and of
-//     ownWeight more at that;
+//     ownWeight more at that, times what this job's finished benchmarks
+//     took against their own past (ownRatio);
 //   - the benchmark being measured, at its own pace, the pairs its rounds so
 //     far are on course to settle at (Event.Forecast: stats.Sequential's
 //     Forecast, from its second pair); before that, the same pairs as if
