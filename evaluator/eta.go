@@ -522,6 +522,9 @@ func (e *ETA) ownRatio(pairs float64) float64 {
 			before += p.sum / p.n
 		}
 	}
+	if before <= 0 {
+		return 1 // nothing to scale by
+	}
 	return now / before
 }
 

@@ -453,3 +453,21 @@ func TestNewETA(t *testing.T) {
 		t.Errorf("NewETA with a cap of 12 and a 1m budget: %d, %s", e.MaxPairs, e.Budget)
 	}
 }
+
+// TestETA_OwnZeroLimits: an ETA made without NewETA, its limits left at
+// 0, gives a finite estimate with a candidate's own history of no pairs
+// (as a client of the API may send it): no pairs to scale by is no ratio,
+// not 0/0.
+func TestETA_OwnZeroLimits(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1})
+	c.at(0, Event{Kind: EventJobStart, Total: 2, History: pastOf("a", 0, "b", 0)}, Event{Kind: EventPhase, Phase: "behavior"})
+	for _, n := range []string{"a", "b"} {
+		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+	}
+	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
+	c.at(1, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond})
+	got, ok := c.e.Estimate(c.now)
+	if !ok || got.Left < 0 || got.Left > time.Hour || got.Most < got.Left {
+		t.Errorf("with no limits: %+v (ok %v), want a finite estimate", got, ok)
+	}
+}
