@@ -122,7 +122,8 @@ type Event struct {
 	// What a client's ETA (evaluator.ETA) reads besides: for a "sample"
 	// event, the pair's base sample time and the pairs the benchmark, and
 	// one that changes nothing, are on course to take; for a "job-start"
-	// event, the pairs of earlier jobs like it and the job's slots.
+	// event, the pairs of earlier jobs like it, by candidate, and the job's
+	// slots.
 	BaseSample        time.Duration             `json:"base_sample,omitempty"`
 	Forecast          int                       `json:"forecast,omitempty"`
 	ForecastUnchanged int                       `json:"forecast_unchanged,omitempty"`
