@@ -51,8 +51,9 @@ import (
 //     Forecast, from its second pair); before that, the same pairs as if
 //     it were still to come, and once it has passed them without settling,
 //     to --max-pairs;
-//   - a candidate that passed and was then settled without a benchmark (a
-//     duplicate found late), none;
+//   - a candidate that passed and was then settled without a benchmark
+//     (failed by another candidate's contributed tests, or left unmeasured
+//     when the job stopped), none;
 //   - in phase 2 before any pair is measured, a pair at two calibrated
 //     samples (Sample) and the first set-up at base's test time and its
 //     calibration (priorSetup).
