@@ -89,7 +89,6 @@ type ETA struct {
 	stuck     map[string]bool // candidates with a stuck test (EventStuck)
 	testTimes []time.Duration // every finished candidate's test
 	passTimes []time.Duration // of those, the ones that passed
-	tested    int             // passed their tests, benchmark not finished (waiting, counted)
 
 	benching    bool   // phase 2 has started
 	bench       string // the candidate being benchmarked; "" for none
@@ -100,8 +99,8 @@ type ETA struct {
 	forecast    int             // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
 	unchanged   int             // the benchmark being measured's latest Event.ForecastUnchanged; 0: none yet
 	benchUnch   []int           // each finished benchmark's last Event.ForecastUnchanged: their median, with unchanged, is the prior of one to come
-	history     []PastBenchmark // the pairs earlier jobs' benchmarks took (EventJobStart's History)
-	own         map[string]past // history by candidate
+	history     past            // the pairs earlier jobs' benchmarks took (EventJobStart's History)
+	own         map[string]past // the same by candidate
 	waiting     []string        // the candidates that passed their tests, benchmark not finished, in that order
 	baseSamples []time.Duration
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
@@ -160,11 +159,10 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		e.origin = now
 	}
 	if ev.Kind == EventJobStart {
-		e.history, e.own = ev.History, map[string]past{}
+		e.history, e.own = past{}, map[string]past{}
 		for _, b := range ev.History {
-			p := e.own[b.Candidate]
-			p.sum, p.n = p.sum+float64(b.Pairs), p.n+1
-			e.own[b.Candidate] = p
+			e.history = e.history.add(b.Pairs)
+			e.own[b.Candidate] = e.own[b.Candidate].add(b.Pairs)
 		}
 		if ev.Slots > 0 {
 			e.Slots = ev.Slots // the job's own word, for a reader that did not start it
@@ -209,7 +207,6 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 			delete(e.stuck, ev.Candidate)
 		}
 	case EventTested:
-		e.tested++
 		e.waiting = append(e.waiting, ev.Candidate)
 		e.testDone(ev.Candidate, w, true)
 	case EventSample:
@@ -239,9 +236,6 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		if i := slices.Index(e.waiting, ev.Candidate); i >= 0 {
 			// Its benchmark is over, or it was settled without one.
 			e.waiting = slices.Delete(e.waiting, i, i+1)
-			if ev.Candidate != e.bench {
-				e.tested = max(0, e.tested-1)
-			}
 		}
 		if e.bench != "" && ev.Candidate == e.bench {
 			if e.pairs > 0 {
@@ -254,7 +248,6 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 			e.benched++
 			e.benchTimes = append(e.benchTimes, w-e.benchFrom)
 			e.bench = ""
-			e.tested = max(0, e.tested-1)
 			return
 		}
 		e.testDone(ev.Candidate, w, false)
@@ -281,7 +274,7 @@ func (e *ETA) Estimate(now time.Time) (est Estimate, ok bool) {
 		return Estimate{}, false
 	}
 	w := e.work(now)
-	untested := max(0, e.total-e.done-e.tested)
+	untested := max(0, e.total-e.done-len(e.waiting))
 	if untested > 0 {
 		ref, known := e.refTest()
 		if !known {
@@ -386,7 +379,7 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	}
 	per, perMost := perOf(pairs), perOf(float64(e.MaxPairs))
 	ratio := e.ownRatio(pairs)
-	toCome := float64(e.tested)
+	toCome := float64(len(e.waiting))
 	if e.bench != "" {
 		toCome--
 		l, m := e.currentLeft(w, e.pairsOf(e.bench, pairs, ratio), pair)
@@ -400,7 +393,7 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		left, most = left+perOf(e.pairsOf(name, pairs, ratio)), most+perMost
 	}
 	if seen := len(e.testTimes); seen > 0 && untested > 0 {
-		passed := e.tested + len(e.benchTimes)
+		passed := len(e.waiting) + len(e.benchTimes)
 		toCome += float64(untested) * float64(passed) / float64(seen)
 	}
 	toCome = max(0, toCome)
@@ -473,9 +466,11 @@ const priorWeight = 4
 // jobs took the first quiet job after them from 73% to 5%.
 const historyWeight = 2
 
-// past is a candidate's benchmarks in earlier jobs: their pairs' sum and
-// how many.
+// past is benchmarks of earlier jobs: their pairs' sum and how many.
 type past struct{ sum, n float64 }
+
+// add is p with one more benchmark of pairs.
+func (p past) add(pairs int) past { return past{p.sum + float64(pairs), p.n + 1} }
 
 // ownWeight is how many benchmarks' worth of expectedPairs a candidate's
 // own earlier benchmarks (Event.History, by name) are averaged with: a
@@ -535,13 +530,9 @@ func (e *ETA) ownRatio(pairs float64) float64 {
 // at the mean of the earlier jobs' (history).
 func (e *ETA) expectedPairs() float64 {
 	n, w := float64(priorWeight*e.unchangedMedian()), float64(priorWeight)
-	if len(e.history) > 0 {
-		var sum int
-		for _, b := range e.history {
-			sum += b.Pairs
-		}
-		hw := float64(min(len(e.history), historyWeight))
-		n += hw * float64(sum) / float64(len(e.history))
+	if h := e.history; h.n > 0 {
+		hw := min(h.n, historyWeight)
+		n += hw * h.sum / h.n
 		w += hw
 	}
 	for _, p := range e.benchPairs {
