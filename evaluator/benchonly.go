@@ -90,16 +90,18 @@ func allJudged(rows []store.Candidate) error {
 	return fmt.Errorf("%w: %s: merge the stores of every shard first", ErrUnjudged, strings.Join(names, ", "))
 }
 
-// storedCandidates rebuilds the job's candidates: with their changes for
-// those that passed, by name alone for the rest, which are not staged again.
+// storedCandidates rebuilds the job's candidates: with the changes the
+// store kept, which those that passed need to be staged and every measured
+// one needs for the winner's tie-break (the smaller change), and by name
+// alone for the rest, which are not staged again.
 func storedCandidates(rows []store.Candidate) ([]candidate.Candidate, error) {
 	out := make([]candidate.Candidate, len(rows))
 	for i, r := range rows {
 		c := candidate.Candidate{Name: r.Name, Source: r.Source, Parent: r.Parent, Explanation: r.Explanation}
-		if r.Verdict == string(VerdictPassed) {
-			if r.Change == nil {
-				return nil, fmt.Errorf("candidate %s passed its tests, but the store kept no change to benchmark: was it made by optimizer run --shard?", r.Name)
-			}
+		if r.Verdict == string(VerdictPassed) && r.Change == nil {
+			return nil, fmt.Errorf("candidate %s passed its tests, but the store kept no change to benchmark: was it made by optimizer run --shard?", r.Name)
+		}
+		if r.Change != nil {
 			var ch change
 			if err := json.Unmarshal(r.Change, &ch); err != nil {
 				return nil, fmt.Errorf("read the kept change of %s: %w", r.Name, err)
@@ -125,8 +127,13 @@ func restoreResult(res *CandidateResult, r store.Candidate) error {
 		}
 	}
 	res.Name, res.ID, res.Verdict, res.DuplicateOf = r.Name, r.ContentID, Verdict(r.Verdict), r.DuplicateOf
-	if res.Verdict == VerdictPassed {
+	switch res.Verdict {
+	case VerdictPassed:
 		res.Note = "" // the shard's "to be benchmarked"
+	case VerdictWinner:
+		// A bench run before chose it; this one chooses again among all
+		// that were measured, and would otherwise crown a second.
+		res.Verdict = VerdictFaster
 	}
 	return nil
 }
@@ -134,6 +141,7 @@ func restoreResult(res *CandidateResult, r store.Candidate) error {
 // benchOnly runs what follows phase 1 for a job rebuilt from the store.
 func (j *job) benchOnly(ctx context.Context) (*Report, error) {
 	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.opts.Parallel})
+	j.replayJudged()
 	for _, c := range j.cands {
 		if c.res.Verdict != VerdictPassed {
 			continue
@@ -160,6 +168,29 @@ func (j *job) benchOnly(ctx context.Context) (*Report, error) {
 	}
 	j.emit(Event{Kind: EventJobDone, Total: len(j.cands), Done: j.done, Message: rep.State})
 	return rep, err
+}
+
+// replayJudged says what the shards found, as phase 1 would have: the
+// candidates that passed their tests wait for their benchmarks
+// (EventTested), the rest are settled (EventDone). Without it, a reader of
+// the events (the progress line, its ETA, the daemon's live report) would
+// count the settled ones as tests still to run and know of no benchmark to
+// come but the one being measured.
+func (j *job) replayJudged() {
+	for _, c := range j.cands {
+		j.mu.Lock()
+		res := c.res
+		if res.Verdict != VerdictPassed {
+			j.done++
+		}
+		done := j.done
+		j.mu.Unlock()
+		if res.Verdict == VerdictPassed {
+			j.emit(Event{Kind: EventTested, Phase: "behavior", Candidate: c.spec.Name, Index: c.idx, Result: &res})
+		} else {
+			j.emit(Event{Kind: EventDone, Candidate: c.spec.Name, Index: c.idx, Done: done, Result: &res})
+		}
+	}
 }
 
 // judgeAgain decides again, in a slot at base, whose versions of its test
