@@ -23,7 +23,7 @@ import (
 // bench command.
 func TestBench_Events(t *testing.T) {
 	// The bench command prints its time as a Go benchmark line, so that
-	// the verdicts do not hang on the machine's load.
+	// the verdicts do not depend on the machine's load.
 	h := newHarness(t, map[string]string{
 		"ok":       "yes\n",
 		"ns":       "100000\n",
@@ -56,7 +56,14 @@ func TestBench_Events(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer pool.Close(context.Background())
+		defer func() {
+			if err := pool.Close(context.Background()); err != nil {
+				t.Errorf("close pool: %v", err)
+			}
+			if st := pool.Stats(); st.InUse != 0 {
+				t.Errorf("pool stats after bench: %+v, want no slot in use", st)
+			}
+		}()
 		o := opts
 		o.Repo, o.Parallel, o.Candidates = h.repo, 1, nil
 		eta := NewETA(o)
