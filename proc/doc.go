@@ -43,7 +43,13 @@
 //
 // With [Cmd.Sandbox] set, the command runs in bwrap (package bubblewrap):
 // see [Sandbox] for what it sees. [SandboxAvailable] says whether bwrap
-// works here; Run refuses a sandboxed Cmd where it does not.
+// works here; Run refuses a sandboxed Cmd where it does not. When bwrap
+// fails to set a sandbox up, before the command starts (a mount on the host
+// that changes as bwrap copies the mount table), Run starts it again, up to
+// three times in all; a command that ran and failed is never run again.
+//
+// # Pinning
+//
 // With [Cmd.CPU] >= 0 the command runs under "taskset -c CPU" when taskset
 // exists and that CPU is allowed for this process; otherwise it runs unpinned
 // and [Result.Pinned] is false, so the caller can say so once.

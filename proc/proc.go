@@ -88,26 +88,50 @@ func Shell(line string) []string {
 	return []string{"sh", "-c", line}
 }
 
+// setupAttempts is how many times Run starts a sandboxed command whose
+// sandbox bwrap failed to set up (setupFailed).
+const setupAttempts = 3
+
 // Run starts c, waits for it and for every process of its group to end, and
 // returns what happened. The error is non-nil only when the process could not
 // be started. A ctx already done before the start returns Canceled without
 // starting anything. Run is safe for concurrent use.
+//
+// A sandboxed command whose sandbox bwrap could not set up, so that the
+// command never started, is started again, up to setupAttempts times in
+// all; the Result is the last attempt's.
 func Run(ctx context.Context, c Cmd) (Result, error) {
 	if len(c.Args) == 0 {
 		return Result{ExitCode: -1}, ErrNoArgs
 	}
+	for attempt := 1; ; attempt++ {
+		res, started, err := runOnce(ctx, c)
+		if err != nil || attempt == setupAttempts || !setupFailed(res, started) {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return res, nil
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// runOnce is one attempt of Run; started says whether a sandboxed
+// command started (cpuScript's mark).
+func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	if ctx.Err() != nil {
-		return Result{ExitCode: -1, Canceled: true}, nil
+		return Result{ExitCode: -1, Canceled: true}, false, nil
 	}
 	args := c.Args
 	var cpuR, cpuW *os.File // the sandbox's report of CPU time
 	if c.Sandbox != nil {
 		var err error
 		if args, err = sandboxArgs(c.Sandbox, c.Dir, args); err != nil {
-			return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", c.Args[0], err)
+			return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", c.Args[0], err)
 		}
 		if cpuR, cpuW, err = os.Pipe(); err != nil {
-			return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", c.Args[0], err)
+			return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", c.Args[0], err)
 		}
 		defer cpuR.Close()
 	}
@@ -127,7 +151,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	out := newCapture(c.MaxOutput)
 	p, err := openPipes(cmd, c.Stdout, out)
 	if err != nil {
-		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", args[0], err)
+		return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", args[0], err)
 	}
 	start := time.Now()
 	err = cmd.Start()
@@ -136,7 +160,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	if err != nil {
 		p.abort()
-		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", args[0], err)
+		return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", args[0], err)
 	}
 	p.started()
 	pid := cmd.Process.Pid
@@ -165,13 +189,15 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		// The sandbox's init is gone, so nothing holds the write end.
 		cpuR.SetReadDeadline(time.Now().Add(PipeDelay))
 		b, _ := io.ReadAll(io.LimitReader(cpuR, 256))
-		if d, ok := parseTimes(b); ok {
+		var d time.Duration
+		var ok bool
+		if started, d, ok = sandboxReport(b); ok {
 			res.CPU += d // bwrap's own, which both sides of a comparison pay, and the command's
 			unreaped.Add(int64(d))
 		}
 	}
 	res.Output, res.Truncated = out.bytes()
-	return res, nil
+	return res, started, nil
 }
 
 // unreaped adds up the CPU time of the sandboxed commands Run has run.

@@ -160,13 +160,43 @@ func sandboxArgs(s *Sandbox, dir string, args []string) ([]string, error) {
 	return append(append(out, "--", p.shell, "-c", cpuScript, "sh"), args...), nil
 }
 
-// cpuScript runs the command inside the sandbox and writes its CPU time to
-// fd 3, which the command itself does not get (so it cannot forge it). bwrap
-// reports its child's exit status without reaping it, so the rusage of a
-// sandboxed run never reaches Run: this shell's times line for its children
-// is the CPU time instead, to the millisecond with bash (from getrusage), in
-// clock ticks (10 ms) with dash.
-const cpuScript = `"$@" 3>&-; s=$?; times >&3; exit $s`
+// cpuScript runs the command inside the sandbox and writes to fd 3, which
+// the command itself does not get (so it cannot forge either):
+//
+//   - first a line "+", which says that bwrap set the sandbox up and the
+//     command is starting (startedMark);
+//   - then its CPU time. bwrap reports its child's exit status without
+//     reaping it, so the rusage of a sandboxed run never reaches Run: this
+//     shell's times line for its children is the CPU time instead, to the
+//     millisecond with bash (from getrusage), in clock ticks (10 ms) with
+//     dash.
+const cpuScript = `echo + >&3; "$@" 3>&-; s=$?; times >&3; exit $s`
+
+// startedMark is cpuScript's first line on fd 3.
+const startedMark = "+\n"
+
+// sandboxReport reads what cpuScript wrote to fd 3: whether the command
+// started, and its CPU time when it finished.
+func sandboxReport(b []byte) (started bool, cpu time.Duration, cpuOK bool) {
+	rest, started := bytes.CutPrefix(b, []byte(startedMark))
+	if !started {
+		return false, 0, false
+	}
+	cpu, cpuOK = parseTimes(rest)
+	return true, cpu, cpuOK
+}
+
+// setupFailed says whether a sandboxed run failed in bwrap's own set-up,
+// before the command started: bwrap exits 1 with its own "bwrap: " message
+// and cpuScript never wrote its mark. A mount that changes on the host
+// while bwrap copies the mount table does this (a tmpfs unmounted as bwrap
+// remounted it read-only: "Can't bind mount /oldroot/ on /newroot/: Unable
+// to apply mount flags: remount …: Invalid argument"); the command never
+// ran, so Run runs it again.
+func setupFailed(res Result, started bool) bool {
+	return res.Sandboxed && !started && !res.TimedOut && !res.Canceled && res.ExitCode == 1 &&
+		bytes.HasPrefix(res.Output, []byte("bwrap: "))
+}
 
 // parseTimes reads the CPU time of children from the output of sh's times:
 // the second line, "0m1.250000s 0m0.010000s" (user, then system).

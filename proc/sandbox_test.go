@@ -247,3 +247,81 @@ func TestParseTimes(t *testing.T) {
 		}
 	}
 }
+
+// TestSandbox_SetupRetried: when bwrap fails to set the sandbox up, before
+// the command starts (here a wrapper around the real bwrap fails its first
+// calls with the message a mount vanishing under it gave in CI), Run starts
+// the command again, up to setupAttempts times in all. A command that
+// fails on its own, even with bwrap's words, runs once.
+func TestSandbox_SetupRetried(t *testing.T) {
+	needSandbox(t)
+	real := probeSandbox()
+	dir := t.TempDir()
+	calls, wrapper := filepath.Join(dir, "calls"), filepath.Join(dir, "bwrap")
+	// The first $1 calls fail as bwrap's set-up does; the rest run the
+	// real bwrap.
+	script := fmt.Sprintf(`#!/bin/sh
+echo x >> %[1]s
+if [ "$(wc -l < %[1]s)" -le "$(cat %[2]s)" ]; then
+	echo 'bwrap: Can'"'"'t bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "/newroot/tmp/x": Invalid argument' >&2
+	exit 1
+fi
+exec %[3]s "$@"
+`, calls, filepath.Join(dir, "fails"), real.path)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	saved := probeSandbox
+	defer func() { probeSandbox = saved }()
+	probeSandbox = func() sandboxProbe { p := real; p.path = wrapper; return p }
+
+	for _, tt := range []struct {
+		name      string
+		fails     int
+		cmd       string
+		wantCalls int
+		wantExit  int
+		wantOut   string
+	}{
+		{"OneFailure", 1, "echo ran", 2, 0, "ran\n"},
+		{"TwoFailures", 2, "echo ran", 3, 0, "ran\n"},
+		{"AlwaysFails", 9, "echo ran", setupAttempts, 1, "bwrap: Can't bind mount"},
+		{"CommandFails", 0, "echo 'bwrap: not really' >&2; exit 1", 1, 1, "bwrap: not really\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(calls)
+			if err := os.WriteFile(filepath.Join(dir, "fails"), []byte(strconv.Itoa(tt.fails)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(t.Context(), Cmd{Args: Shell(tt.cmd), CPU: -1, Sandbox: &Sandbox{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(calls)
+			if got := strings.Count(string(b), "x"); got != tt.wantCalls {
+				t.Errorf("bwrap ran %d times, want %d", got, tt.wantCalls)
+			}
+			if res.ExitCode != tt.wantExit || !strings.HasPrefix(string(res.Output), tt.wantOut) {
+				t.Errorf("exit %d, output %q; want exit %d, output starting %q", res.ExitCode, res.Output, tt.wantExit, tt.wantOut)
+			}
+		})
+	}
+}
+
+func TestSandboxReport(t *testing.T) {
+	for _, tt := range []struct {
+		in             string
+		started, cpuOK bool
+		cpu            time.Duration
+	}{
+		{"+\n0m0.010000s 0m0.000000s\n0m1.250000s 0m0.500000s\n", true, true, 1750 * time.Millisecond},
+		{"+\n", true, false, 0}, // killed before it finished
+		{"", false, false, 0},   // never started
+		{"0m0.0s 0m0.0s\n0m1.0s 0m0.0s\n", false, false, 0},
+	} {
+		started, cpu, ok := sandboxReport([]byte(tt.in))
+		if started != tt.started || ok != tt.cpuOK || cpu != tt.cpu {
+			t.Errorf("sandboxReport(%q) = %v, %v, %v; want %v, %v, %v", tt.in, started, cpu, ok, tt.started, tt.cpu, tt.cpuOK)
+		}
+	}
+}
