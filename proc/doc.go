@@ -39,6 +39,10 @@
 // for the command (bash's times, to the millisecond), since bwrap does not
 // reap the sandbox's init and so passes no rusage on.
 //
+// With [Cmd.CPU] >= 0 the command runs under "taskset -c CPU" when taskset
+// exists and that CPU is allowed for this process; otherwise it runs unpinned
+// and [Result.Pinned] is false, so the caller can say so once.
+//
 // # Sandbox
 //
 // With [Cmd.Sandbox] set, the command runs in bwrap (package bubblewrap):
@@ -47,10 +51,4 @@
 // fails to set a sandbox up, before the command starts (a mount on the host
 // that changes as bwrap copies the mount table), Run starts it again, up to
 // three times in all; a command that ran and failed is never run again.
-//
-// # Pinning
-//
-// With [Cmd.CPU] >= 0 the command runs under "taskset -c CPU" when taskset
-// exists and that CPU is allowed for this process; otherwise it runs unpinned
-// and [Result.Pinned] is false, so the caller can say so once.
 package proc
