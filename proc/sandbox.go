@@ -92,8 +92,21 @@ var probeSandbox = sync.OnceValue(func() sandboxProbe {
 })
 
 // tryBwrap runs true in a sandbox with flags, and returns "" when it worked
-// or what bwrap said.
+// or what bwrap said. As Run does, it tries setupAttempts times before it
+// believes a failure: a mount changing on the host as bwrap copies the mount
+// table would otherwise leave the whole process without a sandbox, or with
+// the flags of the second choice.
 func tryBwrap(path string, flags []string) string {
+	var reason string
+	for range setupAttempts {
+		if reason = tryBwrapOnce(path, flags); reason == "" {
+			break
+		}
+	}
+	return reason
+}
+
+func tryBwrapOnce(path string, flags []string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	args := slices.Concat(flags, []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "true"})

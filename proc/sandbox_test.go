@@ -248,18 +248,15 @@ func TestParseTimes(t *testing.T) {
 	}
 }
 
-// TestSandbox_SetupRetried: when bwrap fails to set the sandbox up, before
-// the command starts (here a wrapper around the real bwrap fails its first
-// calls with the message a mount vanishing under it gave in CI), Run starts
-// the command again, up to setupAttempts times in all. A command that
-// fails on its own, even with bwrap's words, runs once.
-func TestSandbox_SetupRetried(t *testing.T) {
-	needSandbox(t)
-	real := probeSandbox()
+// flakyBwrap writes a wrapper around the real bwrap at path that fails its
+// first n calls (set by fails) as bwrap's set-up does when a mount vanishes
+// under it (the message is CI's), and runs the real bwrap after. calls
+// says how many times it ran since the last fails.
+func flakyBwrap(t *testing.T, real string) (wrapper string, fails func(n int), calls func() int) {
+	t.Helper()
 	dir := t.TempDir()
-	calls, wrapper := filepath.Join(dir, "calls"), filepath.Join(dir, "bwrap")
-	// The first $1 calls fail as bwrap's set-up does; the rest run the
-	// real bwrap.
+	count, limit := filepath.Join(dir, "calls"), filepath.Join(dir, "fails")
+	wrapper = filepath.Join(dir, "bwrap")
 	script := fmt.Sprintf(`#!/bin/sh
 echo x >> %[1]s
 if [ "$(wc -l < %[1]s)" -le "$(cat %[2]s)" ]; then
@@ -267,10 +264,31 @@ if [ "$(wc -l < %[1]s)" -le "$(cat %[2]s)" ]; then
 	exit 1
 fi
 exec %[3]s "$@"
-`, calls, filepath.Join(dir, "fails"), real.path)
+`, count, limit, real)
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	fails = func(n int) {
+		os.Remove(count)
+		if err := os.WriteFile(limit, []byte(strconv.Itoa(n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls = func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "x")
+	}
+	return wrapper, fails, calls
+}
+
+// TestSandbox_SetupRetried: when bwrap fails to set the sandbox up, before
+// the command starts, Run starts the command again, up to setupAttempts
+// times in all. A command that fails on its own, even with bwrap's words,
+// runs once.
+func TestSandbox_SetupRetried(t *testing.T) {
+	needSandbox(t)
+	real := probeSandbox()
+	wrapper, fails, calls := flakyBwrap(t, real.path)
 	saved := probeSandbox
 	defer func() { probeSandbox = saved }()
 	probeSandbox = func() sandboxProbe { p := real; p.path = wrapper; return p }
@@ -289,22 +307,35 @@ exec %[3]s "$@"
 		{"CommandFails", 0, "echo 'bwrap: not really' >&2; exit 1", 1, 1, "bwrap: not really\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			os.Remove(calls)
-			if err := os.WriteFile(filepath.Join(dir, "fails"), []byte(strconv.Itoa(tt.fails)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			fails(tt.fails)
 			res, err := Run(t.Context(), Cmd{Args: Shell(tt.cmd), CPU: -1, Sandbox: &Sandbox{}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _ := os.ReadFile(calls)
-			if got := strings.Count(string(b), "x"); got != tt.wantCalls {
+			if got := calls(); got != tt.wantCalls {
 				t.Errorf("bwrap ran %d times, want %d", got, tt.wantCalls)
 			}
 			if res.ExitCode != tt.wantExit || !strings.HasPrefix(string(res.Output), tt.wantOut) {
 				t.Errorf("exit %d, output %q; want exit %d, output starting %q", res.ExitCode, res.Output, tt.wantExit, tt.wantOut)
 			}
 		})
+	}
+}
+
+// TestTryBwrap_Retried: the probe that decides whether this process has a
+// sandbox, and with which flags, believes a failure only after
+// setupAttempts tries.
+func TestTryBwrap_Retried(t *testing.T) {
+	needSandbox(t)
+	real := probeSandbox()
+	wrapper, fails, calls := flakyBwrap(t, real.path)
+	fails(setupAttempts - 1)
+	if reason := tryBwrap(wrapper, real.flags); reason != "" || calls() != setupAttempts {
+		t.Errorf("%d failures then success: %q after %d tries, want it to work at try %d", setupAttempts-1, reason, calls(), setupAttempts)
+	}
+	fails(9)
+	if reason := tryBwrap(wrapper, real.flags); !strings.Contains(reason, "Can't bind mount") || calls() != setupAttempts {
+		t.Errorf("always failing: %q after %d tries, want bwrap's message after %d", reason, calls(), setupAttempts)
 	}
 }
 
