@@ -2,7 +2,6 @@ package evaluator
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -49,21 +48,8 @@ func TestBench_Events(t *testing.T) {
 
 	// bench runs Bench on the job; first says whether it is the first run,
 	// which measures, while a second has nothing left to measure.
-	bench := func(first bool) (*Report, []Event) {
+	bench := func(first bool) (rep *Report, evs []Event) {
 		t.Helper()
-		pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: h.repo, Base: h.base, Size: 1, Dir: filepath.Join(t.TempDir(), "slots"),
-			MachineLock: filepath.Join(t.TempDir(), "machine.lock")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			if err := pool.Close(context.Background()); err != nil {
-				t.Errorf("close pool: %v", err)
-			}
-			if st := pool.Stats(); st.InUse != 0 {
-				t.Errorf("pool stats after bench: %+v, want no slot in use", st)
-			}
-		}()
 		o := opts
 		o.Repo, o.Parallel, o.Candidates = h.repo, 1, nil
 		eta := NewETA(o)
@@ -85,12 +71,13 @@ func TestBench_Events(t *testing.T) {
 			got <- evs
 		}()
 		o.Events = events
-		rep, err := Bench(ctx, pool, h.db, job, o)
+		var err error
+		h.withPool(t, ctx, 1, func(pool *worktreepool.Pool) { rep, err = Bench(ctx, pool, h.db, job, o) })
 		close(events)
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs := <-got
+		evs = <-got
 		switch {
 		case !first && sampled:
 			t.Errorf("bench again measured again")

@@ -114,7 +114,18 @@ func (h *harness) run(t *testing.T, ctx context.Context, n int, opts Options) (*
 }
 
 // runWithIDs is run with the job's content ids computed by treeID.
-func (h *harness) runWithIDs(t *testing.T, ctx context.Context, n int, opts Options, treeID treeIDFunc) (*Report, error) {
+func (h *harness) runWithIDs(t *testing.T, ctx context.Context, n int, opts Options, treeID treeIDFunc) (rep *Report, err error) {
+	t.Helper()
+	h.withPool(t, ctx, n, func(pool *worktreepool.Pool) {
+		opts.Repo, opts.Base, opts.Parallel = h.repo, h.base, n
+		rep, err = run(ctx, pool, h.db, opts, treeID)
+	})
+	return rep, err
+}
+
+// withPool opens a pool of n slots at h's base, calls f with it and closes
+// it, checking that f left no slot in use.
+func (h *harness) withPool(t *testing.T, ctx context.Context, n int, f func(*worktreepool.Pool)) {
 	t.Helper()
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: h.repo, Base: h.base, Size: n, Dir: filepath.Join(t.TempDir(), "slots"),
 		MachineLock: filepath.Join(t.TempDir(), "machine.lock")})
@@ -126,11 +137,10 @@ func (h *harness) runWithIDs(t *testing.T, ctx context.Context, n int, opts Opti
 			t.Errorf("close pool: %v", err)
 		}
 		if st := pool.Stats(); st.InUse != 0 {
-			t.Errorf("pool stats after job: %+v, want no slot in use", st)
+			t.Errorf("pool stats after the job: %+v, want no slot in use", st)
 		}
 	}()
-	opts.Repo, opts.Base, opts.Parallel = h.repo, h.base, n
-	return run(ctx, pool, h.db, opts, treeID)
+	f(pool)
 }
 
 func shellOptions() Options {
