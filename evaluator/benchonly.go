@@ -132,8 +132,13 @@ func restoreResult(res *CandidateResult, r store.Candidate) error {
 		res.Note = "" // the shard's "to be benchmarked"
 	case VerdictWinner:
 		// A bench run before chose it; this one chooses again among all
-		// that were measured, and would otherwise crown a second.
+		// that were measured, and would otherwise crown a second. Its
+		// verdict before that choice: faster, or not-faster and faster on
+		// some (Decision.Subset), which the choice ranks after faster.
 		res.Verdict = VerdictFaster
+		if res.Qualifier == QualifierFasterOnSome {
+			res.Verdict = VerdictNotFaster
+		}
 	}
 	return nil
 }

@@ -48,7 +48,8 @@ type Cmd struct {
 	CPU int
 
 	// OnStart, when set, is called with the PID (which is also the process
-	// group id) once the process has started, before Run waits for it.
+	// group id) once the process has started, before Run waits for it: once
+	// per start, so twice when a sandbox is set up again (Run).
 	OnStart func(pid int)
 
 	// MemLimit > 0 caps the address space of the process and of each of its
