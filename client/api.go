@@ -116,7 +116,8 @@ type Event struct {
 	Message   string                     `json:"message,omitempty"`
 	Result    *evaluator.CandidateResult `json:"result,omitempty"`
 	// Since and AtBase are, for a "stuck" event, when the test started and
-	// how long it took at base.
+	// how long it took at base; AtBase is, for a "baseline" event, how long
+	// base's tests ran (from the cache, the run cached).
 	Since  time.Time     `json:"since,omitzero"`
 	AtBase time.Duration `json:"at_base,omitempty"`
 	// What a client's ETA (evaluator.ETA) reads besides: for a "sample"

@@ -62,9 +62,24 @@ func TestRun_CacheTests(t *testing.T) {
 	t.Setenv("OPTIMIZER_TEST_MARKS", marks)
 	h := newHarness(t, cacheRepo)
 	ctx := context.Background()
+	var baseEvent Event // the latest job's EventBaseline
 	run := func(t *testing.T, opts Options) *Report {
 		t.Helper()
+		events := make(chan Event)
+		got := make(chan Event)
+		go func() {
+			var b Event
+			for e := range events {
+				if e.Kind == EventBaseline {
+					b = e
+				}
+			}
+			got <- b
+		}()
+		opts.Events = events
 		rep, err := h.run(t, ctx, 2, opts)
+		close(events)
+		baseEvent = <-got
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,6 +89,10 @@ func TestRun_CacheTests(t *testing.T) {
 	first := run(t, cacheOptions())
 	if got := runs(t, marks); got != 4 {
 		t.Fatalf("first job: %d test runs, want 4 (base and three candidates)", got)
+	}
+	firstBase := baseEvent
+	if strings.Contains(firstBase.Message, "(cached)") || firstBase.AtBase <= 0 {
+		t.Fatalf("first job's baseline event %+v, want base's tests run, with how long they took", firstBase)
 	}
 	for _, c := range first.Candidates {
 		if c.ReusedFrom != "" {
@@ -90,6 +109,11 @@ func TestRun_CacheTests(t *testing.T) {
 		// Only hang runs again: a timeout is not the candidate's own outcome.
 		if got := runs(t, marks) - before; got != 1 {
 			t.Errorf("repeat: %d test runs, want 1 (hang's)", got)
+		}
+		// Base's outcome comes from the cache, with the time of the run
+		// cached: a test's ETA before any has run in this job.
+		if !strings.Contains(baseEvent.Message, "(cached)") || baseEvent.AtBase != firstBase.AtBase {
+			t.Errorf("repeat's baseline event %+v, want cached, with the first run's time %s", baseEvent, firstBase.AtBase)
 		}
 		for _, name := range []string{"good", "broken"} {
 			c := byName(rep, name)

@@ -22,7 +22,8 @@ import (
 //   - a test still to run takes the reference test time: the mean of the
 //     candidates that passed (the same suite, run at the load and with the
 //     build cache of now), before any, base's own (a candidate that fails
-//     only ends sooner); before either is known, the mean of every finished
+//     only ends sooner; from the baseline cache, the time of the run cached,
+//     Event.AtBase); before either is known, the mean of every finished
 //     candidate's test;
 //   - a running test, what is left of the reference; past it, as long again
 //     as it has run (slow tests have a long tail); never past --timeout;
@@ -190,7 +191,12 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		}
 		e.benching = e.benching || ev.Phase == "benchmark"
 	case EventBaseline:
-		if !strings.Contains(ev.Message, "(cached)") {
+		if strings.Contains(ev.Message, "(cached)") {
+			// The run it was cached from: in watch, every save after the
+			// first, and a job of one candidate has no other test time
+			// until its own ends.
+			e.baseTest = ev.AtBase
+		} else {
 			e.baseTest = w - e.baseFrom
 		}
 	case EventStart:

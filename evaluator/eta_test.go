@@ -125,14 +125,31 @@ func TestETA_SlotsFromJobStart(t *testing.T) {
 	}
 }
 
-// TestETA_CachedBaseline: a baseline from the cache took no time, and is
-// no reference for a test.
+// TestETA_CachedBaseline: a baseline from the cache took no time in this
+// job; the run it was cached from (AtBase) is the reference for a test
+// until a candidate's test ends. A cached baseline without it (an older
+// daemon's event) gives none.
 func TestETA_CachedBaseline(t *testing.T) {
-	c := newETAClock(t, &ETA{Slots: 1, NoBench: true})
-	c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"},
-		Event{Kind: EventBaseline, Message: "baseline tests (cached): 1 passed"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "a"})
-	if got, ok := c.e.Estimate(c.now.Add(time.Second)); ok {
-		t.Errorf("with only a cached baseline: %+v, want no estimate", got)
+	for _, tt := range []struct {
+		name   string
+		atBase time.Duration
+		ok     bool
+		left   time.Duration
+	}{
+		// a has run 1 s of base's 3 s, b is queued: 2 s + 3 s on one slot.
+		{"WithTime", 3 * time.Second, true, 5 * time.Second},
+		{"WithoutTime", 0, false, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newETAClock(t, &ETA{Slots: 1, NoBench: true})
+			c.at(0, Event{Kind: EventJobStart, Total: 2}, Event{Kind: EventPhase, Phase: "behavior"},
+				Event{Kind: EventBaseline, Message: "baseline tests (cached): 1 passed", AtBase: tt.atBase},
+				Event{Kind: EventStart, Phase: "behavior", Candidate: "a"})
+			got, ok := c.e.Estimate(c.now.Add(time.Second))
+			if ok != tt.ok || got.Left != tt.left {
+				t.Errorf("with a cached baseline of %s: %+v (ok %v), want left %s (ok %v)", tt.atBase, got, ok, tt.left, tt.ok)
+			}
+		})
 	}
 }
 

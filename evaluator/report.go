@@ -208,7 +208,7 @@ type EventKind string
 // The event kinds that a job emits, in roughly the order they happen.
 const (
 	EventJobStart EventKind = "job-start" // Total is the number of candidates
-	EventBaseline EventKind = "baseline"  // baseline tests finished; Message summarises
+	EventBaseline EventKind = "baseline"  // baseline tests finished; Message summarises, AtBase is how long they ran
 	EventPhase    EventKind = "phase"     // Phase changed: behavior, benchmark, profile
 	EventStart    EventKind = "start"     // Candidate started a phase
 	EventTested   EventKind = "tested"    // Candidate passed its tests; its benchmark is to come; Result is set
@@ -254,7 +254,10 @@ type Event struct {
 	// it here.
 	Slots int
 	// Since and AtBase are, for EventStuck, when the test started and how
-	// long it took at base.
+	// long it took at base. AtBase is, for EventBaseline, how long base's
+	// tests ran: for an outcome from the baseline cache, the run it was
+	// cached from, which is how long a test run is likely to take when
+	// nothing in this job has run one yet.
 	Since  time.Time
 	AtBase time.Duration
 }
