@@ -25,9 +25,9 @@ type Screen struct {
 
 // Show makes the screen show the session ws: its lines (Out), the status
 // of the evaluation in flight from its events (Started, Progress), with
-// the time left from the estimator eta gives for it, and with Verbose each
-// evaluation's report (Finished). It sets those four fields of ws, before
-// ws.Run.
+// the time left from the estimator eta gives for it, counted down every
+// second (Tick), and with Verbose each evaluation's report (Finished). It
+// sets those five fields of ws, before ws.Run.
 func (s *Screen) Show(ws *watch.Session, eta func(*watch.Work) *evaluator.ETA) {
 	var tr *Tracker // the evaluation in flight's; only the session's goroutine uses it
 	ws.Out = s.Record
@@ -36,6 +36,7 @@ func (s *Screen) Show(ws *watch.Session, eta func(*watch.Work) *evaluator.ETA) {
 		s.SetStatus(w.Subject() + ": starting…")
 	}
 	ws.Progress = func(w *watch.Work, e evaluator.Event) { s.Progress(tr, w, e) }
+	ws.Tick = func(w *watch.Work) { s.Tick(tr, w) }
 	ws.Finished = func(_ *watch.Work, rep *evaluator.Report) {
 		if s.Verbose {
 			s.Report(rep)
@@ -81,11 +82,25 @@ func (s *Screen) Progress(tr *Tracker, w *watch.Work, e evaluator.Event) {
 		}
 		return
 	}
-	status := tr.Status()
-	if status == "behavior" {
-		status = "testing"
+	s.SetStatus(w.Subject() + ": " + tr.Live() + "…")
+}
+
+// Tick shows the time passing while w, the evaluation in flight that tr
+// tracks, runs between events: the status line again, its ETA counted
+// down; when Verbose, a refreshed progress line when the ETA last printed
+// has gone wrong (Tracker.Refresh), as a run's plain progress does. A nil
+// tr shows nothing.
+func (s *Screen) Tick(tr *Tracker, w *watch.Work) {
+	if tr == nil {
+		return
 	}
-	s.SetStatus(w.Subject() + ": " + status + "…")
+	if s.Verbose {
+		if line := tr.Refresh(); line != "" {
+			fmt.Fprintln(s.Err, line)
+		}
+		return
+	}
+	s.SetStatus(w.Subject() + ": " + tr.Live() + "…")
 }
 
 // Line prints a line on Out, erasing the status line first.

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +90,7 @@ func TestScreen_Show(t *testing.T) {
 		w := &watch.Work{}
 		ws.Started(w)
 		ws.Progress(w, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
+		ws.Tick(w) // the status again (no estimator: no ETA, and no refreshed line)
 		ws.Out(watch.Record{Subject: "12:00:00 a.go", Summary: "tests pass"})
 		ws.Finished(w, &evaluator.Report{Job: "job1"})
 		if len(asked) != 1 || asked[0] != w {
@@ -98,7 +100,7 @@ func TestScreen_Show(t *testing.T) {
 		if lines[0] != "12:00:00 a.go: tests pass" || (len(lines) > 1) != verbose {
 			t.Errorf("verbose %v: out = %q, want the line, then the report only with -v", verbose, out.String())
 		}
-		wantErr := "\r\x1b[K" + w.Subject() + ": starting…\r\x1b[K" + w.Subject() + ": testing…\r\x1b[K"
+		wantErr := "\r\x1b[K" + w.Subject() + ": starting…\r\x1b[K" + w.Subject() + ": testing…\r\x1b[K" + w.Subject() + ": testing…\r\x1b[K"
 		if verbose {
 			wantErr = "phase: behavior\n"
 		}
@@ -106,4 +108,52 @@ func TestScreen_Show(t *testing.T) {
 			t.Errorf("verbose %v: err = %q, want %q", verbose, errw.String(), wantErr)
 		}
 	}
+}
+
+// TestScreen_Tick: between events, the status line is drawn again with its
+// ETA counted down; with Verbose, a refreshed line is printed when the ETA
+// last printed has gone wrong, as a run's plain progress does.
+func TestScreen_Tick(t *testing.T) {
+	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	events := []evaluator.Event{{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"},
+		{Kind: evaluator.EventPhase, Phase: "behavior"},
+		{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"},
+		{Kind: evaluator.EventBaseline, Message: "baseline tests (cached): 1 passed", AtBase: 4 * time.Second}}
+	w := &watch.Work{}
+
+	var errw strings.Builder
+	s := &Screen{Out: io.Discard, Err: &errw, TTY: true}
+	tr := NewTracker(clock, &evaluator.ETA{Slots: 1, NoBench: true})
+	for _, e := range events {
+		s.Progress(tr, w, e)
+	}
+	now = now.Add(3 * time.Second)
+	errw.Reset()
+	s.Tick(tr, w)
+	if got, want := errw.String(), "\r\x1b[K"+w.Subject()+": testing, ETA 1.0s…"; got != want {
+		t.Errorf("status after 3 s = %q, want %q", got, want)
+	}
+
+	errw.Reset()
+	s = &Screen{Out: io.Discard, Err: &errw, Verbose: true}
+	tr = NewTracker(clock, &evaluator.ETA{Slots: 1, NoBench: true})
+	for _, e := range events {
+		s.Progress(tr, w, e)
+	}
+	if got, want := errw.String(), "job job1: 1 candidates\nphase: behavior\nbaseline: baseline tests (cached): 1 passed, ETA 4.0s\n"; got != want {
+		t.Errorf("verbose lines = %q, want %q", got, want)
+	}
+	now = now.Add(2 * time.Second)
+	errw.Reset()
+	s.Tick(tr, w) // on track: 2 s on screen, 2 s left
+	if errw.Len() != 0 {
+		t.Errorf("verbose tick on track printed %q, want nothing", errw.String())
+	}
+	now = now.Add(8 * time.Second) // a has run 10 s of base's 4: as long again
+	s.Tick(tr, w)
+	if got, want := errw.String(), "[0/1] testing a (10s), ETA 10s\n"; got != want {
+		t.Errorf("verbose tick off track = %q, want %q", got, want)
+	}
+	s.Tick(nil, w) // no tracker: nothing
 }

@@ -38,8 +38,9 @@ func Lines(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 }
 
 // Bars drains events until the channel is closed, drawing on w, a
-// terminal, one overall bar with the current activity, and printing each
-// candidate's line above it as the candidate finishes.
+// terminal, one overall bar with the current activity and the ETA now
+// (Tracker.Live, again every refreshTick), and printing each candidate's
+// line above it as the candidate finishes.
 func Bars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 	t := NewTracker(time.Now, est)
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
@@ -47,9 +48,27 @@ func Bars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 	var st atomic.Pointer[string] // the renderer reads it on its own goroutine
 	st.Store(new(string))
 	status := func(decor.Statistics) string { return *st.Load() }
-	for e := range events {
+	tick := time.NewTicker(refreshTick)
+	defer tick.Stop()
+	for {
+		var e evaluator.Event
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				if bar != nil {
+					bar.SetTotal(-1, true) // complete it, at whatever count the job ended
+				}
+				p.Wait()
+				return
+			}
+			e = ev
+		case <-tick.C:
+			s := t.Live()
+			st.Store(&s)
+			continue
+		}
 		line := t.Line(e)
-		s := t.Status()
+		s := t.Live()
 		st.Store(&s)
 		if e.Kind == evaluator.EventJobStart && bar == nil {
 			bar = p.AddBar(int64(max(1, e.Total)),
@@ -64,8 +83,4 @@ func Bars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 			bar.SetCurrent(int64(e.Done))
 		}
 	}
-	if bar != nil {
-		bar.SetTotal(-1, true) // complete it, at whatever count the job ended
-	}
-	p.Wait()
 }

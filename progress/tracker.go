@@ -257,8 +257,23 @@ func testName(key string) string {
 	return path.Base(pkg) + "." + test
 }
 
-// Status is the job's current activity, for a bar or a status line:
-// "benchmark fast (12 samples)", the wait for the machine, or the phase.
+// Live is the job's current activity with the ETA now, for a bar or a
+// status line that is drawn again every second: "testing, tests ETA 8s",
+// "benchmark fast (12 samples), ETA 40s, up to 1m30s", or the wait for the
+// machine (no ETA: a wait is not foreseen).
+func (t *Tracker) Live() string {
+	s := t.Status()
+	if t.waiting != "" {
+		return s
+	}
+	if s == "behavior" {
+		s = "testing"
+	}
+	return s + t.eta()
+}
+
+// Status is the job's current activity: "benchmark fast (12 samples)", the
+// wait for the machine, or the phase.
 func (t *Tracker) Status() string {
 	switch {
 	case t.waiting != "":

@@ -276,3 +276,32 @@ func (c *clock) refresh(s float64) string {
 	c.now = c.start.Add(time.Duration(s * float64(time.Second)))
 	return c.tr.Refresh()
 }
+
+// TestTracker_Live: the activity for a bar or a status line carries the
+// ETA now, counted down as time passes with no event; a wait for the
+// machine carries none.
+func TestTracker_Live(t *testing.T) {
+	c := newClock(&evaluator.ETA{Slots: 1, NoBench: true})
+	at := c.at
+	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"},
+		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
+		evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests (cached): 1 passed", AtBase: 4 * time.Second},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	// a has base's 4 s to run, b is queued at 4 s.
+	if got, want := c.tr.Live(), "testing, ETA 8.0s"; got != want {
+		t.Errorf("at the start: %q, want %q", got, want)
+	}
+	c.now = c.start.Add(3 * time.Second)
+	if got, want := c.tr.Live(), "testing, ETA 5.0s"; got != want {
+		t.Errorf("3 s later, no event: %q, want %q", got, want)
+	}
+	at(3, evaluator.Event{Kind: evaluator.EventWaiting, Message: "waiting for the machine: optimizer pid 7"})
+	if got, want := c.tr.Live(), "waiting for the machine: optimizer pid 7"; got != want {
+		t.Errorf("waiting: %q, want %q", got, want)
+	}
+	c.tr.ETA = nil
+	at(4, evaluator.Event{Kind: evaluator.EventWaiting})
+	if got, want := c.tr.Live(), "testing"; got != want {
+		t.Errorf("no estimator, nothing finished: %q, want %q", got, want)
+	}
+}

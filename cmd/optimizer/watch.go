@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -163,8 +162,11 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 			s.Root, report.ShortHash(s.Head), report.Plural(n, "slot"), why, where)
 	}
 	scr.Show(s, func(w *watch.Work) *evaluator.ETA {
-		return &evaluator.ETA{Slots: n, Budget: cmp.Or(w.Budget(), o.BenchBudget), MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-			Timeout: o.Timeout, NoBench: o.Bench == "none"}
+		// The limits the work's job will have, with the defaults the job
+		// fills in (its own head and test scope do not change them).
+		opts := s.Options(s.Head, nil, "", w.Budget())
+		opts.Quick = w.Budget() != 0
+		return evaluator.NewETA(opts)
 	})
 	if err := s.Run(ctx); err != nil {
 		return err

@@ -46,8 +46,8 @@ type Pool interface {
 // One evaluation runs at a time. Run owns every goroutine it starts.
 //
 // The fields are set before Run and not changed after. Out, Ready,
-// Started, Progress and Finished are called on Run's goroutine, one at a
-// time.
+// Started, Progress, Tick and Finished are called on Run's goroutine, one
+// at a time.
 type Session struct {
 	Root  string   // the working tree, symbolic links resolved, as git reports paths
 	Head  string   // HEAD at the start
@@ -87,8 +87,13 @@ type Session struct {
 	Ready    func()                         // the tree is watched: a save from now on is seen
 	Started  func(*Work)                    // an evaluation starts
 	Progress func(*Work, evaluator.Event)   // an event of the evaluation in flight
+	Tick     func(*Work)                    // every TickEvery while an evaluation is in flight: a status line's countdown
 	Finished func(*Work, *evaluator.Report) // an evaluation ended with a report (not interrupted), after its lines
 }
+
+// TickEvery is how often Session.Tick is called while an evaluation is in
+// flight.
+const TickEvery = time.Second
 
 // Work is one thing to evaluate: the working tree as snapshotted, or the
 // candidates of one entry of an Extra folder.
@@ -213,6 +218,12 @@ func (s *Session) loop(ctx context.Context, st *state, first *Work, changes <-ch
 		queue []*Work
 	)
 	queue = s.enqueue(queue, nil, first)
+	var tick <-chan time.Time
+	if s.Tick != nil {
+		t := time.NewTicker(TickEvery)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		for cur == nil && len(queue) > 0 && ctx.Err() == nil {
 			cur, queue = s.start(ctx, st, queue[0]), queue[1:]
@@ -222,6 +233,10 @@ func (s *Session) loop(ctx context.Context, st *state, first *Work, changes <-ch
 			done = cur.done
 		}
 		select {
+		case <-tick:
+			if cur != nil {
+				s.Tick(cur.w)
+			}
 		case <-ctx.Done():
 			if cur != nil {
 				cur.cancel()

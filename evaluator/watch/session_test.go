@@ -122,3 +122,81 @@ func TestSession_PlanTreeUnchanged(t *testing.T) {
 		t.Fatalf("the first content saved back planned %+v, want the tree again", w)
 	}
 }
+
+// TestSession_Tick: while an evaluation is in flight, Tick is called about
+// every TickEvery with its work, so a status line can count its ETA down
+// between events; once it has ended, not again.
+func TestSession_Tick(t *testing.T) {
+	repo := newTestRepo(t, map[string]string{"a.txt": "1\n"})
+	head := strings.TrimSpace(git(t, repo, "rev-parse", "HEAD"))
+	writeFile(t, repo, "a.txt", "2\n") // dirty: evaluated at start
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ticks := make(chan *Work, 100)
+	started := make(chan *Work, 1)
+	release := make(chan struct{})
+	records := make(chan Record, 4)
+	s := &Session{
+		Root: repo, Head: head,
+		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
+			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands, Parallel: 1, Test: test, Bench: "none"}
+		},
+		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &evaluator.Report{State: "finished", Candidates: []evaluator.CandidateResult{
+				{Name: opts.Candidates[0].Name, Verdict: evaluator.VerdictPassed}}}, nil
+		},
+		Test:    "true",
+		Quiet:   50 * time.Millisecond,
+		Out:     func(r Record) { records <- r },
+		Started: func(w *Work) { started <- w },
+		Tick:    func(w *Work) { ticks <- w },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx) }()
+
+	var w *Work
+	select {
+	case w = <-started:
+	case err := <-errc:
+		t.Fatalf("Run returned early: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no evaluation started in a minute")
+	}
+	for i := range 2 {
+		select {
+		case got := <-ticks:
+			if got != w {
+				t.Errorf("tick %d for %p, want the work in flight %p", i, got, w)
+			}
+		case <-time.After(10 * TickEvery):
+			t.Fatalf("tick %d: none in %s while an evaluation was in flight", i, 10*TickEvery)
+		}
+	}
+	close(release)
+	select {
+	case r := <-records:
+		if r.Verdict != evaluator.VerdictPassed {
+			t.Errorf("record %+v, want the tree passed", r)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no record in a minute")
+	}
+	for len(ticks) > 0 { // those sent before the record
+		<-ticks
+	}
+	select {
+	case got := <-ticks:
+		t.Errorf("a tick for %+v with nothing in flight", got)
+	case <-time.After(3 * TickEvery):
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Errorf("Run after cancel = %v, want nil", err)
+	}
+}
