@@ -14,6 +14,13 @@
 //     go run ./bench/eta -bin /tmp/old -log /tmp/old.log -- --repo R --candidates C -j 2
 //     go run ./bench/eta -replay /tmp/old.log
 //
+// With -tty it runs the CLI on a terminal instead (a pseudo-terminal made
+// by util-linux's script), where the progress is a bar redrawn in place
+// with the ETA now (tty.go): each redrawn bar counts as a line, so over
+// time it measures the ETA on the bar.
+//
+//	go run ./bench/eta -tty -- demo --dir /tmp/d
+//
 // With -store it measures instead a job's stored pairs replayed through the
 // ETA at a fixed pace (replay.go): the pairs each benchmark takes, free of
 // the machine's noise, so that two versions of the ETA can be compared on
@@ -47,9 +54,10 @@ func main() {
 	replay := flag.String("replay", "", "measure the stamped lines of an earlier run's -log instead of running")
 	storePath := flag.String("store", "", "replay a stored job's pairs through the ETA instead of running (replay.go)")
 	jobID := flag.String("job", "", "with -store, the job to replay (default: the latest)")
+	tty := flag.Bool("tty", false, "run the CLI on a pseudo-terminal (util-linux script) and measure the ETA on its bar")
 	history := flag.Bool("history", false, "replay every job in the stores given as arguments without a history, with the earlier jobs' pairs and with them by candidate (history.go)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F\n       go run ./bench/eta -store S [-job ID]\n       go run ./bench/eta -history S...")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] [-tty] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F\n       go run ./bench/eta -store S [-job ID]\n       go run ./bench/eta -history S...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -81,7 +89,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	default:
-		lines, err = run(*bin, flag.Args())
+		lines, err = run(*bin, flag.Args(), *tty)
 		if err == nil && *logf != "" {
 			err = writeLog(*logf, lines)
 		}
@@ -93,7 +101,7 @@ func main() {
 	report(os.Stdout, lines)
 }
 
-func run(bin string, args []string) ([]stamped, error) {
+func run(bin string, args []string, tty bool) ([]stamped, error) {
 	if bin == "" {
 		dir, err := os.MkdirTemp("", "eta-")
 		if err != nil {
@@ -104,6 +112,9 @@ func run(bin string, args []string) ([]stamped, error) {
 		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/optimizer").CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("build the CLI: %v\n%s", err, out)
 		}
+	}
+	if tty {
+		return captureTTY(bin, args)
 	}
 	return capture(bin, args)
 }

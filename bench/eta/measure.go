@@ -106,27 +106,36 @@ func findTimeline(lines []stamped) (timeline, bool) {
 func etaLines(lines []stamped, tl timeline) []etaLine {
 	var out []etaLine
 	for _, l := range lines {
-		m := etaRe.FindStringSubmatch(l.text)
-		if m == nil {
+		e := parseETA(l)
+		if e == nil {
 			continue
 		}
-		pred, err := time.ParseDuration(m[2])
-		if err != nil {
-			continue
-		}
-		e := etaLine{at: l.at, text: l.text, pred: pred, most: pred * 3 / 2, tests: m[1] != "", end: tl.last,
-			verdict: verdictRe.MatchString(l.text)}
-		if m[3] != "" {
-			if e.most, err = time.ParseDuration(m[3]); err != nil {
-				continue
-			}
-		}
+		e.end = tl.last
 		if e.tests {
 			e.end = tl.testsEnd
 		}
-		out = append(out, e)
+		out = append(out, *e)
 	}
 	return out
+}
+
+// parseETA is l's ETA, without its truth; nil when it has none.
+func parseETA(l stamped) *etaLine {
+	m := etaRe.FindStringSubmatch(l.text)
+	if m == nil {
+		return nil
+	}
+	pred, err := time.ParseDuration(m[2])
+	if err != nil {
+		return nil
+	}
+	e := &etaLine{at: l.at, text: l.text, pred: pred, most: pred * 3 / 2, tests: m[1] != "", verdict: verdictRe.MatchString(l.text)}
+	if m[3] != "" {
+		if e.most, err = time.ParseDuration(m[3]); err != nil {
+			return nil
+		}
+	}
+	return e
 }
 
 // overTime splits each phase's time by what the ETA shown was.
