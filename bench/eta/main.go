@@ -40,6 +40,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,26 +123,39 @@ func run(bin string, args []string, tty bool) ([]stamped, error) {
 // capture runs the CLI and stamps its stderr lines.
 func capture(bin string, args []string) ([]stamped, error) {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout = nil
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
+	return stampRun(cmd, pipe, splitLines)
+}
+
+// stampRun starts cmd, stamps what split reads from its output pipe with
+// the time since the start, and waits for it to end.
+func stampRun(cmd *exec.Cmd, pipe io.Reader, split func(io.Reader, func() time.Duration) []stamped) ([]stamped, error) {
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	var lines []stamped
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, stamped{time.Since(start), sc.Text()})
-		fmt.Fprintf(os.Stderr, "%7.1fs %s\n", time.Since(start).Seconds(), sc.Text())
-	}
+	lines := split(pipe, func() time.Duration { return time.Since(start) })
 	if err := cmd.Wait(); err != nil {
 		return lines, fmt.Errorf("optimizer: %w", err)
 	}
 	return lines, nil
+}
+
+// splitLines reads r's lines until it ends, each stamped with the time now
+// gives when it came, and echoes them to stderr.
+func splitLines(r io.Reader, now func() time.Duration) []stamped {
+	var lines []stamped
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		at := now()
+		lines = append(lines, stamped{at, sc.Text()})
+		fmt.Fprintf(os.Stderr, "%7.1fs %s\n", at.Seconds(), sc.Text())
+	}
+	return lines
 }
 
 // writeLog writes lines as "SECONDS<TAB>TEXT".

@@ -29,15 +29,7 @@ func captureTTY(bin string, args []string) ([]stamped, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	lines := splitTerminal(out, func() time.Duration { return time.Since(start) })
-	if err := cmd.Wait(); err != nil {
-		return lines, fmt.Errorf("optimizer: %w", err)
-	}
-	return lines, nil
+	return stampRun(cmd, out, splitTerminal)
 }
 
 // escapeRe matches a terminal's CSI and OSC sequences.
