@@ -74,7 +74,7 @@ func (j *job) startBaseline(ctx context.Context) *baseline {
 	if out, ok := j.cachedBaseline(ctx); ok && !j.opts.NoCache {
 		j.log.Debug("baseline cached", "result", out.summary())
 		b.set(out, nil)
-		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary(), AtBase: out.took()})
+		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary(), AtBase: dur(out.Seconds)})
 		return b
 	}
 	bctx, cancel := context.WithCancel(ctx)
@@ -160,7 +160,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	base.set(out, nil)
 	j.storeTests(ctx, "", out)
 	j.putBaseline(ctx, out)
-	j.emit(Event{Kind: EventBaseline, Message: "baseline tests: " + out.summary(), AtBase: out.took()})
+	j.emit(Event{Kind: EventBaseline, Message: "baseline tests: " + out.summary(), AtBase: dur(out.Seconds)})
 }
 
 // The baseline cache: keyed by base commit, test command and the environment

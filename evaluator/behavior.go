@@ -344,11 +344,6 @@ func (o *testOutcome) summary() string {
 	return fmt.Sprintf("exit %d in %.1fs", o.Exit, o.Seconds)
 }
 
-// took is how long the test command ran.
-func (o *testOutcome) took() time.Duration {
-	return time.Duration(o.Seconds * float64(time.Second))
-}
-
 // excerpts joins the recorded output of the first five named tests or
 // packages that have some (a run keeps the output of its first
 // gotest.MaxFailureExcerpts failures only), falling back to the tail of the

@@ -62,7 +62,8 @@ func since(start time.Time) time.Duration {
 	return time.Since(start).Round(time.Millisecond)
 }
 
-// dur is a number of seconds as a duration rounded for a log line.
+// dur is a number of seconds as a duration rounded to the millisecond, for
+// a log line or an event.
 func dur(seconds float64) time.Duration {
 	return time.Duration(seconds * float64(time.Second)).Round(time.Millisecond)
 }

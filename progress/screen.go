@@ -82,7 +82,7 @@ func (s *Screen) Progress(tr *Tracker, w *watch.Work, e evaluator.Event) {
 		}
 		return
 	}
-	s.SetStatus(w.Subject() + ": " + tr.Live() + "…")
+	s.showStatus(tr, w)
 }
 
 // Tick shows the time passing while w, the evaluation in flight that tr
@@ -100,6 +100,11 @@ func (s *Screen) Tick(tr *Tracker, w *watch.Work) {
 		}
 		return
 	}
+	s.showStatus(tr, w)
+}
+
+// showStatus shows the status line of w, which tr tracks.
+func (s *Screen) showStatus(tr *Tracker, w *watch.Work) {
 	s.SetStatus(w.Subject() + ": " + tr.Live() + "…")
 }
 

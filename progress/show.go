@@ -51,9 +51,8 @@ func Bars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 	tick := time.NewTicker(refreshTick)
 	defer tick.Stop()
 	for {
-		var e evaluator.Event
 		select {
-		case ev, ok := <-events:
+		case e, ok := <-events:
 			if !ok {
 				if bar != nil {
 					bar.SetTotal(-1, true) // complete it, at whatever count the job ended
@@ -61,26 +60,22 @@ func Bars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 				p.Wait()
 				return
 			}
-			e = ev
+			line := t.Line(e)
+			if e.Kind == evaluator.EventJobStart && bar == nil {
+				bar = p.AddBar(int64(max(1, e.Total)),
+					mpb.PrependDecorators(decor.Name("candidates "), decor.CountersNoUnit("%d/%d")),
+					mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Any(status, decor.WCSyncSpace)),
+				)
+			}
+			if line != "" {
+				fmt.Fprintln(p, line)
+			}
+			if bar != nil && e.Kind == evaluator.EventDone {
+				bar.SetCurrent(int64(e.Done))
+			}
 		case <-tick.C:
-			s := t.Live()
-			st.Store(&s)
-			continue
 		}
-		line := t.Line(e)
 		s := t.Live()
 		st.Store(&s)
-		if e.Kind == evaluator.EventJobStart && bar == nil {
-			bar = p.AddBar(int64(max(1, e.Total)),
-				mpb.PrependDecorators(decor.Name("candidates "), decor.CountersNoUnit("%d/%d")),
-				mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Any(status, decor.WCSyncSpace)),
-			)
-		}
-		if line != "" {
-			fmt.Fprintln(p, line)
-		}
-		if bar != nil && e.Kind == evaluator.EventDone {
-			bar.SetCurrent(int64(e.Done))
-		}
 	}
 }
