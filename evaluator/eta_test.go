@@ -242,9 +242,13 @@ func TestETA_Forecast(t *testing.T) {
 // what one to come is expected to take.
 func TestETA_PriorMedian(t *testing.T) {
 	c := threeBenched(t, nil)
-	// d: a set-up of b's and c's 1 s, and (22 + 8 + 8 + 4 × 8) / 7 = 10
-	// pairs of 1 s; at most the cap's 30.
-	c.want("after c", 11*time.Second, 31*time.Second, false)
+	// d, alone to come, is drawn from 22, 8, 8 and 8 four times over: 8
+	// pairs of 1 s in the median draw, after a set-up of b's and c's 1 s.
+	c.want("after c", 9*time.Second, 31*time.Second, false)
+	// d at its start, before its first pair, is expected the mean:
+	// (22 + 8 + 8 + 4 × 8) / 7 = 10 pairs; at most the cap's 30.
+	c.at(38, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
+	c.want("d started", 11*time.Second, 31*time.Second, false)
 }
 
 // threeBenched is a job of four candidates, and of more that passed their
@@ -282,7 +286,8 @@ func threeBenched(t *testing.T, history []PastBenchmark, more ...string) *etaClo
 // count, at their mean, as up to historyWeight (2) more finished
 // benchmarks beside the unchanged forecast's priorWeight; a history of one
 // as one. A candidate's own earlier pairs, under its name, are averaged
-// with ownWeight (2) more at that.
+// with ownWeight (2) more at that. Checked at d's start, before its first
+// pair, where it is expected the mean (not a draw's median).
 func TestETA_History(t *testing.T) {
 	for _, tt := range []struct {
 		history []PastBenchmark
@@ -299,7 +304,8 @@ func TestETA_History(t *testing.T) {
 		{pastOf("a", 22, "d", 16, "a", 22, "d", 16), 15 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
-		c.want(fmt.Sprintf("after c, with the history %v", tt.history), tt.left, 31*time.Second, false)
+		c.at(38, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
+		c.want(fmt.Sprintf("at d's start, with the history %v", tt.history), tt.left, 31*time.Second, false)
 	}
 }
 
@@ -315,7 +321,7 @@ func pastOf(named ...any) []PastBenchmark {
 // TestETA_OwnRatio: a candidate's own past pairs are scaled by what this
 // job's finished benchmarks took against their own past (ownRatio, with
 // ratioWeight benchmarks at the job's expectation on both sides), within
-// the cap.
+// the cap. Checked at d's start, as in TestETA_History.
 func TestETA_OwnRatio(t *testing.T) {
 	for _, tt := range []struct {
 		history []PastBenchmark
@@ -332,9 +338,10 @@ func TestETA_OwnRatio(t *testing.T) {
 		{pastOf("a", 8, "d", 30, "d", 30), 31 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
+		c.at(38, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
 		got, ok := c.e.Estimate(c.now)
 		if !ok || (got.Left-tt.left).Abs() > time.Millisecond || got.Most != 31*time.Second {
-			t.Errorf("after c, with the history %v: %+v (ok %v), want left %s, most 31s", tt.history, got, ok, tt.left)
+			t.Errorf("at d's start, with the history %v: %+v (ok %v), want left %s, most 31s", tt.history, got, ok, tt.left)
 		}
 	}
 }
@@ -344,9 +351,43 @@ func TestETA_OwnRatio(t *testing.T) {
 // start) is not expected to take one.
 func TestETA_SettledWithoutBenchmark(t *testing.T) {
 	c := threeBenched(t, nil, "e")
-	c.want("after c, d and e to come", 22*time.Second, 62*time.Second, false)
+	// Each of d and e draws 8 pairs 6 times in 7 (TestETA_PriorMedian):
+	// both 8 in the median draw, each after 1 s of set-up.
+	c.want("after c, d and e to come", 18*time.Second, 62*time.Second, false)
 	c.at(38, Event{Kind: EventDone, Candidate: "e", Done: 4})
-	c.want("e settled", 11*time.Second, 31*time.Second, false)
+	c.want("e settled", 9*time.Second, 31*time.Second, false)
+}
+
+// TestMedianLeft: the benchmarks to come take the median of their drawn
+// sums, not the mean: with most benchmarks at 8 pairs and a quarter at
+// 30, one to come is 8 (the mean is 13.5), ten are 124, 80 and two at
+// 30, the median of Binomial(10, 1/4) (the mean is 135); an untested
+// candidate counts when it passes, at the rate given.
+func TestMedianLeft(t *testing.T) {
+	bimodal := []atom{{8, 3}, {30, 1}}
+	seconds := func(p float64) time.Duration { return time.Duration(p * float64(time.Second)) }
+	for _, tt := range []struct {
+		what     string
+		dists    int
+		untested int
+		rate     float64
+		want     time.Duration
+	}{
+		{"nothing to come", 0, 0, 0, 0},
+		{"one", 1, 0, 0, 8 * time.Second},
+		{"ten", 10, 0, 0, 124 * time.Second},
+		{"four untested, half of them passing", 0, 4, 0.5, 2 * 8 * time.Second},
+		{"untested, none passing so far", 0, 4, 0, 0},
+	} {
+		dists := make([][]atom, tt.dists)
+		for i := range dists {
+			dists[i] = bimodal
+		}
+		pool := []atom{{8, 1}}
+		if got := medianLeft(dists, tt.untested, tt.rate, pool, seconds); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.what, got, tt.want)
+		}
+	}
 }
 
 // TestETA_RecentPace: the pairs to come run at the pace of base's latest
@@ -428,10 +469,9 @@ func TestETA_Prior(t *testing.T) {
 	c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: "a"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "b"})
 	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"},
 		Event{Kind: EventTested, Candidate: "a"}, Event{Kind: EventTested, Candidate: "b"})
-	// In the tests, and before phase 2 starts: no pace, no estimate.
-	if got, ok := c.e.Estimate(c.now); ok {
-		t.Errorf("between the phases: %+v, want none", got)
-	}
+	// Every candidate tested, phase 2 not started: what its start will
+	// say (below, a second later, 1 s less).
+	c.want("between the phases", (2450+6000+1000+6000)*time.Millisecond, (2450+6000+1000+6000)*time.Millisecond, false)
 	c.at(2, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 	c.at(3)
 	// a: 1.45 s left of a set-up of the tests' 2 s + 1.5 × 0.3 s, then 10

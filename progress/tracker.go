@@ -268,6 +268,9 @@ func (t *Tracker) Live() string {
 	}
 	if s == "behavior" {
 		s = "testing"
+		if t.total > 0 && len(t.order) >= t.total && len(t.testing) == 0 {
+			s = "tests done" // the benchmarks are next
+		}
 	}
 	return s + t.eta()
 }

@@ -304,4 +304,12 @@ func TestTracker_Live(t *testing.T) {
 	if got, want := c.tr.Live(), "testing"; got != want {
 		t.Errorf("no estimator, nothing finished: %q, want %q", got, want)
 	}
+	at(5, evaluator.Event{Kind: evaluator.EventTested, Candidate: "a"}, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	if got, want := c.tr.Live(), "testing"; got != want {
+		t.Errorf("b's tests running: %q, want %q", got, want)
+	}
+	at(6, evaluator.Event{Kind: evaluator.EventTested, Candidate: "b"})
+	if got, want := c.tr.Live(), "tests done"; got != want {
+		t.Errorf("every candidate tested, the benchmarks not started: %q, want %q", got, want)
+	}
 }
