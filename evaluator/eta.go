@@ -391,7 +391,7 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		return d
 	}
 	perMost := perOf(float64(e.MaxPairs))
-	pool := e.pool()
+	pool := newUrn(e.pool())
 	ratio := e.ownRatio(pairs)
 	toCome := len(e.waiting)
 	if e.bench != "" {
@@ -399,35 +399,55 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		l, m := e.currentLeft(w, e.pairsOf(e.bench, pairs, ratio), pair)
 		left, most = left+l, most+m
 	}
-	var dists [][]atom
+	var names []string // the candidates waiting for their benchmark, but the one measured
 	for _, name := range e.waiting {
-		if name == e.bench || len(dists) >= toCome {
-			continue
+		if name != e.bench && len(names) < toCome {
+			names = append(names, name)
 		}
-		dists = append(dists, e.atomsOf(name, pool, ratio))
-		most += perMost
 	}
+	most += time.Duration(len(names)) * perMost
 	var rate float64 // the chance an untested candidate passes, as seen so far
 	if seen := len(e.testTimes); seen > 0 && untested > 0 {
 		rate = float64(len(e.waiting)+len(e.benchTimes)) / float64(seen)
 		most += time.Duration(float64(untested) * rate * float64(perMost))
 	}
-	if e.bench == "" && e.benched == 0 && e.first == 0 && len(dists) > 0 {
+	if e.bench == "" && e.benched == 0 && e.first == 0 && len(names) > 0 {
 		// Between the phases: the first to come is the job's first
 		// benchmark, with base's build and calibration in its set-up.
 		first := e.priorSetup() - setup
 		left, most = left+first, most+first
 	}
-	left += medianLeft(dists, untested, rate, pool, perOf)
+	if len(names)+untested > drawnUpTo {
+		// Their sum's median is its mean, within a few per cent.
+		for _, name := range names {
+			left += perOf(e.pairsOf(name, pairs, ratio))
+		}
+		return left + time.Duration(float64(untested)*rate*float64(perOf(pairs))), most, true
+	}
+	toDraw := make([]urn, len(names))
+	for i, name := range names {
+		toDraw[i] = e.urnOf(name, pool, ratio)
+	}
+	left += medianLeft(toDraw, untested, rate, pool, perOf)
 	return left, most, true
 }
 
 // draws is how many times medianLeft draws the benchmarks to come.
 const draws = 1001
 
+// drawnUpTo is how many benchmarks to come (untested candidates included)
+// medianLeft draws at most; past it the ETA takes the sum of their means.
+// The gap between median and mean shrinks as they add up: of 32 drawn
+// from 8 pairs or 30, with 30 one time in 10 to 3 in 10, the median sum is
+// within 2.2% of the mean (within 13% for 8 drawn). Drawn, 200 candidates
+// with a history of 1,000 benchmarks took 32 ms an estimate, which a
+// display asks for every second; with their means, 0.6 ms
+// (BenchmarkETA_Estimate).
+const drawnUpTo = 32
+
 // medianLeft is the median of the time the benchmarks still to come take:
-// each of dists draws its pairs from its atoms, and each of the untested
-// candidates passes with chance rate and then draws from pool. The median,
+// each of toDraw draws its pairs, and each of the untested candidates
+// passes with chance rate and then draws from pool. The median,
 // not the mean: the pairs of a benchmark are near its first claim for most
 // candidates and at the cap for a few (one at the threshold), so with few
 // benchmarks left the time they take is more often below the mean than
@@ -439,20 +459,20 @@ const draws = 1001
 // demo jobs 90.2% either way. The draws are the same at every call (a
 // fixed seed), so the ETA does not jitter between two estimates of the
 // same state.
-func medianLeft(dists [][]atom, untested int, rate float64, pool []atom, per func(float64) time.Duration) time.Duration {
-	if len(dists) == 0 && (untested == 0 || rate == 0) {
+func medianLeft(toDraw []urn, untested int, rate float64, pool urn, per func(float64) time.Duration) time.Duration {
+	if len(toDraw) == 0 && (untested == 0 || rate == 0) {
 		return 0
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	sums := make([]time.Duration, draws)
 	for i := range sums {
 		var sum time.Duration
-		for _, d := range dists {
-			sum += per(draw(rng, d))
+		for _, u := range toDraw {
+			sum += per(u.draw(rng))
 		}
 		for range untested {
 			if rng.Float64() < rate {
-				sum += per(draw(rng, pool))
+				sum += per(pool.draw(rng))
 			}
 		}
 		sums[i] = sum
@@ -461,20 +481,29 @@ func medianLeft(dists [][]atom, untested int, rate float64, pool []atom, per fun
 	return sums[len(sums)/2]
 }
 
-// draw is one of atoms' pairs, each as likely as its weight.
-func draw(rng *rand.Rand, atoms []atom) float64 {
-	var total float64
-	for _, a := range atoms {
-		total += a.weight
+// urn draws from atoms, each as likely as its weight: a draw is a binary
+// search of their running weights, so a history of many benchmarks costs
+// little.
+type urn struct {
+	atoms []atom
+	upto  []float64 // upto[i]: the weights of atoms[:i+1]
+}
+
+func newUrn(atoms []atom) urn {
+	u := urn{atoms: atoms, upto: make([]float64, len(atoms))}
+	var w float64
+	for i, a := range atoms {
+		w += a.weight
+		u.upto[i] = w
 	}
-	x := rng.Float64() * total
-	for _, a := range atoms {
-		if x < a.weight {
-			return a.pairs
-		}
-		x -= a.weight
-	}
-	return atoms[len(atoms)-1].pairs
+	return u
+}
+
+// draw is one of its atoms' pairs.
+func (u urn) draw(rng *rand.Rand) float64 {
+	x := rng.Float64() * u.upto[len(u.upto)-1]
+	i, _ := slices.BinarySearch(u.upto, x)
+	return u.atoms[min(i, len(u.atoms)-1)].pairs
 }
 
 // currentLeft is what is left of the benchmark being measured: the pairs
@@ -544,16 +573,21 @@ const historyWeight = 2
 // past is the pairs benchmarks of earlier jobs took.
 type past []int
 
+// sum is their sum.
+func (p past) sum() float64 {
+	sum := 0
+	for _, n := range p {
+		sum += n
+	}
+	return float64(sum)
+}
+
 // mean is their mean; 0 for none.
 func (p past) mean() float64 {
 	if len(p) == 0 {
 		return 0
 	}
-	sum := 0
-	for _, n := range p {
-		sum += n
-	}
-	return float64(sum) / float64(len(p))
+	return p.sum() / float64(len(p))
 }
 
 // ownWeight is how many benchmarks' worth of expectedPairs a candidate's
@@ -585,32 +619,29 @@ func (e *ETA) pairsOf(name string, pairs, ratio float64) float64 {
 	if !ok {
 		return pairs
 	}
-	own := (p.mean()*float64(len(p)) + ownWeight*pairs) / (float64(len(p)) + ownWeight) * ratio
+	own := (p.sum() + ownWeight*pairs) / (float64(len(p)) + ownWeight) * ratio
 	return e.within(own)
 }
 
-// atomsOf is what candidate name's benchmark may take: pool, or for a
+// urnOf is what candidate name's benchmark may take: pool, or for a
 // candidate measured in earlier jobs under this name, each of its own
-// benchmarks' pairs and pool as ownWeight more of them, all times ratio,
+// benchmarks' pairs and pool's as ownWeight more of them, all times ratio,
 // from its first claim to the cap (pairsOf weighs them so, and bounds
 // their mean).
-func (e *ETA) atomsOf(name string, pool []atom, ratio float64) []atom {
+func (e *ETA) urnOf(name string, pool urn, ratio float64) urn {
 	own, ok := e.own[name]
 	if !ok {
 		return pool
 	}
-	var total float64
-	for _, a := range pool {
-		total += a.weight
-	}
-	atoms := make([]atom, 0, len(own)+len(pool))
+	total := pool.upto[len(pool.upto)-1]
+	atoms := make([]atom, 0, len(own)+len(pool.atoms))
 	for _, p := range own {
 		atoms = append(atoms, atom{e.within(float64(p) * ratio), 1})
 	}
-	for _, a := range pool {
+	for _, a := range pool.atoms {
 		atoms = append(atoms, atom{e.within(a.pairs * ratio), ownWeight * a.weight / total})
 	}
-	return atoms
+	return newUrn(atoms)
 }
 
 // within is pairs from the first claim to the cap.

@@ -358,13 +358,27 @@ func TestETA_SettledWithoutBenchmark(t *testing.T) {
 	c.want("e settled", 9*time.Second, 31*time.Second, false)
 }
 
+// TestETA_ManyToCome: past drawnUpTo benchmarks to come, the ETA is the sum
+// of their means, which their median sum then nearly is.
+func TestETA_ManyToCome(t *testing.T) {
+	var more []string
+	for i := range drawnUpTo {
+		more = append(more, fmt.Sprintf("m%d", i))
+	}
+	c := threeBenched(t, nil, more...)
+	// d and the 32 more: each 1 s of set-up and the mean's 10 pairs
+	// (TestETA_PriorMedian), not the 8 of a median draw.
+	n := time.Duration(drawnUpTo + 1)
+	c.want("after c", n*11*time.Second, n*31*time.Second, false)
+}
+
 // TestMedianLeft: the benchmarks to come take the median of their drawn
 // sums, not the mean: with most benchmarks at 8 pairs and a quarter at
 // 30, one to come is 8 (the mean is 13.5), ten are 124, 80 and two at
 // 30, the median of Binomial(10, 1/4) (the mean is 135); an untested
 // candidate counts when it passes, at the rate given.
 func TestMedianLeft(t *testing.T) {
-	bimodal := []atom{{8, 3}, {30, 1}}
+	bimodal := newUrn([]atom{{8, 3}, {30, 1}})
 	seconds := func(p float64) time.Duration { return time.Duration(p * float64(time.Second)) }
 	for _, tt := range []struct {
 		what     string
@@ -379,12 +393,12 @@ func TestMedianLeft(t *testing.T) {
 		{"four untested, half of them passing", 0, 4, 0.5, 2 * 8 * time.Second},
 		{"untested, none passing so far", 0, 4, 0, 0},
 	} {
-		dists := make([][]atom, tt.dists)
-		for i := range dists {
-			dists[i] = bimodal
+		toDraw := make([]urn, tt.dists)
+		for i := range toDraw {
+			toDraw[i] = bimodal
 		}
-		pool := []atom{{8, 1}}
-		if got := medianLeft(dists, tt.untested, tt.rate, pool, seconds); got != tt.want {
+		pool := newUrn([]atom{{8, 1}})
+		if got := medianLeft(toDraw, tt.untested, tt.rate, pool, seconds); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.what, got, tt.want)
 		}
 	}
@@ -526,5 +540,36 @@ func TestETA_OwnZeroLimits(t *testing.T) {
 	got, ok := c.e.Estimate(c.now)
 	if !ok || got.Left < 0 || got.Left > time.Hour || got.Most < got.Left {
 		t.Errorf("with no limits: %+v (ok %v), want a finite estimate", got, ok)
+	}
+}
+
+// BenchmarkETA_Estimate is the cost of one estimate in a large job: 200
+// candidates waiting for their benchmarks, each with its own history in
+// five earlier jobs (1,000 past benchmarks), the first being measured.
+// A progress display asks every second and at every event.
+func BenchmarkETA_Estimate(b *testing.B) {
+	e := &ETA{Slots: 2, MinPairs: 6, MaxPairs: 30, FirstClaim: 8, Sample: 300 * time.Millisecond}
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	var hist []PastBenchmark
+	for j := range 5 {
+		for i := range 200 {
+			hist = append(hist, PastBenchmark{Candidate: fmt.Sprintf("c%d", i), Pairs: 8 + (i*7+j*3)%23})
+		}
+	}
+	e.Observe(Event{Kind: EventJobStart, Total: 200, History: hist}, start)
+	e.Observe(Event{Kind: EventPhase, Phase: "behavior"}, start)
+	for i := range 200 {
+		name := fmt.Sprintf("c%d", i)
+		e.Observe(Event{Kind: EventStart, Phase: "behavior", Candidate: name}, start)
+		e.Observe(Event{Kind: EventTested, Candidate: name}, start.Add(time.Second))
+	}
+	e.Observe(Event{Kind: EventPhase, Phase: "benchmark"}, start.Add(time.Second))
+	e.Observe(Event{Kind: EventStart, Phase: "benchmark", Candidate: "c0"}, start.Add(time.Second))
+	e.Observe(Event{Kind: EventSample, Candidate: "c0", BaseSample: 300 * time.Millisecond, Forecast: 10, ForecastUnchanged: 12}, start.Add(2*time.Second))
+	now := start.Add(3 * time.Second)
+	for b.Loop() {
+		if _, ok := e.Estimate(now); !ok {
+			b.Fatal("no estimate")
+		}
 	}
 }

@@ -22,6 +22,7 @@ type Tracker struct {
 	phase   string
 	done    int
 	total   int
+	tested  int // candidates that passed their tests (EventTested)
 	current string // candidate being benchmarked, or the latest started
 	samples int
 	waiting string // who holds the machine this job waits for; "" when it does not wait
@@ -105,6 +106,7 @@ func (t *Tracker) line(e evaluator.Event) string {
 		t.stuck[e.Candidate] = testName(e.Message)
 		return fmt.Sprintf("[%d/%d] %s: %s looks stuck%s%s", t.done, t.total, e.Candidate, testName(e.Message), stuckFor(e, t.now()), t.eta())
 	case evaluator.EventTested:
+		t.tested++
 		delete(t.testing, e.Candidate)
 		delete(t.stuck, e.Candidate)
 	case evaluator.EventDone:
@@ -268,7 +270,7 @@ func (t *Tracker) Live() string {
 	}
 	if s == "behavior" {
 		s = "testing"
-		if t.total > 0 && len(t.order) >= t.total && len(t.testing) == 0 {
+		if t.total > 0 && t.done+t.tested >= t.total && len(t.testing) == 0 {
 			s = "tests done" // the benchmarks are next
 		}
 	}

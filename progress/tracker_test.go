@@ -312,4 +312,18 @@ func TestTracker_Live(t *testing.T) {
 	if got, want := c.tr.Live(), "tests done"; got != want {
 		t.Errorf("every candidate tested, the benchmarks not started: %q, want %q", got, want)
 	}
+	// A candidate settled without tests of its own (a duplicate) is done.
+	c2 := newClock(nil)
+	c2.at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job2"},
+		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
+		evaluator.Event{Kind: evaluator.EventDone, Candidate: "dup", Done: 1, Result: &evaluator.CandidateResult{Verdict: evaluator.VerdictDuplicate}},
+		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	activity := func() string { return strings.SplitN(c2.tr.Live(), ",", 2)[0] } // without the ETA
+	if got, want := activity(), "testing"; got != want {
+		t.Errorf("a duplicate settled, a's tests running: %q, want %q", got, want)
+	}
+	c2.at(1, evaluator.Event{Kind: evaluator.EventTested, Candidate: "a"})
+	if got, want := activity(), "tests done"; got != want {
+		t.Errorf("a duplicate settled, a tested: %q, want %q", got, want)
+	}
 }
