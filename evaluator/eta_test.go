@@ -382,7 +382,7 @@ func TestMedianLeft(t *testing.T) {
 	seconds := func(p float64) time.Duration { return time.Duration(p * float64(time.Second)) }
 	for _, tt := range []struct {
 		what     string
-		dists    int
+		toCome   int
 		untested int
 		rate     float64
 		want     time.Duration
@@ -393,7 +393,7 @@ func TestMedianLeft(t *testing.T) {
 		{"four untested, half of them passing", 0, 4, 0.5, 2 * 8 * time.Second},
 		{"untested, none passing so far", 0, 4, 0, 0},
 	} {
-		toDraw := make([]urn, tt.dists)
+		toDraw := make([]urn, tt.toCome)
 		for i := range toDraw {
 			toDraw[i] = bimodal
 		}
