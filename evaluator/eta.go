@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -38,7 +39,8 @@ import (
 //     benchmarks took, averaged with priorWeight times the pairs one that
 //     changes nothing would take at the spread seen (the median of the
 //     benchmarks' unchanged forecasts, one each: Event.ForecastUnchanged;
-//     --max-pairs before any is known) and up to historyWeight times the
+//     before any is known, the geometric middle of the first claim and
+//     --max-pairs) and up to historyWeight times the
 //     mean pairs of the latest earlier jobs like this one (Event.History),
 //     at two of base's latest samples a pair
 //     (a candidate is assumed to run about as fast as base: one that is 2×
@@ -709,16 +711,22 @@ func (e *ETA) pool() []atom {
 
 // unchangedMedian is the pairs one that changes nothing is expected to
 // take: the median of each benchmark's last unchanged forecast, the one
-// being measured's latest among them; the cap before any is known. One
-// forecast a benchmark: a noisy one that runs to the cap makes 30 of them
-// where a quiet one makes 8, and the median of those says the cap.
+// being measured's latest among them. One forecast a benchmark: a noisy
+// one that runs to the cap makes 30 of them where a quiet one makes 8, and
+// the median of those says the cap. Before any is known, the geometric
+// middle of the first claim and the cap, 15 of 8 and 30: a benchmark takes
+// one or the other or between, and the middle is within 1.5× of both when
+// they are within 2.25× of each other, as a quick look's budget makes them
+// (watch's first save on a fresh store said 17 s for a benchmark of 8.6 s
+// with the cap; on a quiet machine most settle at the first claim, under
+// load most run to the cap).
 func (e *ETA) unchangedMedian() int {
 	xs := e.benchUnch
 	if e.unchanged > 0 && e.bench != "" {
 		xs = append(slices.Clip(xs), e.unchanged)
 	}
 	if len(xs) == 0 {
-		return e.MaxPairs
+		return int(math.Round(math.Sqrt(float64(e.firstClaim() * e.MaxPairs))))
 	}
 	xs = slices.Sorted(slices.Values(xs))
 	return xs[(len(xs)-1)/2]

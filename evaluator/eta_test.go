@@ -200,7 +200,8 @@ func TestETA_FirstClaim(t *testing.T) {
 // rounds are on course to (Event.Forecast), not those expected of one to
 // come; without a forecast, those. One to come takes, before any has
 // finished, the pairs one that changes nothing would take at the spread
-// seen (Event.ForecastUnchanged); without that, the cap.
+// seen (Event.ForecastUnchanged); without that, the middle of the first
+// claim and the cap.
 func TestETA_Forecast(t *testing.T) {
 	const setupB = 625 * time.Millisecond // b's set-up: (2 s − 1.5 × 0.5 s) / 2
 	for _, tt := range []struct {
@@ -209,15 +210,16 @@ func TestETA_Forecast(t *testing.T) {
 		left                time.Duration
 	}{
 		// a: 2 pairs of 1 s done, 6 to its forecast 8; b: its set-up
-		// and 20 pairs (the cap).
-		{"Settles", 8, 0, 6*time.Second + setupB + 20*time.Second},
+		// and 13 pairs, the geometric middle of the first claim's 8 and
+		// the cap's 20.
+		{"Settles", 8, 0, 6*time.Second + setupB + 13*time.Second},
 		// a's look at this pair settles: only b is left.
-		{"Now", 2, 0, setupB + 20*time.Second},
-		// a: 18 more to the cap's 20, b the same.
-		{"Cap", 20, 0, 18*time.Second + setupB + 20*time.Second},
+		{"Now", 2, 0, setupB + 13*time.Second},
+		// a: 18 more to the cap's 20.
+		{"Cap", 20, 0, 18*time.Second + setupB + 13*time.Second},
 		// No forecast (a client that does not relay it): a takes the
-		// pairs of one to come, 20.
-		{"None", 0, 0, 18*time.Second + setupB + 20*time.Second},
+		// pairs of one to come, 13.
+		{"None", 0, 0, 11*time.Second + setupB + 13*time.Second},
 		// b takes the 10 pairs one that changes nothing would.
 		{"Unchanged", 8, 10, 6*time.Second + setupB + 10*time.Second},
 	} {
@@ -424,9 +426,12 @@ func TestETA_RecentPace(t *testing.T) {
 		s += 2 * bs.Seconds()
 	}
 	c.at(s, Event{Kind: EventDone, Candidate: "a", Done: 1})
-	// b: a set-up of (1.5 s − 1.5 s) / 2 = 0 and (20 + 20) / 2 pairs of
-	// two of the latest 0.25 s samples, not of the job's mean 0.625 s.
-	c.want("after a", 10*time.Second, 10*time.Second, false)
+	// b: a set-up of (1.5 s − 1.5 s) / 2 = 0 and pairs of two of the
+	// latest 0.25 s samples, not of the job's mean 0.625 s: in the median
+	// draw the prior's 6 (four of the five weights; the middle of the
+	// first claim's 2 and the cap's 20, as a gave no unchanged forecast),
+	// at most the cap.
+	c.want("after a", 3*time.Second, 10*time.Second, false)
 }
 
 // TestETA_Stuck: a candidate with a stuck test (EventStuck) is predicted to
@@ -485,12 +490,13 @@ func TestETA_Prior(t *testing.T) {
 		Event{Kind: EventTested, Candidate: "a"}, Event{Kind: EventTested, Candidate: "b"})
 	// Every candidate tested, phase 2 not started: what its start will
 	// say (below, a second later, 1 s less).
-	c.want("between the phases", (2450+6000+1000+6000)*time.Millisecond, (2450+6000+1000+6000)*time.Millisecond, false)
+	c.want("between the phases", (2450+3600+1000+3600)*time.Millisecond, (2450+6000+1000+6000)*time.Millisecond, false)
 	c.at(2, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 	c.at(3)
-	// a: 1.45 s left of a set-up of the tests' 2 s + 1.5 × 0.3 s, then 10
-	// pairs of 0.6 s; b: a set-up of 1 s and 10 pairs.
-	c.want("a's set-up", (1450+6000+1000+6000)*time.Millisecond, (1450+6000+1000+6000)*time.Millisecond, false)
+	// a: 1.45 s left of a set-up of the tests' 2 s + 1.5 × 0.3 s, then 6
+	// pairs of 0.6 s, the middle of the first claim's 4 and the cap's 10;
+	// b: a set-up of 1 s and 6 pairs. At most 10 pairs each.
+	c.want("a's set-up", (1450+3600+1000+3600)*time.Millisecond, (1450+6000+1000+6000)*time.Millisecond, false)
 	// Without a calibrated sample (a --bench command): none.
 	c.e.Sample = 0
 	if got, ok := c.e.Estimate(c.now); ok {

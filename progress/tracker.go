@@ -22,7 +22,7 @@ type Tracker struct {
 	phase   string
 	done    int
 	total   int
-	tested  int // candidates that passed their tests (EventTested)
+	tested  int    // candidates that passed their tests (EventTested)
 	current string // candidate being benchmarked, or the latest started
 	samples int
 	waiting string // who holds the machine this job waits for; "" when it does not wait
