@@ -281,7 +281,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 		if j.opts.Events != nil { // the forecasts are for the ETA: no listener, no looks
 			names, pairs := series.names(), series.pairs()
 			j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
-				Message: fmt.Sprintf("pair %d", r+1), BaseSample: baseTook,
+				Message: fmt.Sprintf("pair %d", r+1), Pair: r + 1, BaseSample: baseTook,
 				Forecast: seq.Forecast(names, pairs), ForecastUnchanged: seq.ForecastUnchanged(names, pairs)})
 		}
 		if r+1 < j.opts.MinPairs {

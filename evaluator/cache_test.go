@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -284,9 +285,28 @@ func TestRun_CacheSamples(t *testing.T) {
 	t.Run("MorePairs", func(t *testing.T) {
 		o := opts
 		o.MinPairs, o.MaxPairs = first.Pairs+2, first.Pairs+2
+		events := make(chan Event)
+		o.Events = events
+		var numbers []int
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			for e := range events {
+				if e.Kind == EventSample {
+					numbers = append(numbers, e.Pair)
+				}
+			}
+		}()
 		c := run(t, o)
+		close(events)
+		<-read
 		if c.ReusedPairs != first.Pairs || c.Pairs != first.Pairs+2 {
 			t.Errorf("%d pairs, %d reused; want %d, %d reused", c.Pairs, c.ReusedPairs, first.Pairs+2, first.Pairs)
+		}
+		// The pairs measured now are numbered after the reused ones (the
+		// ETA counts those behind the benchmark).
+		if want := []int{first.Pairs + 1, first.Pairs + 2}; !slices.Equal(numbers, want) {
+			t.Errorf("the pair events' numbers: %v, want %v", numbers, want)
 		}
 		samples, err := h.db.BenchSamples(ctx, c.ID, "a")
 		if err != nil {

@@ -54,7 +54,8 @@ import (
 //     weigh (medianLeft), not the sum of the means;
 //   - the benchmark being measured, at its own pace, the pairs its rounds so
 //     far are on course to settle at (Event.Forecast: stats.Sequential's
-//     Forecast, from its second pair); before that, the same pairs as if
+//     Forecast, from its second pair), those reused from an earlier job
+//     counted as behind it (Event.Pair); before that, the same pairs as if
 //     it were still to come, and once it has passed them without settling,
 //     to --max-pairs;
 //   - a candidate that passed and was then settled without a benchmark
@@ -102,7 +103,8 @@ type ETA struct {
 	benchFrom   time.Duration
 	firstPair   time.Duration
 	lastPair    time.Duration
-	pairs       int
+	pairs       int             // the pairs the benchmark being measured has measured in this job
+	have        int             // and has in all, with those reused from an earlier job (Event.Pair)
 	forecast    int             // the pairs the benchmark being measured is on course to take (Event.Forecast); 0: unknown
 	unchanged   int             // the benchmark being measured's latest Event.ForecastUnchanged; 0: none yet
 	benchUnch   []int           // each finished benchmark's last Event.ForecastUnchanged: their median, with unchanged, is the prior of one to come
@@ -210,7 +212,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 		case "behavior":
 			e.testFrom[ev.Candidate] = w
 		case "benchmark":
-			e.bench, e.benchFrom, e.pairs, e.forecast, e.unchanged = ev.Candidate, w, 0, 0, 0
+			e.bench, e.benchFrom, e.pairs, e.have, e.forecast, e.unchanged = ev.Candidate, w, 0, 0, 0, 0
 		}
 	case EventStuck:
 		if ev.Message != "" {
@@ -235,6 +237,7 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 			e.pairN++
 		}
 		e.pairs++
+		e.have = max(e.have+1, ev.Pair)
 		e.lastPair = w
 		e.forecast = ev.Forecast
 		if ev.ForecastUnchanged > 0 {
@@ -518,15 +521,18 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 	if e.pairs >= 2 {
 		pace = (e.lastPair - e.firstPair) / time.Duration(e.pairs-1)
 	}
+	// The forecast and the cap count the pairs reused from an earlier
+	// job (a refinement goes on from its quick look's); the time, those
+	// measured now.
 	want := pairs
 	switch {
-	case e.forecast > 0 && e.forecast >= e.pairs:
-		want = float64(e.forecast) // at e.pairs: its look now settles
-	case float64(e.pairs) >= pairs:
+	case e.forecast > 0 && e.forecast >= e.have:
+		want = float64(e.forecast) // at e.have: its look now settles
+	case float64(e.have) >= pairs:
 		want = float64(e.MaxPairs)
 	}
-	left = time.Duration((want - float64(e.pairs)) * float64(pace))
-	most = time.Duration(max(0, e.MaxPairs-e.pairs)) * pace
+	left = time.Duration((want - float64(e.have)) * float64(pace))
+	most = time.Duration(max(0, e.MaxPairs-e.have)) * pace
 	if e.pairs == 0 {
 		setup := e.setup()
 		if e.benched == 0 && e.first == 0 {
@@ -536,7 +542,7 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 		most += max(0, setup-el)
 	}
 	if e.Budget > 0 {
-		budget := max(e.Budget-el+pace, time.Duration(e.firstClaim()-e.pairs)*pace)
+		budget := max(e.Budget-el+pace, time.Duration(e.firstClaim()-e.have)*pace)
 		left, most = min(left, budget), min(most, budget)
 	}
 	return max(0, left), max(0, left, most)

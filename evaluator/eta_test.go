@@ -360,6 +360,23 @@ func TestETA_SettledWithoutBenchmark(t *testing.T) {
 	c.want("e settled", 9*time.Second, 31*time.Second, false)
 }
 
+// TestETA_ReusedPairs: a benchmark that goes on from an earlier job's pairs
+// (watch refining its quick look, whose 13 pairs the result cache gives
+// back) has those behind it: its forecast and the cap count them
+// (Event.Pair), its pace only the pairs measured now.
+func TestETA_ReusedPairs(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 6, MaxPairs: 30, FirstClaim: 8})
+	c.at(0, Event{Kind: EventJobStart, Total: 1}, Event{Kind: EventPhase, Phase: "behavior"},
+		Event{Kind: EventStart, Phase: "behavior", Candidate: "working-tree"}, Event{Kind: EventTested, Candidate: "working-tree"},
+		Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "working-tree"})
+	c.at(2, Event{Kind: EventSample, Candidate: "working-tree", Pair: 14, BaseSample: 500 * time.Millisecond, Forecast: 20})
+	// 6 more to its forecast of 20, at two base samples of 0.5 s; at most
+	// 16 more to the cap. Counted from 1, it was 19 and 29.
+	c.want("its first pair in this job, the 14th", 6*time.Second, 16*time.Second, false)
+	c.at(3, Event{Kind: EventSample, Candidate: "working-tree", Pair: 15, BaseSample: 500 * time.Millisecond, Forecast: 20})
+	c.want("the 15th", 5*time.Second, 15*time.Second, false)
+}
+
 // TestETA_ManyToCome: past drawnUpTo benchmarks to come, the ETA is the sum
 // of their means, which their median sum then nearly is.
 func TestETA_ManyToCome(t *testing.T) {

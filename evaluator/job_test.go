@@ -328,6 +328,9 @@ func TestRun_Store(t *testing.T) {
 	for _, e := range pairEvents {
 		pair[e.Candidate]++
 		n := pair[e.Candidate]
+		if e.Pair != n {
+			t.Errorf("%s's pair %d says it is pair %d", e.Candidate, n, e.Pair)
+		}
 		switch {
 		case n == 1 && e.Forecast != 0:
 			t.Errorf("%s pair 1: forecast %d, want 0", e.Candidate, e.Forecast)

@@ -235,8 +235,14 @@ type Event struct {
 	// BaseSample is, for EventSample, how long the pair's base sample took
 	// (ETA predicts the benchmarks to come from it).
 	BaseSample time.Duration
+	// Pair is, for EventSample, the pair's number in its benchmark, pairs
+	// reused from an earlier job included: a job that goes on from an
+	// earlier one's pairs (watch refining its quick look) starts past 1.
+	// 0: not said (count the events).
+	Pair int
 	// Forecast is, for EventSample, the pairs the benchmark is on course
-	// to take (stats.Sequential.Forecast); 0: not yet known.
+	// to take (stats.Sequential.Forecast), reused ones included; 0: not yet
+	// known.
 	Forecast int
 	// ForecastUnchanged is, for EventSample, the pairs a candidate that
 	// changes nothing would take at the spread of this benchmark's pairs so

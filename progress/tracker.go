@@ -89,7 +89,7 @@ func (t *Tracker) line(e evaluator.Event) string {
 			return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Phase)
 		}
 	case evaluator.EventSample:
-		t.samples++
+		t.samples = max(t.samples+1, e.Pair) // reused pairs count: a refinement goes on from its quick look's
 	case evaluator.EventWarning:
 		return "warning: " + e.Message
 	case evaluator.EventWaiting:

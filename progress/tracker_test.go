@@ -314,6 +314,13 @@ func TestTracker_Live(t *testing.T) {
 	if got, want := c.tr.Live(), "tests done"; got != want {
 		t.Errorf("every candidate tested, the benchmarks not started: %q, want %q", got, want)
 	}
+	// A refinement's first pair is its quick look's 14th: the count says
+	// so (Event.Pair).
+	at(7, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "a"},
+		evaluator.Event{Kind: evaluator.EventSample, Candidate: "a", Pair: 14})
+	if got, want := c.tr.Status(), "benchmark a (14 samples)"; got != want {
+		t.Errorf("a refinement's first pair: %q, want %q", got, want)
+	}
 	// A candidate settled without tests of its own (a duplicate) is done.
 	c2 := newClock(nil)
 	c2.at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job2"},
