@@ -374,14 +374,15 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	}
 	// The pairs a benchmark to come takes: the mean of the finished ones'
 	// and of priorWeight more, each the pairs one that changes nothing
-	// would take at the spread seen (unchangedMedian; the cap before any
-	// is known). A clear change settles at its first claim, one at the
-	// threshold runs to the cap, and one that changes nothing settles as
-	// soon as the spread allows: the first few finished say little of the
-	// rest (under load on go-humanize the first settled at 8 pairs and the
-	// next seven ran to 30; on a quiet machine the first two ran to 30 and
-	// the next seven took 8-25), and the spread says how soon the machine
-	// lets a look settle. Earlier jobs like this one (Event.History) say
+	// would take at the spread seen (unchangedMedian; the middle of the
+	// first claim and the cap before any is known). A clear change
+	// settles at its first claim, one at the threshold runs to the cap,
+	// and one that changes nothing settles as soon as the spread allows:
+	// the first few finished say little of the rest (under load on
+	// go-humanize the first settled at 8 pairs and the next seven ran to
+	// 30; on a quiet machine the first two ran to 30 and the next seven
+	// took 8-25), and the spread says how soon the machine lets a look
+	// settle. Earlier jobs like this one (Event.History) say
 	// what the benchmarks of this repository take on this machine, and a
 	// candidate measured in them under the same name what its own take.
 	pairs := e.expectedPairs()
