@@ -122,9 +122,9 @@ type Event struct {
 	AtBase time.Duration `json:"at_base,omitempty"`
 	// What a client's ETA (evaluator.ETA) reads besides: for a "sample"
 	// event, the pair's number, its base sample time and the pairs the
-	// benchmark, and one that changes nothing, are on course to take; for a "job-start"
-	// event, the pairs of earlier jobs like it, by candidate, and the job's
-	// slots.
+	// benchmark, and one that changes nothing, are on course to take; for
+	// a "job-start" event, the pairs of earlier jobs like it, by
+	// candidate, and the job's slots.
 	Pair              int                       `json:"pair,omitempty"`
 	BaseSample        time.Duration             `json:"base_sample,omitempty"`
 	Forecast          int                       `json:"forecast,omitempty"`
