@@ -28,9 +28,9 @@ import (
 //     Event.AtBase); before either is known, the mean of every finished
 //     candidate's test;
 //   - a running test, what is left of the reference; past it, as long again
-//     as it has run (slow tests have a long tail); never past --timeout;
-//     one of whose tests is stuck (EventStuck: it has run far past its time
-//     at base), to --timeout;
+//     as it has run (slow tests have a long tail); never past --timeout
+//     (and timeoutSlack); one of whose tests is stuck (EventStuck: it has
+//     run far past its time at base), to there;
 //   - tests are spread over the slots;
 //   - a benchmark still to come (a candidate that passed, or an untested one
 //     at the pass rate seen so far) takes a set-up (the mean of those after
@@ -338,7 +338,7 @@ func (e *ETA) testsLeft(w time.Duration, untested int, ref time.Duration) (left,
 			l, m = el, el
 		}
 		if e.Timeout > 0 {
-			m = max(0, e.Timeout-el)
+			m = max(0, e.Timeout+timeoutSlack-el)
 			l = min(l, m)
 			if e.stuck[name] {
 				l = m
@@ -352,6 +352,14 @@ func (e *ETA) testsLeft(w time.Duration, untested int, ref time.Duration) (left,
 	slots := time.Duration(e.Slots)
 	return max((sum+queued)/slots, longest), max((sumMost+queued)/slots, longestMost)
 }
+
+// timeoutSlack is how long a test run that reaches --timeout goes on past
+// it, as seen from its candidate's start: the timeout counts from the test
+// command's start, after the slot is set up, and the run ends once its
+// process group is killed and its output read. On the demo its hang ended
+// 0.1-0.4 s after its start and the timeout, and a bound without it was
+// short on the lines of those seconds.
+const timeoutSlack = time.Second
 
 // benchLeft is the time left in phase 2: the benchmark being measured and
 // those to come. known is false before any pair has a pace.

@@ -50,17 +50,18 @@ func TestETA(t *testing.T) {
 	}
 	c.at(1, Event{Kind: EventDone, Candidate: "a", Done: 1, Result: failedResult})
 	// Only a's 1 s is known: b has run as long, so as long again; c and d
-	// queued at 1 s; 3 s over two slots. Most: b to its timeout.
-	c.want("after a failed", 1500*time.Millisecond, 59*time.Second, true)
+	// queued at 1 s; 3 s over two slots. Most: b to its timeout and the
+	// slack past it (timeoutSlack).
+	c.want("after a failed", 1500*time.Millisecond, 60*time.Second, true)
 	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed in 2s"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "c"})
 	c.at(3, Event{Kind: EventTested, Candidate: "b"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "d"})
 	// The reference is b's 3 s (a pass), not base's 2 s nor the mean
 	// with a's quick failure: c has 2 s left, d 3 s.
-	c.want("after b passed", 3*time.Second, 60*time.Second, true)
+	c.want("after b passed", 3*time.Second, 61*time.Second, true)
 	// A wait for the machine is not test time.
 	c.at(4, Event{Kind: EventWaiting, Message: "waiting for the machine: someone"})
 	c.at(14, Event{Kind: EventWaiting})
-	c.want("after a 10 s wait", 2*time.Second, 59*time.Second, true)
+	c.want("after a 10 s wait", 2*time.Second, 60*time.Second, true)
 	// Phase 2 (work clock 6 at 16 s): b's benchmark, 2 s of set-up, then a
 	// pair a second, base's samples 0.5 s.
 	c.at(16, Event{Kind: EventTested, Candidate: "c"}, Event{Kind: EventDone, Candidate: "d", Done: 2, Result: failedResult},
@@ -460,12 +461,13 @@ func TestETA_Stuck(t *testing.T) {
 	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"},
 		Event{Kind: EventStart, Phase: "behavior", Candidate: "ok"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "hang"})
 	c.at(4, Event{Kind: EventTested, Candidate: "ok"})
-	// hang has run base's 2 s: as long again, at most to its timeout.
-	c.want("at base's time", 2*time.Second, 13*time.Second, false)
+	// hang has run base's 2 s: as long again, at most to its timeout and
+	// the slack past it.
+	c.want("at base's time", 2*time.Second, 14*time.Second, false)
 	c.at(5, Event{Kind: EventStuck, Candidate: "hang", Message: "p.TestLoop/n=3", AtBase: 10 * time.Millisecond})
-	c.want("stuck", 12*time.Second, 12*time.Second, false)
+	c.want("stuck", 13*time.Second, 13*time.Second, false)
 	c.at(6, Event{Kind: EventStuck, Candidate: "hang"})
-	c.want("slow, not stuck", 4*time.Second, 11*time.Second, false)
+	c.want("slow, not stuck", 4*time.Second, 12*time.Second, false)
 }
 
 // TestStuckTest: a running test is stuck past 10 times its time at base and

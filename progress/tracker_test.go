@@ -82,9 +82,9 @@ func TestTracker_ETA(t *testing.T) {
 	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
 	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
 	// b has run as long as a took: as long again, 2 s; c queued at 2 s; up
-	// to b's timeout.
-	if got := at(2, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed}); !strings.HasSuffix(got, ", tests ETA 2.0s, up to 58s") {
-		t.Errorf("after a: %q, want the tests' 2.0s left, up to 58s", got)
+	// to b's timeout and the slack past it (evaluator's timeoutSlack, 1 s).
+	if got := at(2, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed}); !strings.HasSuffix(got, ", tests ETA 2.0s, up to 59s") {
+		t.Errorf("after a: %q, want the tests' 2.0s left, up to 59s", got)
 	}
 	at(3, evaluator.Event{Kind: evaluator.EventTested, Candidate: "b"})
 	at(3, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "c"})
@@ -136,7 +136,7 @@ func TestTracker_Refresh(t *testing.T) {
 	// The baseline line gives the first ETA: a has run base's 1.5 s, so as
 	// long again, and b and c 1.5 s each.
 	if got, want := tr.Line(evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"}),
-		"baseline: baseline tests: 1 passed, tests ETA 4.5s, up to 1m02s"; got != want {
+		"baseline: baseline tests: 1 passed, tests ETA 4.5s, up to 1m03s"; got != want {
 		t.Errorf("baseline line: %q, want %q", got, want)
 	}
 	if got := refresh(2.5); got != "" {
@@ -150,10 +150,10 @@ func TestTracker_Refresh(t *testing.T) {
 	}
 	// b runs on: as long again as it has run, and c; the 3 s on screen
 	// since a's line is down to 0.
-	if got, want := refresh(9), "[1/3] testing b (6.0s), tests ETA 7.5s, up to 56s"; got != want {
+	if got, want := refresh(9), "[1/3] testing b (6.0s), tests ETA 7.5s, up to 57s"; got != want {
 		t.Errorf("b past base's time: %q, want %q", got, want)
 	}
-	if got, want := refresh(15), "[1/3] testing b (12s), tests ETA 14s, up to 50s"; got != want {
+	if got, want := refresh(15), "[1/3] testing b (12s), tests ETA 14s, up to 51s"; got != want {
 		t.Errorf("b still running: %q, want %q", got, want)
 	}
 
@@ -189,7 +189,7 @@ func TestTracker_Stuck(t *testing.T) {
 	at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "hang"})
 	got := at(4.5, evaluator.Event{Kind: evaluator.EventStuck, Candidate: "hang", Message: "example.com/demo/sumsq.TestSum/n=3",
 		Since: start.Add(3 * time.Second), AtBase: 2 * time.Millisecond})
-	if want := "[0/1] hang: sumsq.TestSum/n=3 looks stuck (running 1.5s, under 10ms at base), ETA 13s"; got != want {
+	if want := "[0/1] hang: sumsq.TestSum/n=3 looks stuck (running 1.5s, under 10ms at base), ETA 14s"; got != want {
 		t.Errorf("stuck line: %q, want %q", got, want)
 	}
 	c.now = start.Add(40 * time.Second)
