@@ -285,21 +285,13 @@ func TestRun_CacheSamples(t *testing.T) {
 	t.Run("MorePairs", func(t *testing.T) {
 		o := opts
 		o.MinPairs, o.MaxPairs = first.Pairs+2, first.Pairs+2
-		events := make(chan Event)
-		o.Events = events
-		var numbers []int
-		read := make(chan struct{})
-		go func() {
-			defer close(read)
-			for e := range events {
-				if e.Kind == EventSample {
-					numbers = append(numbers, e.Pair)
-				}
-			}
-		}()
+		var kept func() []Event
+		o.Events, kept = listen(EventSample)
 		c := run(t, o)
-		close(events)
-		<-read
+		var numbers []int
+		for _, e := range kept() {
+			numbers = append(numbers, e.Pair)
+		}
 		if c.ReusedPairs != first.Pairs || c.Pairs != first.Pairs+2 {
 			t.Errorf("%d pairs, %d reused; want %d, %d reused", c.Pairs, c.ReusedPairs, first.Pairs+2, first.Pairs)
 		}

@@ -293,6 +293,28 @@ func TestRun_ManyPassingSmallPool(t *testing.T) {
 	}
 }
 
+// listen returns a channel for Options.Events that keeps the events of
+// kind, and the function that, once the job has returned, closes it and
+// gives them.
+func listen(kind EventKind) (chan Event, func() []Event) {
+	events := make(chan Event)
+	var kept []Event
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range events {
+			if e.Kind == kind {
+				kept = append(kept, e)
+			}
+		}
+	}()
+	return events, func() []Event {
+		close(events)
+		<-done
+		return kept
+	}
+}
+
 // TestRun_Store checks that the job, its candidates and every raw sample are
 // in the store, so that a report can be recomputed.
 func TestRun_Store(t *testing.T) {
@@ -300,21 +322,10 @@ func TestRun_Store(t *testing.T) {
 	opts := shellOptions()
 	opts.Candidates = opts.Candidates[:3]
 	opts.MaxPairs = 12 // enough to store pairs; at load 25 the default cap made this test take 101 s
-	events := make(chan Event)
-	opts.Events = events
-	var pairEvents []Event
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		for e := range events {
-			if e.Kind == EventSample {
-				pairEvents = append(pairEvents, e)
-			}
-		}
-	}()
+	var kept func() []Event
+	opts.Events, kept = listen(EventSample)
 	rep, err := h.run(t, context.Background(), 2, opts)
-	close(events)
-	<-read
+	pairEvents := kept()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -454,22 +454,11 @@ func TestRun_OwnAddedTestsBeforeTested(t *testing.T) {
 		"title/title.go":      fastTitle(false),
 		"title/extra_test.go": "package title\n\nimport \"testing\"\n\nfunc TestExtra(t *testing.T) {\n\tif Title(\"x y\") != \"X y\" {\n\t\tt.Fatal(\"wants only the first word up\")\n\t}\n}\n",
 	})
-	events := make(chan Event)
-	var tested []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for e := range events {
-			if e.Kind == EventTested {
-				tested = append(tested, e.Candidate)
-			}
-		}
-	}()
+	events, kept := listen(EventTested)
 	rep, err := h.run(t, context.Background(), 2, Options{
 		Candidates: []candidate.Candidate{c}, Timeout: 5 * time.Minute, Events: events,
 	})
-	close(events)
-	<-done
+	tested := kept()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +466,7 @@ func TestRun_OwnAddedTestsBeforeTested(t *testing.T) {
 	if r.Verdict != VerdictFailed || r.Failure == nil || r.Failure.Kind != FailTest || !strings.Contains(r.Failure.Message, "fails the tests it adds: title.TestExtra") {
 		t.Errorf("self-fail: verdict %s, failure %+v; want failed by the test it adds", r.Verdict, r.Failure)
 	}
-	if len(tested) != 0 {
-		t.Errorf("tested events for %q before the tests it adds ran", tested)
+	for _, e := range tested {
+		t.Errorf("a tested event for %q before the tests it adds ran", e.Candidate)
 	}
 }
