@@ -393,7 +393,8 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	// settle. Earlier jobs like this one (Event.History) say
 	// what the benchmarks of this repository take on this machine, and a
 	// candidate measured in them under the same name what its own take.
-	pairs := e.expectedPairs()
+	atoms := e.pool()
+	pairs := expectedPairs(atoms)
 	setup := e.setup()
 	perOf := func(p float64) time.Duration {
 		d := setup + time.Duration(p*float64(pair))
@@ -405,7 +406,7 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		return d
 	}
 	perMost := perOf(float64(e.MaxPairs))
-	pool := newUrn(e.pool())
+	pool := newUrn(atoms)
 	ratio := e.ownRatio(pairs)
 	toCome := len(e.waiting)
 	if e.bench != "" {
@@ -685,19 +686,16 @@ func (e *ETA) ownRatio(pairs float64) float64 {
 	return now / before
 }
 
-// expectedPairs is the pairs a benchmark still to come is expected to
-// take: the mean of the finished benchmarks' pairs, of priorWeight more at
-// the unchanged forecast (unchangedMedian) and of up to historyWeight more
-// at the mean of the earlier jobs' (history).
-func (e *ETA) expectedPairs() float64 {
-	return meanOf(e.pool())
-}
-
 // atom is one number of pairs a benchmark to come may take, with its
 // weight among the others.
 type atom struct{ pairs, weight float64 }
 
-func meanOf(atoms []atom) float64 {
+// expectedPairs is the pairs a benchmark still to come is expected to
+// take, the weighted mean of pool: the mean of the finished benchmarks'
+// pairs, of priorWeight more at the unchanged forecast (unchangedMedian)
+// and of up to historyWeight more at the mean of the earlier jobs'
+// (history).
+func expectedPairs(atoms []atom) float64 {
 	var n, w float64
 	for _, a := range atoms {
 		n += a.pairs * a.weight
