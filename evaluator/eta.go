@@ -29,8 +29,8 @@ import (
 //     candidate's test;
 //   - a running test, what is left of the reference; past it, as long again
 //     as it has run (slow tests have a long tail); never past --timeout
-//     (and timeoutSlack); one of whose tests is stuck (EventStuck: it has
-//     run far past its time at base), to there;
+//     (and timeoutLate; the most, timeoutSlack); one of whose tests is
+//     stuck (EventStuck: it has run far past its time at base), to there;
 //   - tests are spread over the slots;
 //   - a benchmark still to come (a candidate that passed, or an untested one
 //     at the pass rate seen so far) takes a set-up (the mean of those after
@@ -338,10 +338,11 @@ func (e *ETA) testsLeft(w time.Duration, untested int, ref time.Duration) (left,
 			l, m = el, el
 		}
 		if e.Timeout > 0 {
+			end := max(0, e.Timeout+timeoutLate-el) // if it runs to the timeout
 			m = max(0, e.Timeout+timeoutSlack-el)
-			l = min(l, m)
+			l = min(l, end)
 			if e.stuck[name] {
-				l = m
+				l = end
 			}
 		}
 		sum, sumMost = sum+l, sumMost+m
@@ -353,13 +354,18 @@ func (e *ETA) testsLeft(w time.Duration, untested int, ref time.Duration) (left,
 	return max((sum+queued)/slots, longest), max((sumMost+queued)/slots, longestMost)
 }
 
-// timeoutSlack is how long a test run that reaches --timeout goes on past
+// timeoutSlack is the most a test run that reaches --timeout goes on past
 // it, as seen from its candidate's start: the timeout counts from the test
 // command's start, after the slot is set up, and the run ends once its
 // process group is killed and its output read. On the demo its hang ended
-// 0.1-0.4 s after its start and the timeout, and a bound without it was
-// short on the lines of those seconds.
-const timeoutSlack = time.Second
+// 0.0-0.4 s after its start and the timeout, and a bound without it was
+// short on the lines of those seconds. timeoutLate is what the estimate
+// takes: with the slack, a stuck test's ETA was a second long, and outside
+// 1.5× of what was left for its last two seconds.
+const (
+	timeoutSlack = time.Second
+	timeoutLate  = 200 * time.Millisecond
+)
 
 // benchLeft is the time left in phase 2: the benchmark being measured and
 // those to come. known is false before any pair has a pace.

@@ -465,7 +465,9 @@ func TestETA_Stuck(t *testing.T) {
 	// the slack past it.
 	c.want("at base's time", 2*time.Second, 14*time.Second, false)
 	c.at(5, Event{Kind: EventStuck, Candidate: "hang", Message: "p.TestLoop/n=3", AtBase: 10 * time.Millisecond})
-	c.want("stuck", 13*time.Second, 13*time.Second, false)
+	// To its timeout: 12.2 s with the 0.2 s a run ends after it
+	// (timeoutLate), at most 13 s (timeoutSlack).
+	c.want("stuck", 12200*time.Millisecond, 13*time.Second, false)
 	c.at(6, Event{Kind: EventStuck, Candidate: "hang"})
 	c.want("slow, not stuck", 4*time.Second, 12*time.Second, false)
 }

@@ -189,7 +189,7 @@ func TestTracker_Stuck(t *testing.T) {
 	at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "hang"})
 	got := at(4.5, evaluator.Event{Kind: evaluator.EventStuck, Candidate: "hang", Message: "example.com/demo/sumsq.TestSum/n=3",
 		Since: start.Add(3 * time.Second), AtBase: 2 * time.Millisecond})
-	if want := "[0/1] hang: sumsq.TestSum/n=3 looks stuck (running 1.5s, under 10ms at base), ETA 14s"; got != want {
+	if want := "[0/1] hang: sumsq.TestSum/n=3 looks stuck (running 1.5s, under 10ms at base), ETA 13s"; got != want {
 		t.Errorf("stuck line: %q, want %q", got, want)
 	}
 	c.now = start.Add(40 * time.Second)
