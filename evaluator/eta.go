@@ -35,7 +35,9 @@ import (
 //   - a benchmark still to come (a candidate that passed, or an untested one
 //     at the pass rate seen so far) takes a set-up (the mean of those after
 //     the job's first; with only the first seen, the first without base's
-//     build and calibration, see setup) plus the pairs the finished
+//     build and calibration, see setup; each from the benchmark's start to
+//     its first pair's, that is its first pair's event less two base
+//     samples) plus the pairs the finished
 //     benchmarks took, averaged with priorWeight times the pairs one that
 //     changes nothing would take at the spread seen (the median of the
 //     benchmarks' unchanged forecasts, one each: Event.ForecastUnchanged;
@@ -115,9 +117,10 @@ type ETA struct {
 	pairSum     time.Duration // pairs' wall times after each benchmark's first, for events without BaseSample
 	pairN       int
 	benched     int             // benchmarks finished, with pairs or not
-	first       time.Duration   // the job's first benchmark's set-up (base's build and calibration in it); 0: none
+	first       time.Duration   // the job's first benchmark's set-up (base's build and calibration in it)
 	firstBase   time.Duration   // that benchmark's first base sample
-	setups      []time.Duration // the later benchmarks' set-ups: from their start to their first pair
+	firstSeen   bool            // first and firstBase are known
+	setups      []time.Duration // the later benchmarks' set-ups: from their start to their first pair's
 	benchPairs  []int           // pairs of each finished benchmark
 	benchNames  []string        // and its candidate
 	benchTimes  []time.Duration
@@ -226,11 +229,14 @@ func (e *ETA) Observe(ev Event, now time.Time) {
 	case EventSample:
 		if e.pairs == 0 {
 			e.firstPair = w
+			// The set-up ends where the first pair starts: the pair is
+			// counted with the others, at two base samples.
+			setup := max(0, w-e.benchFrom-2*ev.BaseSample)
 			switch {
-			case e.benched == 0 && e.first == 0:
-				e.first, e.firstBase = w-e.benchFrom, ev.BaseSample
+			case e.benched == 0 && !e.firstSeen:
+				e.first, e.firstBase, e.firstSeen = setup, ev.BaseSample, true
 			default:
-				e.setups = append(e.setups, w-e.benchFrom)
+				e.setups = append(e.setups, setup)
 			}
 		} else {
 			e.pairSum += w - e.lastPair
@@ -432,7 +438,7 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 		rate = float64(len(e.waiting)+len(e.benchTimes)) / float64(seen)
 		most += time.Duration(float64(untested) * rate * float64(perMost))
 	}
-	if e.bench == "" && e.benched == 0 && e.first == 0 && len(names) > 0 {
+	if e.bench == "" && e.benched == 0 && !e.firstSeen && len(names) > 0 {
 		// Between the phases: the first to come is the job's first
 		// benchmark, with base's build and calibration in its set-up.
 		first := e.priorSetup() - setup
@@ -551,7 +557,7 @@ func (e *ETA) currentLeft(w time.Duration, pairs float64, pair time.Duration) (l
 	most = time.Duration(max(0, e.MaxPairs-e.have)) * pace
 	if e.pairs == 0 {
 		setup := e.setup()
-		if e.benched == 0 && e.first == 0 {
+		if e.benched == 0 && !e.firstSeen {
 			setup = e.priorSetup() // the job's first: base's build and calibration in it
 		}
 		left += max(0, setup-el)
@@ -773,7 +779,7 @@ func (e *ETA) setup() time.Duration {
 	if len(e.setups) > 0 {
 		return mean(e.setups)
 	}
-	if e.first == 0 {
+	if !e.firstSeen {
 		return e.prior() / 2 // priorSetup without the calibration, halved
 	}
 	cal := time.Duration(calibrationSamples * float64(e.firstBase))

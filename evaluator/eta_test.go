@@ -62,8 +62,8 @@ func TestETA(t *testing.T) {
 	c.at(4, Event{Kind: EventWaiting, Message: "waiting for the machine: someone"})
 	c.at(14, Event{Kind: EventWaiting})
 	c.want("after a 10 s wait", 2*time.Second, 60*time.Second, true)
-	// Phase 2 (work clock 6 at 16 s): b's benchmark, 2 s of set-up, then a
-	// pair a second, base's samples 0.5 s.
+	// Phase 2 (work clock 6 at 16 s): b's benchmark, 1 s of set-up, then a
+	// pair a second, base's samples 0.5 s: its first pair ends at 18 s.
 	c.at(16, Event{Kind: EventTested, Candidate: "c"}, Event{Kind: EventDone, Candidate: "d", Done: 2, Result: failedResult},
 		Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "b"})
 	c.at(18, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
@@ -71,10 +71,11 @@ func TestETA(t *testing.T) {
 	c.at(20, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4})
 	// No benchmark finished, and b gives no forecast of its own: b takes
 	// the 4 pairs one that changes nothing would, 1 more at its 1 s; c
-	// to come the same 4, of two base samples, after a set-up of b's 2 s
-	// without base's part in it: (2 s − 1.5 base samples) / 2 = 0.625 s.
-	// Most: b to the cap, 7 more, and c the cap's 10.
-	c.want("during b", 5625*time.Millisecond, 17625*time.Millisecond, false)
+	// to come the same 4, of two base samples, after a set-up of b's 1 s
+	// (to its first pair's end less the pair's two base samples) without
+	// base's part in it: (1 s − 1.5 base samples) / 2 = 0.125 s. Most: b
+	// to the cap, 7 more, and c the cap's 10.
+	c.want("during b", 5125*time.Millisecond, 17125*time.Millisecond, false)
 	c.at(21, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4},
 		Event{Kind: EventDone, Candidate: "b", Done: 3, Result: &CandidateResult{Verdict: VerdictFaster}},
 		Event{Kind: EventStart, Phase: "benchmark", Candidate: "c"})
@@ -164,21 +165,23 @@ func TestETA_FirstSetup(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
 	}
-	// a: 6.4 s from its start to its first pair, base's samples 0.4 s, a
-	// pair a second.
+	// a: 6.4 s from its start to its first pair's end, base's samples
+	// 0.4 s, a pair a second.
 	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 	for i := range 4 {
 		c.at(6.4+float64(i), Event{Kind: EventSample, Candidate: "a", BaseSample: 400 * time.Millisecond})
 	}
-	// b and c to come, each (6.4 s − 1.5 × 0.4 s) / 2 = 2.9 s of set-up
+	// a's set-up is 6.4 s less its first pair, two base samples: 5.6 s.
+	// b and c to come, each (5.6 s − 1.5 × 0.4 s) / 2 = 2.5 s of set-up
 	// and 4 pairs of 0.8 s; a has none left.
-	c.want("after a's pairs", 2*(2900+3200)*time.Millisecond, 2*(2900+3200)*time.Millisecond, false)
+	c.want("after a's pairs", 2*(2500+3200)*time.Millisecond, 2*(2500+3200)*time.Millisecond, false)
 	c.at(9.4, Event{Kind: EventDone, Candidate: "a", Done: 1}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "b"})
-	// b has run 0 s of its predicted set-up: 2.9 s + 3.2 s each.
-	c.want("b's start", 2*(2900+3200)*time.Millisecond, 2*(2900+3200)*time.Millisecond, false)
+	// b has run 0 s of its predicted set-up: 2.5 s + 3.2 s each.
+	c.want("b's start", 2*(2500+3200)*time.Millisecond, 2*(2500+3200)*time.Millisecond, false)
 	c.at(11.4, Event{Kind: EventSample, Candidate: "b", BaseSample: 400 * time.Millisecond})
-	// b's own set-up, 2 s, is now c's; b has 3 pairs left at 0.8 s.
-	c.want("b's first pair", (2400+2000+3200)*time.Millisecond, (2400+2000+3200)*time.Millisecond, false)
+	// b's own set-up, 2 s less its first pair, 1.2 s, is now c's; b has 3
+	// pairs left at 0.8 s.
+	c.want("b's first pair", (2400+1200+3200)*time.Millisecond, (2400+1200+3200)*time.Millisecond, false)
 }
 
 // TestETA_FirstClaim: --bench-budget stops no benchmark before its first
@@ -193,8 +196,9 @@ func TestETA_FirstClaim(t *testing.T) {
 	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 	c.at(2.75, Event{Kind: EventSample, Candidate: "a", BaseSample: 500 * time.Millisecond})
 	// a: 7 more pairs of 1 s to its first claim, though its budget ends
-	// in 2.25 s; b: a set-up of (2.75 s − 0.75 s) / 2 and 8 pairs.
-	c.want("a's first pair", 16*time.Second, 16*time.Second, false)
+	// in 2.25 s; b: a set-up of (1.75 s − 0.75 s) / 2 (a's, less its
+	// first pair, less base's part) and 8 pairs.
+	c.want("a's first pair", 15500*time.Millisecond, 15500*time.Millisecond, false)
 }
 
 // TestETA_Forecast: the benchmark being measured takes the pairs its
@@ -204,7 +208,7 @@ func TestETA_FirstClaim(t *testing.T) {
 // seen (Event.ForecastUnchanged); without that, the middle of the first
 // claim and the cap.
 func TestETA_Forecast(t *testing.T) {
-	const setupB = 625 * time.Millisecond // b's set-up: (2 s − 1.5 × 0.5 s) / 2
+	const setupB = 125 * time.Millisecond // b's set-up: (2 s − 1 s of a's first pair − 1.5 × 0.5 s) / 2
 	for _, tt := range []struct {
 		name                string
 		forecast, unchanged int
@@ -250,14 +254,14 @@ func TestETA_PriorMedian(t *testing.T) {
 	c.want("after c", 9*time.Second, 31*time.Second, false)
 	// d at its start, before its first pair, is expected the mean:
 	// (22 + 8 + 8 + 4 × 8) / 7 = 10 pairs; at most the cap's 30.
-	c.at(38, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
+	c.at(41, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
 	c.want("d started", 11*time.Second, 31*time.Second, false)
 }
 
 // threeBenched is a job of four candidates, and of more that passed their
 // tests after them, whose first three have been benchmarked, a in 22 pairs
 // and b and c in 8, all at a second a pair and a second of set-up, with
-// history as the job-start event's History. It ends at 38 s.
+// history as the job-start event's History. It ends at 41 s.
 func threeBenched(t *testing.T, history []PastBenchmark, more ...string) *etaClock {
 	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 6, MaxPairs: 30, FirstClaim: 8})
 	c.at(0, Event{Kind: EventJobStart, Total: 4 + len(more), History: history}, Event{Kind: EventPhase, Phase: "behavior"})
@@ -265,13 +269,14 @@ func threeBenched(t *testing.T, history []PastBenchmark, more ...string) *etaClo
 		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
 	}
 	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"})
-	// Each: its first pair a second after its start, then a pair a second.
+	// Each: a second of set-up, then a pair a second.
 	at := 0.0
 	for k, b := range []struct {
 		name         string
 		pairs, unchd int
 	}{{"a", 22, 30}, {"b", 8, 8}, {"c", 8, 8}} {
 		c.at(at, Event{Kind: EventStart, Phase: "benchmark", Candidate: b.name})
+		at++
 		for i := 1; i <= b.pairs; i++ {
 			u := b.unchd
 			if i == 1 {
@@ -307,7 +312,7 @@ func TestETA_History(t *testing.T) {
 		{pastOf("a", 22, "d", 16, "a", 22, "d", 16), 15 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
-		c.at(38, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
+		c.at(41, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
 		c.want(fmt.Sprintf("at d's start, with the history %v", tt.history), tt.left, 31*time.Second, false)
 	}
 }
@@ -341,7 +346,7 @@ func TestETA_OwnRatio(t *testing.T) {
 		{pastOf("a", 8, "d", 30, "d", 30), 31 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
-		c.at(38, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
+		c.at(41, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
 		got, ok := c.e.Estimate(c.now)
 		if !ok || (got.Left-tt.left).Abs() > time.Millisecond || got.Most != 31*time.Second {
 			t.Errorf("at d's start, with the history %v: %+v (ok %v), want left %s, most 31s", tt.history, got, ok, tt.left)
@@ -357,7 +362,7 @@ func TestETA_SettledWithoutBenchmark(t *testing.T) {
 	// Each of d and e draws 8 pairs 6 times in 7 (TestETA_PriorMedian):
 	// both 8 in the median draw, each after 1 s of set-up.
 	c.want("after c, d and e to come", 18*time.Second, 62*time.Second, false)
-	c.at(38, Event{Kind: EventDone, Candidate: "e", Done: 4})
+	c.at(41, Event{Kind: EventDone, Candidate: "e", Done: 4})
 	c.want("e settled", 9*time.Second, 31*time.Second, false)
 }
 
@@ -433,8 +438,9 @@ func TestETA_RecentPace(t *testing.T) {
 		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
 	}
 	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
-	// a: 10 pairs with 1 s base samples, then 10 with 0.25 s, set-up 1.5 s.
-	s := 1.5
+	// a: a set-up of 1.5 s, then 10 pairs with 1 s base samples and 10
+	// with 0.25 s.
+	s := 3.5
 	for i := range 20 {
 		bs := time.Second
 		if i >= 10 {

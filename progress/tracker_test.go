@@ -93,11 +93,11 @@ func TestTracker_ETA(t *testing.T) {
 	at(4, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "b"})
 	at(5, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
 	at(6, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 2})
-	// c to come: b's 1 s of set-up without base's part ((1 s − 0.75 s) / 2)
-	// and 2 pairs (b's 2 averaged with four at its unchanged forecast, 2)
-	// at two base samples, 2.1 s; up to 10 pairs, 10 s.
-	if got := at(7, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 2.1s, up to 10s" {
-		t.Errorf("after b: %q, want c's 2.1s, up to 10s", got)
+	// c to come: no set-up (b's first pair ended 1 s after its start, two
+	// base samples) and 2 pairs (b's 2 averaged with four at its unchanged
+	// forecast, 2) at two base samples, 2.0 s; up to 10 pairs, 10 s.
+	if got := at(7, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 2.0s, up to 10s" {
+		t.Errorf("after b: %q, want c's 2.0s, up to 10s", got)
 	}
 	tr.ETA = nil // no estimator: the average per finished candidate
 	if got := tr.eta(); got != ", ETA 3.5s" {
