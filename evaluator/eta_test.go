@@ -208,7 +208,9 @@ func TestETA_FirstClaim(t *testing.T) {
 // seen (Event.ForecastUnchanged); without that, the middle of the first
 // claim and the cap.
 func TestETA_Forecast(t *testing.T) {
-	const setupB = 125 * time.Millisecond // b's set-up: (2 s − 1 s of a's first pair − 1.5 × 0.5 s) / 2
+	// b's set-up: a's (its first pair ends at 2 s, less the pair's 1 s)
+	// without base's part: (1 s − 1.5 × 0.5 s) / 2.
+	const setupB = 125 * time.Millisecond
 	for _, tt := range []struct {
 		name                string
 		forecast, unchanged int
