@@ -128,7 +128,9 @@ type LineRow struct {
 
 // AllocSummary is what two memory profiles say about allocation.
 type AllocSummary struct {
-	// SampleType is "alloc_space": bytes allocated over the whole run.
+	// SampleType is "alloc_space": bytes allocated over the whole run,
+	// less what the test binary's own machinery allocates (the profiler,
+	// the testing package outside the benchmarks).
 	SampleType string    `json:"sample_type"`
 	Bytes      Counts    `json:"bytes"`
 	Top        []FuncRow `json:"top"`
@@ -227,7 +229,7 @@ func summarizeAlloc(base, cand string, n *namer, changed map[string]bool, opts S
 	if err != nil {
 		return nil, fmt.Errorf("read winner memory profile: %w", err)
 	}
-	sc := scanner{names: n, changed: changed, skipRuntimeLeaf: true}
+	sc := scanner{names: n, changed: changed, skipRuntimeLeaf: true, skipHarness: true}
 	bs, err := sc.scan(bp, "alloc_space", nil)
 	if err != nil {
 		return nil, fmt.Errorf("summarize base memory profile: %w", err)

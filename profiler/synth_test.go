@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,12 +32,30 @@ type stack struct {
 // of stacks, as the runtime would, and returns its path.
 func writeProfile(t *testing.T, dir, name string, stacks []stack) string {
 	t.Helper()
-	p := &profile.Profile{
+	return writeTyped(t, dir, name, stacks, &profile.Profile{
 		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
 		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 		Period:     10_000_000,
-		Mapping:    []*profile.Mapping{{ID: 1, Start: 0x1000, Limit: 0xffffff, File: "/tmp/x.test", HasFunctions: true, HasFilenames: true, HasLineNumbers: true}},
-	}
+	}, func(n int64) []int64 { return []int64{10 * n, 10 * n * 10_000_000} })
+}
+
+// writeMemProfile writes a memory profile (alloc_objects/count,
+// alloc_space/bytes) made of stacks, each 10n allocations of a KiB, and
+// returns its path.
+func writeMemProfile(t *testing.T, dir, name string, stacks []stack) string {
+	t.Helper()
+	return writeTyped(t, dir, name, stacks, &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
+		Period:     512 * 1024,
+	}, func(n int64) []int64 { return []int64{10 * n, 10 * n * 1024} })
+}
+
+// writeTyped writes p, of its sample types, with a sample of value(n) for
+// each of stacks.
+func writeTyped(t *testing.T, dir, name string, stacks []stack, p *profile.Profile, value func(n int64) []int64) string {
+	t.Helper()
+	p.Mapping = []*profile.Mapping{{ID: 1, Start: 0x1000, Limit: 0xffffff, File: "/tmp/x.test", HasFunctions: true, HasFilenames: true, HasLineNumbers: true}}
 	funcs := map[string]*profile.Function{}
 	for _, s := range stacks {
 		var locs []*profile.Location
@@ -53,7 +72,7 @@ func writeProfile(t *testing.T, dir, name string, stacks []stack) string {
 			p.Location = append(p.Location, loc)
 			locs = append(locs, loc)
 		}
-		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{10 * s.n, 10 * s.n * 10_000_000}})
+		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: value(s.n)})
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
@@ -452,5 +471,62 @@ func TestSummarize_AsyncPreempt(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no row for base's line 6: %v", lineText(s.Lines))
+	}
+}
+
+// TestSummarize_AllocHarness: the allocations of the test binary's own
+// machinery (the profiler compressing its profile, the testing package
+// starting up outside any benchmark) are left out of the allocation
+// summary, its rows and its bytes; the benchmark's, its goroutines' and
+// the package's init's stay.
+func TestSummarize_AllocHarness(t *testing.T) {
+	calc, test := synthModule+"/calc.go", synthModule+"/calc_test.go"
+	bench := []frame{{"example.com/m.BenchmarkSlow", test, 10}, {"testing.(*B).runN", "testing/benchmark.go", 200}, {"testing.(*B).launch", "testing/benchmark.go", 300}}
+	slow := append([]frame{{"example.com/m.Slow", calc, 6}}, bench...)
+	machinery := []stack{
+		{7, []frame{{"compress/flate.NewWriter", "compress/flate/deflate.go", 1}, {"compress/gzip.(*Writer).Write", "compress/gzip/gzip.go", 1},
+			{"runtime/pprof.(*profileBuilder).build", "runtime/pprof/proto.go", 1}, {"runtime/pprof.profileWriter", "runtime/pprof/pprof.go", 1}}},
+		{5, []frame{{"runtime/pprof.StartCPUProfile", "runtime/pprof/pprof.go", 1}, {"testing/internal/testdeps.TestDeps.StartCPUProfile", "testing/internal/testdeps/deps.go", 1},
+			{"testing.(*M).before", "testing/testing.go", 1}, {"testing.(*M).Run", "testing/testing.go", 1}, {"main.main", "_testmain.go", 1}, {"runtime.main", "runtime/proc.go", 1}}},
+		{3, []frame{{"regexp.onePassCopy", "regexp/onepass.go", 1}, {"testing.newMatcher", "testing/match.go", 1},
+			{"testing.runBenchmarks", "testing/benchmark.go", 1}, {"testing.(*M).Run", "testing/testing.go", 1}, {"main.main", "_testmain.go", 1}, {"runtime.main", "runtime/proc.go", 1}}},
+	}
+	dir := t.TempDir()
+	base := writeMemProfile(t, dir, "base.mem", append([]stack{
+		{20, slow},
+		{4, []frame{{"example.com/m.worker", calc, 9}}}, // a goroutine the code started
+		{1, []frame{{"example.com/m.init", calc, 2}, {"runtime.doInit1", "runtime/proc.go", 1}, {"runtime.main", "runtime/proc.go", 1}}},
+	}, machinery...))
+	cand := writeMemProfile(t, dir, "winner.mem", machinery) // allocates nothing of its own
+	cpu := writeProfile(t, dir, "cpu.pprof", []stack{{10, slow}})
+	o := synthOptions()
+	o.BaseMem, o.CandMem = base, cand
+	s, err := Summarize(cpu, cpu, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Alloc == nil {
+		t.Fatalf("no allocation summary; warnings %q", s.Warnings)
+	}
+	if want := (Counts{Base: 250 * 1024, Cand: 0}); s.Alloc.Bytes != want {
+		t.Errorf("bytes = %+v, want %+v: Slow's, worker's and init's at base, none in the winner", s.Alloc.Bytes, want)
+	}
+	var names []string
+	for _, r := range s.Alloc.Top {
+		names = append(names, r.Func)
+		if r.Flat.Cand != 0 {
+			t.Errorf("row %+v: the winner allocates nothing of its own", r)
+		}
+	}
+	for _, want := range []string{"m.Slow", "m.worker", "m.init"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("top %q lacks %s", names, want)
+		}
+	}
+	for _, n := range names {
+		if strings.Contains(n, "flate") || strings.Contains(n, "pprof") || strings.Contains(n, "StartCPUProfile") || strings.Contains(n, "regexp") {
+			t.Errorf("top %q names the test binary's machinery", names)
+			break
+		}
 	}
 }
