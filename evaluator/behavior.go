@@ -347,20 +347,36 @@ func (o *testOutcome) summary() string {
 // excerpts joins the recorded output of the first five named tests or
 // packages that have some (a run keeps the output of its first
 // gotest.MaxFailureExcerpts failures only), falling back to the tail of the
-// whole output.
+// whole output. A subtest whose output a test shown before it already
+// holds is not shown again: a parent's output collects its failing
+// subtests' (gotest.Parser), and the demo's broken candidate showed each
+// of its four failures twice.
 func excerpts(run *gotest.Run, names []string, whole string) string {
 	var b strings.Builder
-	shown := 0
+	var shown []string // the names shown
 	for _, n := range names {
-		if s := run.Output[n]; s != "" && shown < 5 {
-			fmt.Fprintf(&b, "--- %s\n%s\n", n, strings.TrimRight(s, "\n"))
-			shown++
+		s := strings.TrimRight(run.Output[n], "\n")
+		if s == "" || len(shown) >= 5 || heldBy(run, shown, n, s) {
+			continue
 		}
+		fmt.Fprintf(&b, "--- %s\n%s\n", n, s)
+		shown = append(shown, n)
 	}
 	if b.Len() == 0 {
 		return tail(gotest.Decode(whole), 40)
 	}
 	return capString(stripEscapes(b.String()), 8<<10)
+}
+
+// heldBy says whether the output of one of shown that is an ancestor of
+// test n holds n's output s.
+func heldBy(run *gotest.Run, shown []string, n, s string) bool {
+	for _, m := range shown {
+		if strings.HasPrefix(n, m+"/") && strings.Contains(run.Output[m], s) {
+			return true
+		}
+	}
+	return false
 }
 
 func first(s []string, n int) []string {

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -17,19 +18,21 @@ func stripEscapes(s string) string {
 }
 
 // failureLine matches the lines in which test runners name a failure:
-// Go's "--- FAIL" and panics, pytest's "FAILED" summary and "E " assertion
-// lines, node's TAP "not ok" and spec "✖", vitest's "FAIL" and "×", and the
-// error lines of tracebacks and stack traces.
-var failureLine = regexp.MustCompile(`^(?:\s*--- FAIL|FAIL\b|\s*FAIL\s|FAILED\s|ERROR\s|E\s|\s*not ok\b|\s*✖|\s*×|panic:|\s*[A-Za-z_.]*(?:Error|Exception)\b.*:|\s*AssertionError|\s+(?:error|expected|actual):)`)
+// Go's "--- FAIL", the "file_test.go:20: got 0, want 9" lines of t.Error
+// and t.Fatal (and the compiler's "file.go:16:3: ..."), and panics,
+// pytest's "FAILED" summary and "E " assertion lines, node's TAP "not ok"
+// and spec "✖", vitest's "FAIL" and "×", and the error lines of tracebacks
+// and stack traces.
+var failureLine = regexp.MustCompile(`^(?:\s*--- FAIL|FAIL\b|\s*FAIL\s|FAILED\s|ERROR\s|E\s|\s*not ok\b|\s*✖|\s*×|panic:|\s*[\w./-]+\.go:\d+(?::\d+)?: |\s*[A-Za-z_.]*(?:Error|Exception)\b.*:|\s*AssertionError|\s+(?:error|expected|actual):)`)
 
 // blockStart matches a YAML block scalar's opening, as node's TAP reporter
 // writes a multi-line error: "error: |-". The lines after it say what failed.
 var blockStart = regexp.MustCompile(`:\s*[|>][-+]?$`)
 
 // KeyLines picks at most n lines of a command's output for a person to read
-// first: the lines that name failures, in order, when there are any, else
-// the last lines. more counts the lines left out. Terminal escapes are
-// stripped.
+// first: the lines that name failures, in order, each once, when there are
+// any, else the last lines. more counts the lines left out. Terminal
+// escapes are stripped.
 func KeyLines(output string, n int) (lines []string, more int) {
 	output = strings.TrimRight(stripEscapes(output), "\n")
 	if output == "" || n <= 0 {
@@ -41,7 +44,7 @@ func KeyLines(output string, n int) (lines []string, more int) {
 	}
 	for i := 0; i < len(all) && len(lines) < n; i++ {
 		l := all[i]
-		if !failureLine.MatchString(l) {
+		if !failureLine.MatchString(l) || slices.Contains(lines, l) {
 			continue
 		}
 		lines = append(lines, l)

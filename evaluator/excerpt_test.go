@@ -1,9 +1,12 @@
 package evaluator
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 )
 
 func TestStripEscapes(t *testing.T) {
@@ -31,7 +34,19 @@ func TestKeyLines(t *testing.T) {
 		{"Go", "=== RUN   TestA\n" + filler + "--- FAIL: TestA (0.00s)\n" + filler + "FAIL\texample.com/m\t0.01s\n",
 			8, []string{"--- FAIL: TestA (0.00s)", "FAIL\texample.com/m\t0.01s"}, 41},
 		{"NoneNamedTail", filler + "last\n", 3, []string{"context line", "context line", "last"}, 18},
-		{"Capped", strings.Repeat("not ok 1 - x\n", 10), 4, []string{"not ok 1 - x", "not ok 1 - x", "not ok 1 - x", "not ok 1 - x"}, 6},
+		{"Capped", "not ok 1 - a\nnot ok 2 - b\nnot ok 3 - c\nnot ok 4 - d\nnot ok 5 - e\nnot ok 6 - f\n", 4,
+			[]string{"not ok 1 - a", "not ok 2 - b", "not ok 3 - c", "not ok 4 - d"}, 2},
+		// The demo's broken candidate: each t.Errorf line before its
+		// --- FAIL line, then the subtests' own copies; the messages are
+		// what a person needs, and no line is shown twice.
+		{"GoMessages", "--- example.com/m.TestSum\n    sum_test.go:20: Sum([3]) = 0, want 9\n--- FAIL: TestSum/one (0.00s)\n" +
+			"    sum_test.go:20: Sum([-4]) = 0, want 16\n--- FAIL: TestSum/negative (0.00s)\n--- FAIL: TestSum (0.00s)\n" +
+			"--- example.com/m.TestSum/negative\n    sum_test.go:20: Sum([-4]) = 0, want 16\n--- FAIL: TestSum/negative (0.00s)\n" +
+			"--- example.com/m.TestSum/one\n    sum_test.go:20: Sum([3]) = 0, want 9\n--- FAIL: TestSum/one (0.00s)\n", 8,
+			[]string{"    sum_test.go:20: Sum([3]) = 0, want 9", "--- FAIL: TestSum/one (0.00s)", "    sum_test.go:20: Sum([-4]) = 0, want 16",
+				"--- FAIL: TestSum/negative (0.00s)", "--- FAIL: TestSum (0.00s)"}, 7},
+		{"GoBuild", "# example.com/m [example.com/m.test]\n" + filler + "m/sum.go:16:3: invalid operation: total += n (mismatched types int and int64)\n" + filler,
+			8, []string{"m/sum.go:16:3: invalid operation: total += n (mismatched types int and int64)"}, 41},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, more := KeyLines(tt.output, tt.n)
@@ -63,5 +78,44 @@ func TestCannotRun(t *testing.T) {
 				t.Errorf("cannotRun = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestExcerpts: a parent's output holds its failing subtests' (the
+// parser collects them), so a subtest it holds is not shown again; one
+// whose output it does not hold is. A hang names the subtest that did not
+// finish.
+func TestExcerpts(t *testing.T) {
+	ev := func(action, test, output string) string {
+		return fmt.Sprintf(`{"Action":%q,"Package":"m","Test":%q,"Output":%q}`+"\n", action, test, output)
+	}
+	stream := ev("run", "TestSum", "") + ev("run", "TestSum/one", "") +
+		ev("output", "TestSum/one", "    sum_test.go:20: Sum([3]) = 0, want 9\n") +
+		ev("output", "TestSum/one", "--- FAIL: TestSum/one (0.00s)\n") + ev("fail", "TestSum/one", "") +
+		ev("run", "TestSum/two", "") +
+		ev("output", "TestSum/two", "    sum_test.go:20: Sum([-4]) = 0, want 16\n") +
+		ev("output", "TestSum/two", "--- FAIL: TestSum/two (0.00s)\n") + ev("fail", "TestSum/two", "") +
+		ev("output", "TestSum", "--- FAIL: TestSum (0.00s)\n") + ev("fail", "TestSum", "") +
+		ev("run", "TestHang", "") + ev("run", "TestHang/loop", "") + ev("output", "TestHang/loop", "    hang_test.go:9: looping\n")
+	run, err := gotest.Parse(strings.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"m.TestHang", "m.TestHang/loop", "m.TestSum", "m.TestSum/one", "m.TestSum/two"}
+	got := excerpts(run, names, stream)
+	for _, want := range []string{"sum_test.go:20: Sum([3]) = 0, want 9", "sum_test.go:20: Sum([-4]) = 0, want 16",
+		"--- FAIL: TestSum/one", "--- FAIL: TestSum/two", "hang_test.go:9: looping", "(TestHang/loop did not finish)", "(TestHang did not finish)"} {
+		if n := strings.Count(got, want); n != 1 {
+			t.Errorf("%q shown %d times, want once:\n%s", want, n, got)
+		}
+	}
+	if strings.Contains(got, "--- m.TestSum/one") || strings.Contains(got, "--- m.TestHang/loop") {
+		t.Errorf("a subtest its parent's output holds is shown again:\n%s", got)
+	}
+	// The parent's output cut (it was past the excerpts kept): its
+	// subtests are shown on their own.
+	delete(run.Output, "m.TestSum")
+	if got := excerpts(run, names, stream); !strings.Contains(got, "--- m.TestSum/one\n") || !strings.Contains(got, "--- m.TestSum/two\n") {
+		t.Errorf("without the parent's output, the subtests are not shown:\n%s", got)
 	}
 }

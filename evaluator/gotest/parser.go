@@ -316,7 +316,7 @@ func (p *Parser) endPackage(path string, s Status, failedBuild string) {
 	g := p.pkg(path)
 	for _, key := range p.sortedRunning() {
 		if t := p.running[key]; t.pkg == path {
-			t.out.note("(the test did not finish)")
+			t.out.note(unfinished(key, path))
 			p.endTest(key, path, StatusFail)
 		}
 	}
@@ -337,6 +337,17 @@ func (p *Parser) endPackage(path string, s Status, failedBuild string) {
 	case g.failed == 0:
 		p.packageFailure(path, &g.out)
 	}
+}
+
+// unfinished is the note that a test of pkg, key, did not finish, naming
+// it: a parent's excerpt collects its subtests', and a hang's shows which
+// of them was still running ("(TestSum/one did not finish)").
+func unfinished(key, pkg string) string {
+	name := key
+	if pkg != "" {
+		name = strings.TrimPrefix(key, pkg+".")
+	}
+	return "(" + name + " did not finish)"
 }
 
 func (p *Parser) packageFailure(path string, out *excerpt) {
@@ -434,7 +445,7 @@ func (p *Parser) Result() *Run {
 	}
 	for _, key := range p.sortedRunning() { // tests of packages that never started
 		t := p.running[key]
-		t.out.note("(the test did not finish)")
+		t.out.note(unfinished(key, t.pkg))
 		p.endTest(key, t.pkg, StatusFail)
 	}
 	for key, e := range p.failed {

@@ -170,7 +170,7 @@ func TestParse_Synthetic(t *testing.T) {
 				`{"Action":"output","Package":"p","Test":"TestHang","Output":"x_test.go:9: waiting\n"}` + "\n" +
 				`{"Action":"output","Package":"p","Test":"TestHang","Out`,
 			tests:  map[string]Status{"p.TestDone": StatusPass, "p.TestHang": StatusFail},
-			output: map[string]string{"p.TestHang": "x_test.go:9: waiting\n(the test did not finish)"},
+			output: map[string]string{"p.TestHang": "x_test.go:9: waiting\n(TestHang did not finish)"},
 			text:   `{"Action":"output","Package":"p","Test":"TestHang","Out`,
 		},
 		{
