@@ -163,12 +163,13 @@ func overTime(etas []etaLine, tl timeline) []phase {
 				continue
 			}
 			eta, left := max(0, shown.pred-(t-shown.at)), shown.end-t
-			if within(eta, left) {
+			in := within(eta, left)
+			if in {
 				p.within += d
 			} else {
 				p.outside += d
 			}
-			if within(eta, left) || (eta-left).Abs() <= slack {
+			if in || (eta-left).Abs() <= slack {
 				p.near += d
 			}
 		}
