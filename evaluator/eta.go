@@ -36,7 +36,7 @@ import (
 //     at the pass rate seen so far) takes a set-up (the mean of those after
 //     the job's first; with only the first seen, the first without base's
 //     build and calibration, see setup; each from the benchmark's start to
-//     its first pair's, that is its first pair's event less two base
+//     its first pair's start: its first pair's event less two base
 //     samples) plus the pairs the finished
 //     benchmarks took, averaged with priorWeight times the pairs one that
 //     changes nothing would take at the spread seen (the median of the
@@ -120,7 +120,7 @@ type ETA struct {
 	first       time.Duration   // the job's first benchmark's set-up (base's build and calibration in it)
 	firstBase   time.Duration   // that benchmark's first base sample
 	firstSeen   bool            // first and firstBase are known
-	setups      []time.Duration // the later benchmarks' set-ups: from their start to their first pair's
+	setups      []time.Duration // the later benchmarks' set-ups: from their start to their first pair's start
 	benchPairs  []int           // pairs of each finished benchmark
 	benchNames  []string        // and its candidate
 	benchTimes  []time.Duration
