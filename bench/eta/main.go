@@ -57,11 +57,16 @@ func main() {
 	jobID := flag.String("job", "", "with -store, the job to replay (default: the latest)")
 	tty := flag.Bool("tty", false, "run the CLI on a pseudo-terminal (util-linux script) and measure the ETA on its bar")
 	history := flag.Bool("history", false, "replay every job in the stores given as arguments without a history, with the earlier jobs' pairs and with them by candidate (history.go)")
+	quiet := flag.Float64("quiet", 1, "with -store or -history, replay the pairs at this share of their spread, each benchmark cut where it then settles (quiet.go)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench/eta [-bin B] [-log F] [-tty] -- OPTIMIZER-ARGS...\n       go run ./bench/eta -replay F\n       go run ./bench/eta -store S [-job ID]\n       go run ./bench/eta -history S...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *quiet <= 0 || *quiet > 1 {
+		fmt.Fprintln(os.Stderr, "eta: -quiet must be in (0, 1]")
+		os.Exit(2)
+	}
 	var lines []stamped
 	var err error
 	switch {
@@ -74,6 +79,9 @@ func main() {
 			fmt.Fprintln(os.Stderr, "eta:", err)
 			os.Exit(1)
 		}
+		for i := range jobs {
+			jobs[i].runs = quieter(jobs[i].cfg, jobs[i].runs, *quiet)
+		}
 		reportHistory(os.Stdout, jobs)
 		return
 	case *storePath != "":
@@ -82,7 +90,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "eta:", err)
 			os.Exit(1)
 		}
-		reportReplay(os.Stdout, job, cfg, runs)
+		reportReplay(os.Stdout, job, cfg, quieter(cfg, runs, *quiet))
 		return
 	case *replay != "":
 		lines, err = readLog(*replay)

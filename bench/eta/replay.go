@@ -181,10 +181,7 @@ func replay(cfg jobConfig, runs []benchRun, history []evaluator.PastBenchmark) [
 	)
 	opts := evaluator.Options{Parallel: 1, MinPairs: cfg.MinPairs, MaxPairs: cfg.MaxPairs, MinSpeedup: cfg.MinSpeedup / 100}
 	e := evaluator.NewETA(opts)
-	seq := stats.Sequential{MinPairs: e.MinPairs, MaxPairs: e.MaxPairs, Alpha: evaluator.DefaultAlpha, MinSpeedup: opts.MinSpeedup}
-	if seq.MinSpeedup == 0 {
-		seq.MinSpeedup = evaluator.DefaultMinSpeedup
-	}
+	seq := judgeOf(cfg)
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	type stamped struct {
 		at time.Duration
