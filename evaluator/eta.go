@@ -38,12 +38,14 @@ import (
 //     build and calibration, see setup; each from the benchmark's start to
 //     its first pair's start: its first pair's event less two base
 //     samples) plus the pairs the finished
-//     benchmarks took, averaged with priorWeight times the pairs one that
-//     changes nothing would take at the spread seen (the median of the
-//     benchmarks' unchanged forecasts, one each: Event.ForecastUnchanged;
-//     before any is known, the geometric middle of the first claim and
-//     --max-pairs) and up to historyWeight times the
-//     mean pairs of the latest earlier jobs like this one (Event.History),
+//     benchmarks took, averaged with priorWeight times each of the three
+//     kinds of candidate's: a clear change's first claim (FirstClaim
+//     pairs), --max-pairs for one at the threshold, and the pairs one
+//     that changes nothing would take at the spread seen (the median of
+//     the benchmarks' unchanged forecasts, one each:
+//     Event.ForecastUnchanged; before any is known, the geometric middle
+//     of the first claim and --max-pairs), and with up to historyWeight
+//     times the mean pairs of the latest earlier jobs like this one (Event.History),
 //     at two of base's latest samples a pair
 //     (a candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
@@ -392,19 +394,19 @@ func (e *ETA) benchLeft(w time.Duration, untested int) (left, most time.Duration
 	default:
 		return 0, 0, false
 	}
-	// The pairs a benchmark to come takes: the mean of the finished ones'
-	// and of priorWeight more, each the pairs one that changes nothing
-	// would take at the spread seen (unchangedMedian; the middle of the
-	// first claim and the cap before any is known). A clear change
+	// The pairs a benchmark to come takes (pool): the finished ones' and
+	// priorWeight each of the three kinds of candidate. A clear change
 	// settles at its first claim, one at the threshold runs to the cap,
-	// and one that changes nothing settles as soon as the spread allows:
-	// the first few finished say little of the rest (under load on
-	// go-humanize the first settled at 8 pairs and the next seven ran to
-	// 30; on a quiet machine the first two ran to 30 and the next seven
-	// took 8-25), and the spread says how soon the machine lets a look
-	// settle. Earlier jobs like this one (Event.History) say
-	// what the benchmarks of this repository take on this machine, and a
-	// candidate measured in them under the same name what its own take.
+	// and one that changes nothing settles as soon as the spread allows
+	// (unchangedMedian; the middle of the first claim and the cap before
+	// any is known): the first few finished say little of the rest
+	// (under load on go-humanize the first settled at 8 pairs and the
+	// next seven ran to 30; on a quiet machine the first two ran to 30
+	// and the next seven took 8-25; on a noisy one the first five ran to
+	// 30, and three of the four after them settled at 8). Earlier jobs
+	// like this one (Event.History) say what the benchmarks of this
+	// repository take on this machine, and a candidate measured in them
+	// under the same name what its own take.
 	atoms := e.pool()
 	pairs := expectedPairs(atoms)
 	setup := e.setup()
@@ -575,21 +577,28 @@ func (e *ETA) firstClaim() int {
 	return min(max(e.FirstClaim, e.MinPairs), max(e.MaxPairs, e.MinPairs))
 }
 
-// priorWeight is how many finished benchmarks the prior of one to come
-// (the pairs one that changes nothing would take) counts as. A
-// benchmark's pairs depend on its candidate, from the first claim to the
-// cap, so the first few finished are a poor mean. Replayed on the stored
-// pairs of thirteen quiet go-humanize jobs (go run ./bench/eta -store,
-// docs/speed.md), this prior at a weight of 4 kept the ETA within 1.5×
-// for 61% of the benchmark phase on average, where the latest forecast at
-// a weight of 1 gave 45%; on six loaded jobs both gave 92-100%, and on 32
-// demo jobs 83-93%. Weights of 6 and 8 gained a few points on go-humanize
-// and lost as many on the demo.
-const priorWeight = 4
+// priorWeight is how many finished benchmarks each of the three kinds of
+// candidate counts as in the prior of one to come (pool): a clear change
+// settles at its first claim, one that changes nothing where the spread
+// seen lets it (unchangedMedian), one at the threshold runs to the cap.
+// Which kinds a job's candidates are, its finished benchmarks say; until
+// they do, each is as likely. With the unchanged forecast alone as the
+// prior (at a weight of 4, until the eleventh pass), a noisy machine's
+// forecast of the cap made every benchmark to come 30 pairs, where a
+// third of them settled at 8. Replayed on 22 stored jobs of nine
+// candidates, 15 on go-humanize and 7 on uuid (go run ./bench/eta
+// -history, docs/speed.md), the three kinds at 2 each kept the ETA within
+// 1.5× for 90.6% of the benchmark phase on average without a history,
+// where the unchanged forecast alone gave 78.4%; replayed at half the
+// pairs' spread (-quiet 0.5, as a quieter machine would have measured
+// them), 75.0% against 56.8%, and at 0.3 of it 67.2% against 64.7%. On
+// the first 12 of those jobs, 1 each did as well, and the first claim and
+// the cap alone, without the unchanged forecast, lost 9 points at 0.3.
+const priorWeight = 2
 
 // historyWeight is how many finished benchmarks the earlier jobs' mean
 // (Event.History) counts as at most: a history of one benchmark counts as
-// one. Beside the unchanged forecast, not in its place: a job after a
+// one. Beside the prior (priorWeight), not in its place: a job after a
 // burst of load would inherit pairs the machine no longer needs. Replayed
 // on the 26 stored go-humanize jobs that had one, each with the five
 // finished jobs before it as its history (go run ./bench/eta -history,
@@ -703,10 +712,7 @@ func (e *ETA) ownRatio(pairs float64) float64 {
 type atom struct{ pairs, weight float64 }
 
 // expectedPairs is the pairs a benchmark still to come is expected to
-// take, the weighted mean of pool: the mean of the finished benchmarks'
-// pairs, of priorWeight more at the unchanged forecast (unchangedMedian)
-// and of up to historyWeight more at the mean of the earlier jobs'
-// (history).
+// take, the weighted mean of pool's atoms.
 func expectedPairs(atoms []atom) float64 {
 	var n, w float64
 	for _, a := range atoms {
@@ -717,12 +723,15 @@ func expectedPairs(atoms []atom) float64 {
 }
 
 // pool is what a benchmark still to come may take, as expectedPairs
-// weighs it: each finished benchmark's pairs, the unchanged forecast
-// (unchangedMedian) as priorWeight of them, and the earlier jobs'
-// benchmarks (history) as up to historyWeight, each an equal part.
+// weighs it: each finished benchmark's pairs; the three kinds of
+// candidate, each as priorWeight of them: a clear change at its first
+// claim, one that changes nothing at the unchanged forecast
+// (unchangedMedian), one at the threshold at the cap; and the earlier
+// jobs' benchmarks (history) as up to historyWeight, each an equal part.
 func (e *ETA) pool() []atom {
-	atoms := make([]atom, 0, 1+len(e.history)+len(e.benchPairs))
-	atoms = append(atoms, atom{float64(e.unchangedMedian()), priorWeight})
+	atoms := make([]atom, 0, 3+len(e.history)+len(e.benchPairs))
+	atoms = append(atoms, atom{float64(e.firstClaim()), priorWeight}, atom{float64(e.unchangedMedian()), priorWeight},
+		atom{float64(e.MaxPairs), priorWeight})
 	if n := float64(len(e.history)); n > 0 {
 		for _, p := range e.history {
 			atoms = append(atoms, atom{float64(p), min(n, historyWeight) / n})

@@ -28,11 +28,13 @@ func (c *etaClock) at(s float64, evs ...Event) {
 	}
 }
 
-// want checks the estimate at the clock's time.
+// want checks the estimate at the clock's time, to a microsecond: a
+// benchmark may be expected to take a third of a pair, which is no whole
+// number of nanoseconds.
 func (c *etaClock) want(what string, left, most time.Duration, tests bool) {
 	c.t.Helper()
 	got, ok := c.e.Estimate(c.now)
-	if !ok || got.Left != left || got.Most != most || got.Tests != tests {
+	if !ok || (got.Left-left).Abs() > time.Microsecond || (got.Most-most).Abs() > time.Microsecond || got.Tests != tests {
 		c.t.Errorf("%s: %+v (ok %v), want left %s, most %s, tests %v", what, got, ok, left, most, tests)
 	}
 }
@@ -70,20 +72,23 @@ func TestETA(t *testing.T) {
 	c.at(19, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4})
 	c.at(20, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4})
 	// No benchmark finished, and b gives no forecast of its own: b takes
-	// the 4 pairs one that changes nothing would, 1 more at its 1 s; c
-	// to come the same 4, of two base samples, after a set-up of b's 1 s
-	// (to its first pair's end less the pair's two base samples) without
-	// base's part in it: (1 s − 1.5 base samples) / 2 = 0.125 s. Most: b
-	// to the cap, 7 more, and c the cap's 10.
-	c.want("during b", 5125*time.Millisecond, 17125*time.Millisecond, false)
+	// the mean of the three kinds of candidate's pairs, a clear change's
+	// first claim (2, MinPairs), the 4 one that changes nothing would
+	// take and the cap's 10: 5⅓, 2⅓ more at its 1 s. c to come takes
+	// their median draw, 4, of two base samples, after a set-up of b's
+	// 1 s (to its first pair's end less the pair's two base samples)
+	// without base's part in it: (1 s − 1.5 base samples) / 2 = 0.125 s.
+	// Most: b to the cap, 7 more, and c the cap's 10.
+	c.want("during b", 2*time.Second+time.Second/3+4125*time.Millisecond, 17125*time.Millisecond, false)
 	c.at(21, Event{Kind: EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 4},
 		Event{Kind: EventDone, Candidate: "b", Done: 3, Result: &CandidateResult{Verdict: VerdictFaster}},
 		Event{Kind: EventStart, Phase: "benchmark", Candidate: "c"})
 	c.at(22, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
 	c.at(23.5, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
 	// c is slower (1.5 s a pair): b settled in 4 pairs, which with
-	// priorWeight more of 4 is 4, so 2 more at c's own pace; at most 8.
-	c.want("during c", 3*time.Second, 12*time.Second, false)
+	// priorWeight (2) each of 2, 4 and 10 is 36 / 7, so 3 1/7 more at c's
+	// own pace; at most 8.
+	c.want("during c", 4*time.Second+5*time.Second/7, 12*time.Second, false)
 	for _, s := range []float64{25, 26.5, 28, 29.5, 31} {
 		c.at(s, Event{Kind: EventSample, Candidate: "c", BaseSample: 500 * time.Millisecond})
 	}
@@ -217,16 +222,17 @@ func TestETA_Forecast(t *testing.T) {
 		left                time.Duration
 	}{
 		// a: 2 pairs of 1 s done, 6 to its forecast 8; b: its set-up
-		// and 13 pairs, the geometric middle of the first claim's 8 and
-		// the cap's 20.
+		// and the median draw of the three kinds of candidate's pairs:
+		// the first claim's 8, the cap's 20 and, before any unchanged
+		// forecast, their geometric middle, 13.
 		{"Settles", 8, 0, 6*time.Second + setupB + 13*time.Second},
 		// a's look at this pair settles: only b is left.
 		{"Now", 2, 0, setupB + 13*time.Second},
 		// a: 18 more to the cap's 20.
 		{"Cap", 20, 0, 18*time.Second + setupB + 13*time.Second},
 		// No forecast (a client that does not relay it): a takes the
-		// pairs of one to come, 13.
-		{"None", 0, 0, 11*time.Second + setupB + 13*time.Second},
+		// mean pairs of one to come, (8 + 13 + 20) / 3 = 13⅔.
+		{"None", 0, 0, 11*time.Second + 2*time.Second/3 + setupB + 13*time.Second},
 		// b takes the 10 pairs one that changes nothing would.
 		{"Unchanged", 8, 10, 6*time.Second + setupB + 10*time.Second},
 	} {
@@ -245,19 +251,24 @@ func TestETA_Forecast(t *testing.T) {
 }
 
 // TestETA_PriorMedian: a benchmark to come takes the mean of the finished
-// ones' pairs and of priorWeight more at the median of the benchmarks'
-// unchanged forecasts, one each: a's noisy pairs forecast the cap 21
-// times, b's and c's quiet ones 8 seven times each, and the cap is not
-// what one to come is expected to take.
+// ones' pairs and of priorWeight (2) more at each of the three kinds of
+// candidate's: the first claim, the cap and, for one that changes
+// nothing, the median of the benchmarks' unchanged forecasts, one each:
+// a's noisy pairs forecast the cap 21 times, b's and c's quiet ones 8
+// seven times each, and the cap is not what one that changes nothing is
+// expected to take.
 func TestETA_PriorMedian(t *testing.T) {
 	c := threeBenched(t, nil)
-	// d, alone to come, is drawn from 22, 8, 8 and 8 four times over: 8
-	// pairs of 1 s in the median draw, after a set-up of b's and c's 1 s.
+	// d, alone to come, is drawn from 22, 8, 8, and 8, 8 and 30 twice
+	// over: 8 pairs of 1 s in the median draw (6 in 9), after a set-up
+	// of b's and c's 1 s.
 	c.want("after c", 9*time.Second, 31*time.Second, false)
 	// d at its start, before its first pair, is expected the mean:
-	// (22 + 8 + 8 + 4 × 8) / 7 = 10 pairs; at most the cap's 30.
+	// (22 + 8 + 8 + 2 × (8 + 8 + 30)) / 9 = 14 4/9 pairs; at most the
+	// cap's 30. Were a's forecast of the cap what one that changes
+	// nothing takes, it would be 19⅓.
 	c.at(41, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
-	c.want("d started", 11*time.Second, 31*time.Second, false)
+	c.want("d started", 15*time.Second+4*time.Second/9, 31*time.Second, false)
 }
 
 // threeBenched is a job of four candidates, and of more that passed their
@@ -294,8 +305,8 @@ func threeBenched(t *testing.T, history []PastBenchmark, more ...string) *etaClo
 
 // TestETA_History: the earlier jobs' pairs (the job-start event's History)
 // count, at their mean, as up to historyWeight (2) more finished
-// benchmarks beside the unchanged forecast's priorWeight; a history of one
-// as one. A candidate's own earlier pairs, under its name, are averaged
+// benchmarks beside the prior's (priorWeight of each of three kinds); a
+// history of one as one. A candidate's own earlier pairs, under its name, are averaged
 // with ownWeight (2) more at that. Checked at d's start, before its first
 // pair, where it is expected the mean (not a draw's median).
 func TestETA_History(t *testing.T) {
@@ -303,15 +314,15 @@ func TestETA_History(t *testing.T) {
 		history []PastBenchmark
 		left    time.Duration
 	}{
-		// (22 + 8 + 8 + 4 × 8 + 2 × 28) / 9 = 14 pairs, and 1 s of set-up.
-		{pastOf("a", 30, "b", 26, "a", 30, "b", 26, "c", 30, "c", 26), 15 * time.Second},
-		// (22 + 8 + 8 + 4 × 8 + 26) / 8 = 12 pairs.
-		{pastOf("x", 26), 13 * time.Second},
-		{nil, 11 * time.Second},
-		// d's own: (16 + 16 + 2 × 12) / 4 = 14 pairs, where any other
-		// benchmark to come is expected to take 12; a took what it took
-		// before.
-		{pastOf("a", 22, "d", 16, "a", 22, "d", 16), 15 * time.Second},
+		// (130 + 2 × 23) / 11 = 16 pairs, where 130 is what
+		// TestETA_PriorMedian's 9 weigh, and 1 s of set-up.
+		{pastOf("a", 24, "b", 22, "a", 24, "b", 22, "c", 24, "c", 22), 17 * time.Second},
+		// (130 + 20) / 10 = 15 pairs.
+		{pastOf("x", 20), 16 * time.Second},
+		{nil, 15*time.Second + 4*time.Second/9},
+		// Any benchmark to come: (130 + 22 + 24) / 11 = 16 pairs; d's own,
+		// (24 + 24 + 2 × 16) / 4 = 20; a took what it took before.
+		{pastOf("a", 22, "d", 24, "a", 22, "d", 24), 21 * time.Second},
 	} {
 		c := threeBenched(t, tt.history)
 		c.at(41, Event{Kind: EventStart, Phase: "benchmark", Candidate: "d"})
@@ -337,13 +348,14 @@ func TestETA_OwnRatio(t *testing.T) {
 		history []PastBenchmark
 		left    time.Duration
 	}{
-		// Any to come: (22 + 8 + 8 + 4 × 8 + 2 × 10) / 9 = 10. a took 22
-		// where it took 8: (22 + 2 × 10) / (8 + 2 × 10) = 1.5 times as
-		// much. d: (12 + 2 × 10) / 3 × 1.5 = 16 pairs, and 1 s of set-up.
-		{pastOf("a", 8, "d", 12), 17 * time.Second},
-		// 14 to come; a took (22 + 28) / (28 + 28) of before; d:
-		// (28 + 28 + 2 × 14) / 4 × 50 / 56 = 18.75.
-		{pastOf("a", 28, "d", 28, "a", 28, "d", 28), 19750 * time.Millisecond},
+		// Any to come: (130 + 2 × 12) / 11 = 14 (TestETA_History). a took
+		// 22 where it took 14: (22 + 2 × 14) / (14 + 2 × 14) = 50 / 42
+		// times as much. d: (10 + 2 × 14) / 3 × 50 / 42 = 15 5/63 pairs,
+		// and 1 s of set-up.
+		{pastOf("a", 14, "d", 10), 16*time.Second + 5*time.Second/63},
+		// 16 to come; a took (22 + 2 × 16) / (30 + 2 × 16) of before; d:
+		// (16 + 16 + 2 × 16) / 4 × 54 / 62 = 13 29/31.
+		{pastOf("a", 30, "d", 16, "a", 30, "d", 16), 14*time.Second + 29*time.Second/31},
 		// d: 30.3 pairs, at the cap of 30.
 		{pastOf("a", 8, "d", 30, "d", 30), 31 * time.Second},
 	} {
@@ -361,9 +373,10 @@ func TestETA_OwnRatio(t *testing.T) {
 // start) is not expected to take one.
 func TestETA_SettledWithoutBenchmark(t *testing.T) {
 	c := threeBenched(t, nil, "e")
-	// Each of d and e draws 8 pairs 6 times in 7 (TestETA_PriorMedian):
-	// both 8 in the median draw, each after 1 s of set-up.
-	c.want("after c, d and e to come", 18*time.Second, 62*time.Second, false)
+	// Each of d and e draws 8 pairs 6 times in 9, 22 once and 30 twice
+	// (TestETA_PriorMedian): both draw 8 four times in 9, and the median
+	// draw is 8 and 22 (30 pairs), each after 1 s of set-up.
+	c.want("after c, d and e to come", 32*time.Second, 62*time.Second, false)
 	c.at(41, Event{Kind: EventDone, Candidate: "e", Done: 4})
 	c.want("e settled", 9*time.Second, 31*time.Second, false)
 }
@@ -393,10 +406,10 @@ func TestETA_ManyToCome(t *testing.T) {
 		more = append(more, fmt.Sprintf("m%d", i))
 	}
 	c := threeBenched(t, nil, more...)
-	// d and the 32 more: each 1 s of set-up and the mean's 10 pairs
+	// d and the 32 more: each 1 s of set-up and the mean's 14 4/9 pairs
 	// (TestETA_PriorMedian), not the 8 of a median draw.
 	n := time.Duration(drawnUpTo + 1)
-	c.want("after c", n*11*time.Second, n*31*time.Second, false)
+	c.want("after c", n*(15*time.Second+4*time.Second/9), n*31*time.Second, false)
 }
 
 // TestMedianLeft: the benchmarks to come take the median of their drawn
@@ -519,13 +532,15 @@ func TestETA_Prior(t *testing.T) {
 		Event{Kind: EventTested, Candidate: "a"}, Event{Kind: EventTested, Candidate: "b"})
 	// Every candidate tested, phase 2 not started: what its start will
 	// say (below, a second later, 1 s less).
-	c.want("between the phases", (2450+3600+1000+3600)*time.Millisecond, (2450+6000+1000+6000)*time.Millisecond, false)
+	c.want("between the phases", (2450+1000+8400)*time.Millisecond, (2450+6000+1000+6000)*time.Millisecond, false)
 	c.at(2, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 	c.at(3)
-	// a: 1.45 s left of a set-up of the tests' 2 s + 1.5 × 0.3 s, then 6
-	// pairs of 0.6 s, the middle of the first claim's 4 and the cap's 10;
-	// b: a set-up of 1 s and 6 pairs. At most 10 pairs each.
-	c.want("a's set-up", (1450+3600+1000+3600)*time.Millisecond, (1450+6000+1000+6000)*time.Millisecond, false)
+	// a: 1.45 s left of a set-up of the tests' 2 s + 1.5 × 0.3 s, then
+	// pairs of 0.6 s, the mean of the three kinds of candidate's: the
+	// first claim's 4, the cap's 10 and their geometric middle, 6, for
+	// one that changes nothing: 6⅔ pairs, 4 s; b: a set-up of 1 s and
+	// the median draw's 6 pairs. At most 10 pairs each.
+	c.want("a's set-up", (1450+4000+1000+3600)*time.Millisecond, (1450+6000+1000+6000)*time.Millisecond, false)
 	// Without a calibrated sample (a --bench command): none.
 	c.e.Sample = 0
 	if got, ok := c.e.Estimate(c.now); ok {
