@@ -37,16 +37,15 @@ import (
 //     the job's first; with only the first seen, the first without base's
 //     build and calibration, see setup; each from the benchmark's start to
 //     its first pair's start: its first pair's event less two base
-//     samples) plus the pairs the finished
-//     benchmarks took, averaged with priorWeight times each of the three
-//     kinds of candidate's: a clear change's first claim (FirstClaim
-//     pairs), --max-pairs for one at the threshold, and the pairs one
-//     that changes nothing would take at the spread seen (the median of
-//     the benchmarks' unchanged forecasts, one each:
-//     Event.ForecastUnchanged; before any is known, the geometric middle
-//     of the first claim and --max-pairs), and with up to historyWeight
-//     times the mean pairs of the latest earlier jobs like this one (Event.History),
-//     at two of base's latest samples a pair
+//     samples) plus the pairs the finished benchmarks took, averaged
+//     with priorWeight times each of the three kinds of candidate's: a
+//     clear change's first claim (FirstClaim pairs), --max-pairs for one
+//     at the threshold, and the pairs one that changes nothing would take
+//     at the spread seen (the median of the benchmarks' unchanged
+//     forecasts, one each: Event.ForecastUnchanged; before any is known,
+//     the geometric middle of the first claim and --max-pairs), and with
+//     up to historyWeight times the mean pairs of the latest earlier jobs
+//     like this one (Event.History), at two of base's latest samples a pair
 //     (a candidate is assumed to run about as fast as base: one that is 2×
 //     slower makes its own pairs 1.5× longer), within --bench-budget, which
 //     counts the set-up and stops no benchmark before its first claim
@@ -591,9 +590,10 @@ func (e *ETA) firstClaim() int {
 // 1.5× for 90.6% of the benchmark phase on average without a history,
 // where the unchanged forecast alone gave 78.4%; replayed at half the
 // pairs' spread (-quiet 0.5, as a quieter machine would have measured
-// them), 75.0% against 56.8%, and at 0.3 of it 67.2% against 64.7%. On
-// the first 12 of those jobs, 1 each did as well, and the first claim and
-// the cap alone, without the unchanged forecast, lost 9 points at 0.3.
+// them), 75.0% against 56.8%, and at 0.3 of it 67.2% against 64.7%.
+// Other weights of the three (1 each; 3 for the first claim and the cap)
+// came within 2.5 points; the first claim and the cap alone, without
+// the unchanged forecast, lost four at 0.3.
 const priorWeight = 2
 
 // historyWeight is how many finished benchmarks the earlier jobs' mean

@@ -303,12 +303,43 @@ func threeBenched(t *testing.T, history []PastBenchmark, more ...string) *etaClo
 	return c
 }
 
+// TestETA_NoisyStart: the first four benchmarks of a noisy job ran to the
+// cap and forecast it for one that changes nothing; the five to come are
+// still expected to hold clear changes, which settle at their first
+// claim whatever the machine's noise. Each draws 8 pairs one time in 5
+// (the first claim's 2 in the prior's 6 and the four finished benchmarks'
+// 4), so the median draw holds one 8 and four 30s: 128 pairs of 1 s and
+// five set-ups of 1 s. With the unchanged forecast alone as the prior,
+// the ETA said 5 × 31 = 155 s, where on go-humanize three of five such
+// benchmarks settled at 8 (docs/speed.md's eleventh pass).
+func TestETA_NoisyStart(t *testing.T) {
+	c := newETAClock(t, &ETA{Slots: 1, MinPairs: 6, MaxPairs: 30, FirstClaim: 8})
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}
+	c.at(0, Event{Kind: EventJobStart, Total: len(names)}, Event{Kind: EventPhase, Phase: "behavior"})
+	for _, n := range names {
+		c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: n}, Event{Kind: EventTested, Candidate: n})
+	}
+	c.at(0, Event{Kind: EventPhase, Phase: "benchmark"})
+	at := 0.0
+	for k, n := range names[:4] {
+		c.at(at, Event{Kind: EventStart, Phase: "benchmark", Candidate: n})
+		at++ // a second of set-up, then a pair a second
+		for i := 1; i <= 30; i++ {
+			at++
+			c.at(at, Event{Kind: EventSample, Candidate: n, BaseSample: 500 * time.Millisecond, Forecast: 30, ForecastUnchanged: 30})
+		}
+		c.at(at, Event{Kind: EventDone, Candidate: n, Done: k + 1})
+	}
+	c.want("after four at the cap", 133*time.Second, 155*time.Second, false)
+}
+
 // TestETA_History: the earlier jobs' pairs (the job-start event's History)
 // count, at their mean, as up to historyWeight (2) more finished
 // benchmarks beside the prior's (priorWeight of each of three kinds); a
-// history of one as one. A candidate's own earlier pairs, under its name, are averaged
-// with ownWeight (2) more at that. Checked at d's start, before its first
-// pair, where it is expected the mean (not a draw's median).
+// history of one as one. A candidate's own earlier pairs, under its name,
+// are averaged with ownWeight (2) more at that. Checked at d's start,
+// before its first pair, where it is expected the mean (not a draw's
+// median).
 func TestETA_History(t *testing.T) {
 	for _, tt := range []struct {
 		history []PastBenchmark
@@ -530,8 +561,10 @@ func TestETA_Prior(t *testing.T) {
 	c.at(0, Event{Kind: EventStart, Phase: "behavior", Candidate: "a"}, Event{Kind: EventStart, Phase: "behavior", Candidate: "b"})
 	c.at(2, Event{Kind: EventBaseline, Message: "baseline tests: 8 passed"},
 		Event{Kind: EventTested, Candidate: "a"}, Event{Kind: EventTested, Candidate: "b"})
-	// Every candidate tested, phase 2 not started: what its start will
-	// say (below, a second later, 1 s less).
+	// Every candidate tested, phase 2 not started: the first set-up, of
+	// the tests' 2 s + 1.5 × 0.3 s, b's of 1 s, and a's and b's pairs
+	// drawn from the three kinds of candidate's (below), whose sum's
+	// median is 14 pairs of 0.6 s.
 	c.want("between the phases", (2450+1000+8400)*time.Millisecond, (2450+6000+1000+6000)*time.Millisecond, false)
 	c.at(2, Event{Kind: EventPhase, Phase: "benchmark"}, Event{Kind: EventStart, Phase: "benchmark", Candidate: "a"})
 	c.at(3)

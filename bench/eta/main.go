@@ -63,7 +63,7 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *quiet <= 0 || *quiet > 1 {
+	if !(*quiet > 0 && *quiet <= 1) { // NaN too
 		fmt.Fprintln(os.Stderr, "eta: -quiet must be in (0, 1]")
 		os.Exit(2)
 	}
