@@ -63,8 +63,12 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if !(*quiet > 0 && *quiet <= 1) { // NaN too
+	switch {
+	case !(*quiet > 0 && *quiet <= 1): // NaN too
 		fmt.Fprintln(os.Stderr, "eta: -quiet must be in (0, 1]")
+		os.Exit(2)
+	case *quiet != 1 && !*history && *storePath == "":
+		fmt.Fprintln(os.Stderr, "eta: -quiet replays stored pairs: give it with -store or -history")
 		os.Exit(2)
 	}
 	var lines []stamped
