@@ -28,13 +28,6 @@ const (
 	SandboxOff  SandboxMode = "off"  // never sandbox
 )
 
-// SandboxReport is the report's account of the sandbox.
-type SandboxReport struct {
-	Active bool   `json:"active"`
-	Net    bool   `json:"net,omitempty"`  // tests could reach the network
-	Note   string `json:"note,omitempty"` // why it is not active
-}
-
 // jail is what every sandbox of a job shares; per slot, box adds the slot.
 type jail struct {
 	hidden   []string

@@ -11,52 +11,6 @@ import (
 	"strings"
 )
 
-// TestEdits is what a candidate changes in the judge: the Go test files it
-// adds, changes or deletes, function by function. A candidate that removes
-// or changes a test, or changes a benchmark, is flagged; by default it is
-// judged and measured with base's versions of Files (Judged "base"), and
-// with its own under --trust-candidate-tests (Judged "candidate").
-// Names are written "dir/file_test.go:TestX".
-type TestEdits struct {
-	Files      []string `json:"files"`
-	Added      []string `json:"added,omitempty"`      // new test and fuzz functions
-	Changed    []string `json:"changed,omitempty"`    // test functions whose body, or whose file's shared code, changed
-	Removed    []string `json:"removed,omitempty"`    // test functions gone, and not merely renamed
-	Renamed    []string `json:"renamed,omitempty"`    // "x_test.go:TestOld -> TestNew": the same body under a new name
-	Benchmarks []string `json:"benchmarks,omitempty"` // benchmarks whose body changed, or that were removed
-	Judged     string   `json:"judged"`               // "base" or "candidate": whose Files judged and measured it
-}
-
-// Flagged reports whether the candidate edits the judge: a test removed,
-// renamed or changed, or a benchmark changed.
-func (e *TestEdits) Flagged() bool {
-	return e != nil && len(e.Changed)+len(e.Removed)+len(e.Renamed)+len(e.Benchmarks) > 0
-}
-
-// Summary says in one line what the candidate did to the judge.
-func (e *TestEdits) Summary() string {
-	var parts []string
-	for _, p := range []struct {
-		what  string
-		names []string
-	}{
-		{"removes", e.Removed}, {"changes", e.Changed}, {"renames", e.Renamed},
-		{"changes benchmarks", e.Benchmarks}, {"adds", e.Added},
-	} {
-		if len(p.names) > 0 {
-			parts = append(parts, p.what+" "+strings.Join(first(p.names, 4), ", ")+more(len(p.names), 4))
-		}
-	}
-	s := "its tests: " + strings.Join(parts, "; ")
-	if len(parts) == 0 {
-		s = "its test files change only outside test functions"
-	}
-	if e.Judged == "base" {
-		s += "; judged with base's " + strings.Join(first(e.Files, 4), ", ") + more(len(e.Files), 4)
-	}
-	return s
-}
-
 func more(n, shown int) string {
 	if n > shown {
 		return ", …"

@@ -1,0 +1,269 @@
+package result
+
+import (
+	"slices"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
+)
+
+// Verdict is the outcome for one candidate.
+type Verdict string
+
+// The verdicts, as DESIGN.md defines them.
+const (
+	VerdictPending   Verdict = "pending"
+	VerdictWinner    Verdict = "winner"
+	VerdictFaster    Verdict = "faster"
+	VerdictNotFaster Verdict = "not-faster"
+	VerdictSlower    Verdict = "slower"
+	VerdictMixed     Verdict = "mixed"
+	VerdictPassed    Verdict = "passed"
+	VerdictFailed    Verdict = "failed"
+	VerdictDuplicate Verdict = "duplicate"
+)
+
+// QualifierFasterOnSome qualifies a candidate that is not faster over all
+// its benchmarks, but faster on some of them and slower on none: "faster on
+// 2 of 13 benchmarks, none slower". Such a candidate can win (see
+// selectWinner).
+const QualifierFasterOnSome = "faster-on-some"
+
+// FailureKind says why a candidate failed.
+type FailureKind string
+
+// The failure kinds.
+const (
+	FailApply   FailureKind = "apply"
+	FailBuild   FailureKind = "build"
+	FailTest    FailureKind = "test"
+	FailTimeout FailureKind = "timeout"
+	FailError   FailureKind = "error"
+)
+
+// Failure keeps what a person or a generator needs to repair a candidate.
+type Failure struct {
+	Kind    FailureKind `json:"kind"`
+	Tests   []string    `json:"tests,omitempty"`
+	Message string      `json:"message"`
+	Output  string      `json:"output,omitempty"`
+}
+
+// BenchSlower reports whether c's benchmark b is significantly slower than
+// base by more than the threshold, as the evaluator judged it (SlowerOn);
+// in a report from before benchmarks had a Level, by b's interval and the
+// same rule (stats.SlowerBeyond). Exact metrics are never tested.
+func (c CandidateResult) BenchSlower(b BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.SlowerOn, b.Name)
+	}
+	return !b.Exact && b.CI[1] > 0 && stats.SlowerBeyond(b.CI[1], minSpeedup)
+}
+
+// BenchFaster is BenchSlower's twin: significantly faster by at least the
+// threshold (FasterOn).
+func (c CandidateResult) BenchFaster(b BenchResult, minSpeedup float64) bool {
+	if b.Level > 0 {
+		return !b.Exact && slices.Contains(c.FasterOn, b.Name)
+	}
+	return !b.Exact && stats.FasterBeyond(b.CI[0], minSpeedup)
+}
+
+// BenchResult is the comparison of one benchmark metric between base and candidate.
+type BenchResult struct {
+	Name      string     `json:"name"`
+	Unit      string     `json:"unit"`
+	Base      float64    `json:"base"`      // robust centre of the base samples
+	Candidate float64    `json:"candidate"` // robust centre of the candidate samples
+	Speedup   float64    `json:"speedup"`   // base/candidate (for sec/op-like units)
+	CI        [2]float64 `json:"ci"`
+	P         float64    `json:"p"`
+	// Level is the confidence of CI: with several benchmarks it is
+	// corrected for their number and for the looks, while P is the
+	// unadjusted signed-rank p-value of this benchmark alone.
+	Level   float64 `json:"level,omitempty"`
+	Pairs   int     `json:"pairs"`
+	Verdict Verdict `json:"verdict,omitempty"`
+	// Exact metrics such as allocs/op and B/op are reported, not tested.
+	Exact     bool `json:"exact,omitempty"`
+	Increased bool `json:"increased,omitempty"`
+}
+
+// CandidateResult is everything the job learned about one candidate.
+type CandidateResult struct {
+	Name        string        `json:"name"`
+	ID          string        `json:"id"`
+	Source      string        `json:"source,omitempty"`
+	Parent      string        `json:"parent,omitempty"`
+	Explanation string        `json:"explanation,omitempty"`
+	Verdict     Verdict       `json:"verdict"`
+	DuplicateOf string        `json:"duplicate_of,omitempty"`
+	Speedup     float64       `json:"speedup,omitempty"`
+	CI          *[2]float64   `json:"ci,omitempty"`
+	Pairs       int           `json:"pairs,omitempty"`
+	Benchmarks  []BenchResult `json:"benchmarks,omitempty"`
+	// FasterOn names the benchmarks that are significantly faster by at
+	// least the threshold, SlowerOn those significantly slower by more
+	// than it, each judged on its interval corrected for the number of
+	// benchmarks. A candidate with any SlowerOn fails the regression gate.
+	FasterOn []string `json:"faster_on,omitempty"`
+	SlowerOn []string `json:"slower_on,omitempty"`
+	// Qualifier refines the verdict: QualifierFasterOnSome on a
+	// not-faster (or winner) candidate that is faster on the benchmarks
+	// of FasterOn and significantly slower on none.
+	Qualifier   string   `json:"qualifier,omitempty"`
+	Failure     *Failure `json:"failure"`
+	TestsPassed int      `json:"tests_passed,omitempty"`
+	TestsTotal  int      `json:"tests_total,omitempty"`
+	Files       []string `json:"files,omitempty"` // paths the candidate changes
+	Note        string   `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
+	// Unsettled is set when measuring stopped (pairs, budget or deadline
+	// spent) before the verdict was settled: more pairs could change it.
+	Unsettled bool    `json:"unsettled,omitempty"`
+	Seconds   float64 `json:"seconds,omitempty"`
+	// TestSeconds is the candidate's time in its phase-1 slot: staging and
+	// the test command. BenchSeconds is its time in phase 2: building,
+	// calibrating and measuring pairs. Both are 0 for a phase it did not reach.
+	TestSeconds  float64 `json:"test_seconds,omitempty"`
+	BenchSeconds float64 `json:"bench_seconds,omitempty"`
+	// WaitSeconds is the time the candidate's benchmark waited for the
+	// machine, held by another job or process: not part of Seconds, nor
+	// of the benchmark budget.
+	WaitSeconds float64 `json:"wait_seconds,omitempty"`
+
+	// TestEdits is what it changes in the Go test files that judge it.
+	TestEdits *TestEdits `json:"test_edits,omitempty"`
+	// Interference is how much other work competed with its benchmark samples.
+	Interference *Interference `json:"interference,omitempty"`
+
+	// ReusedFrom names the earlier job whose outcome of the same tests on
+	// the same tree, base and environment this candidate reuses instead of
+	// running its tests again (the result cache). ReusedPairs of its Pairs
+	// were measured by the jobs ReusedPairsFrom, on byte-identical test
+	// binaries of both sides, and reused.
+	ReusedFrom      string   `json:"reused_from,omitempty"`
+	ReusedPairs     int      `json:"reused_pairs,omitempty"`
+	ReusedPairsFrom []string `json:"reused_pairs_from,omitempty"`
+}
+
+// Report is the result of one job. Its JSON form is the contract in DESIGN.md:
+// fields may be added, never renamed.
+type Report struct {
+	Job        string            `json:"job"`
+	Repo       string            `json:"repo"`
+	Base       string            `json:"base"`
+	Parallel   int               `json:"parallel"`
+	Winner     *string           `json:"winner"`
+	MinSpeedup float64           `json:"min_speedup"`
+	Candidates []CandidateResult `json:"candidates"`
+	Profile    any               `json:"profile,omitempty"` // a *profiler.Summary: the winner's profile
+	// ProfileNote says why a winner has no profile when that is by design,
+	// such as a winner measured by a --bench command with no --profile.
+	ProfileNote string         `json:"profile_note,omitempty"`
+	Noise       *Noise         `json:"noise,omitempty"`
+	Warnings    []string       `json:"warnings,omitempty"`
+	Sandbox     *SandboxReport `json:"sandbox,omitempty"`
+	State       string         `json:"state,omitempty"` // finished, interrupted, failed
+	Started     time.Time      `json:"started"`
+	Seconds     float64        `json:"seconds"`
+	Phases      *Phases        `json:"phases,omitempty"`
+}
+
+// The phases of a job, as Phases, events and -v name them.
+const (
+	PhaseResolve   = "resolve"
+	PhaseBehavior  = "behavior"
+	PhaseBenchmark = "benchmark"
+	PhaseProfile   = "profile"
+)
+
+// Phases is the wall time of each phase of a job, in seconds; a phase that
+// did not run is 0. Resolve is computing the candidates' content ids;
+// behavior runs from the baseline's tests' start to the last candidate's
+// tests, so it overlaps resolve, and the phases may add up to more than the
+// job's Seconds.
+type Phases struct {
+	Resolve   float64 `json:"resolve"`
+	Behavior  float64 `json:"behavior"`
+	Benchmark float64 `json:"benchmark"`
+	Profile   float64 `json:"profile"`
+}
+
+// Noise is the result of an A/A check of base against itself.
+type Noise struct {
+	Floor float64 `json:"floor"` // half-width of the A/A interval, as a fraction
+	Pairs int     `json:"pairs"`
+}
+
+// PastBenchmark is one candidate's benchmark in an earlier job like this
+// one (Event.History): the candidate's name and the pairs it measured.
+type PastBenchmark struct {
+	Candidate string `json:"candidate"`
+	Pairs     int    `json:"pairs"`
+}
+
+// EventKind names what happened.
+type EventKind string
+
+// The event kinds that a job emits, in roughly the order they happen.
+const (
+	EventJobStart EventKind = "job-start" // Total is the number of candidates
+	EventBaseline EventKind = "baseline"  // baseline tests finished; Message summarises, AtBase is how long they ran
+	EventPhase    EventKind = "phase"     // Phase changed: behavior, benchmark, profile
+	EventStart    EventKind = "start"     // Candidate started a phase
+	EventTested   EventKind = "tested"    // Candidate passed its tests; its benchmark is to come; Result is set
+	EventDone     EventKind = "done"      // Candidate has its final verdict; Result is set
+	EventSample   EventKind = "sample"    // one benchmark pair measured (progress only)
+	EventWarning  EventKind = "warning"   // Message
+	EventWaiting  EventKind = "waiting"   // Message says who holds the machine; "" when the wait is over
+	EventStuck    EventKind = "stuck"     // Candidate's test Message has run far past its time at base (Since, AtBase); "" when it ended
+	EventJobDone  EventKind = "job-done"  // Report is complete
+)
+
+// Event is what workers send to the one goroutine that owns the terminal.
+// Workers never print.
+type Event struct {
+	Kind      EventKind
+	Time      time.Time
+	Phase     string
+	Candidate string
+	Index     int // candidate's position in input order
+	Done      int // candidates with a final verdict
+	Total     int
+	Message   string
+	Result    *CandidateResult
+	// BaseSample is, for EventSample, how long the pair's base sample took
+	// (ETA predicts the benchmarks to come from it).
+	BaseSample time.Duration
+	// Pair is, for EventSample, the pair's number in its benchmark, pairs
+	// reused from an earlier job included: a job that goes on from an
+	// earlier one's pairs (watch refining its quick look) starts past 1.
+	// 0: not said (count the events).
+	Pair int
+	// Forecast is, for EventSample, the pairs the benchmark is on course
+	// to take (stats.Sequential.Forecast), reused ones included; 0: not yet
+	// known.
+	Forecast int
+	// ForecastUnchanged is, for EventSample, the pairs a candidate that
+	// changes nothing would take at the spread of this benchmark's pairs so
+	// far (stats.Sequential.ForecastUnchanged): what ETA expects of a
+	// benchmark still to come. 0: not yet known.
+	ForecastUnchanged int
+	// History is, for EventJobStart, the pairs each measured benchmark of
+	// the latest earlier jobs on this repository with the same benchmark
+	// settings took, by candidate (store.DB.BenchHistory): what ETA
+	// expects of the benchmarks to come before this job has measured any,
+	// and of a candidate measured before under the same name. Empty: none.
+	History []PastBenchmark
+	// Slots is, for EventJobStart, how many candidates the job tests at
+	// once: a reader that did not start the job (a daemon's client) learns
+	// it here.
+	Slots int
+	// Since and AtBase are, for EventStuck, when the test started and how
+	// long it took at base. AtBase is, for EventBaseline, how long base's
+	// tests ran: for an outcome from the baseline cache, the run it was
+	// cached from, which is how long a test run is likely to take when
+	// nothing in this job has run one yet.
+	Since  time.Time
+	AtBase time.Duration
+}
