@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/report"
 )
 
 // funcs are the templates' helpers.
@@ -29,12 +31,13 @@ func shortHash(h string) string {
 	return h
 }
 
-// speedupText is "11.80×", as the text report writes a speedup.
+// speedupText is "11.8×", to three significant digits, as the text
+// report writes a speedup.
 func speedupText(x float64) string {
 	if x <= 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f×", x)
+	return report.SigDigits(x, 3) + "×"
 }
 
 // intervalText is "[1.02×, 1.10×]".

@@ -36,8 +36,8 @@ func TestHandler_JobPage(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"fast (250.00× faster [230.00×, 270.00×])",                           // the winner line
-		"[0.45×, 0.55×]",                                                     // slower's interval
+		"fast (250× faster [230×, 270×])",                                    // the winner line
+		"[0.450×, 0.550×]",                                                   // slower's interval
 		"test failure: tests fail: TestSumSquares",                           // why broken failed
 		"sumsq_test.go:20: got 0, want 1",                                    // its output excerpt
 		`<span class="add">&#43;	for i := 1; i &lt; n; i&#43;&#43; {</span>`, // its diff, coloured
@@ -101,7 +101,7 @@ func TestHandler_JobsPage(t *testing.T) {
 	for _, tt := range []struct{ section, job, want string }{
 		{"queued", "job-q", "0/3"},
 		{"running", "job-r", "1m05s"},
-		{"finished", "job-old", "250.00×"},
+		{"finished", "job-old", "250×"},
 	} {
 		s := section(t, body, `<section id="`+tt.section+`">`, `</section>`)
 		if !strings.Contains(s, `data-job="`+tt.job+`"`) || !strings.Contains(s, tt.want) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
@@ -122,11 +123,11 @@ func commentHeadline(rep *evaluator.Report, g Gate) string {
 
 // slowdownCI is a speedup interval below 1 as a slowdown interval:
 // [0.47×, 0.53×] is [1.89×, 2.13×].
-func slowdownCI(ci *[2]float64) string {
+func slowdownCI(ci *[2]float64, marks ...float64) string {
 	if ci == nil || ci[0] <= 0 || ci[1] <= 0 {
 		return "-"
 	}
-	return ciText([2]float64{1 / ci[1], 1 / ci[0]})
+	return ciText([2]float64{1 / ci[1], 1 / ci[0]}, marks...)
 }
 
 // countBenchmarks counts c's timed benchmarks that are significantly
@@ -174,37 +175,45 @@ func durationText(s float64) string {
 
 // writeCommentChanged is the short table: the benchmarks whose time changed
 // significantly (either way), and the exact metrics that changed at all.
+// Bad news comes first: every slower benchmark, then exact metrics that
+// grew, then the faster ones and those that shrank.
 func writeCommentChanged(w io.Writer, rep *evaluator.Report, c evaluator.CandidateResult) {
-	var rows []evaluator.BenchResult
-	for _, b := range c.Benchmarks {
-		changed := b.Verdict == evaluator.VerdictFaster || b.Verdict == evaluator.VerdictSlower
-		if b.Exact {
-			changed = b.Base != b.Candidate
-		}
-		if changed {
-			rows = append(rows, b)
-		}
-	}
 	if len(c.Benchmarks) == 0 {
 		return
 	}
+	var groups [4][]evaluator.BenchResult
+	for _, b := range c.Benchmarks {
+		switch {
+		case b.Exact && b.Base == b.Candidate:
+		case b.Exact && b.Increased:
+			groups[1] = append(groups[1], b)
+		case b.Exact:
+			groups[3] = append(groups[3], b)
+		case b.Verdict == evaluator.VerdictSlower:
+			groups[0] = append(groups[0], b)
+		case b.Verdict == evaluator.VerdictFaster:
+			groups[2] = append(groups[2], b)
+		}
+	}
+	rows := slices.Concat(groups[:]...)
 	if len(rows) == 0 {
 		fmt.Fprintf(w, "No benchmark changed significantly (threshold %s%%).\n\n", percent(rep.MinSpeedup))
 		return
 	}
+	marks := []float64{1 + rep.MinSpeedup}
 	fmt.Fprintln(w, "| benchmark | unit | base | head | change | interval |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---|---|")
 	for _, b := range rows {
-		change, ci := "", ciText(b.CI)
+		change, ci := "", ciText(b.CI, marks...)
 		switch {
 		case b.Exact && b.Increased:
 			change, ci = "more (exact)", "-"
 		case b.Exact:
 			change, ci = "fewer (exact)", "-"
-		case b.Speedup >= 1:
-			change = speedupText(b.Speedup) + " faster"
+		case b.Verdict == evaluator.VerdictSlower:
+			change, ci = slowdownText(b.Speedup), slowdownCI(&b.CI, marks...)
 		default:
-			change, ci = slowdownText(b.Speedup), slowdownCI(&b.CI)
+			change = speedupText(b.Speedup) + " faster"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", code(b.Name), mdText(b.Unit),
 			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), change, ci)

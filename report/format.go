@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
@@ -257,48 +258,59 @@ func speedupText(x float64) string {
 	if x <= 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f×", x)
+	return SigDigits(x, 3) + "×"
 }
 
-// ciText is [11.10×, 12.60×].
-func ciText(ci [2]float64) string {
+// SigDigits formats x > 0 to n significant digits with no exponent: 788.27
+// is "788" and 2245.07 "2250" at three digits, 1.8923 is "1.89", 0.55 is
+// "0.550". More digits than the measurement carries would be false precision.
+func SigDigits(x float64, n int) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', n, 64), 64)
+	decimals := max(n-1-int(math.Floor(math.Log10(math.Abs(r)))), 0)
+	return strconv.FormatFloat(r, 'f', decimals, 64)
+}
+
+// ciText is [11.1×, 12.6×], each bound with the digits that keep it apart
+// from 1× and from marks (see boundText).
+func ciText(ci [2]float64, marks ...float64) string {
 	if ci == [2]float64{} {
 		return "-"
 	}
-	return fmt.Sprintf("[%s, %s]", speedupText(ci[0]), speedupText(ci[1]))
+	marks = append([]float64{1}, marks...)
+	return fmt.Sprintf("[%s, %s]", boundText(ci[0], marks), boundText(ci[1], marks))
 }
 
-func ciOf(c evaluator.CandidateResult) string {
+func ciOf(c evaluator.CandidateResult, marks ...float64) string {
 	if c.CI == nil {
 		return "-"
 	}
-	return ciText(*c.CI)
+	return ciText(*c.CI, marks...)
 }
 
 // ciFor is c's aggregate interval, its bounds printed with enough digits
 // that none reads as equal to the threshold, or to 1×, when it is not:
 // 1.0477 beside "does not clear 1.05×" is "1.048×", not "1.05×".
 func ciFor(rep *evaluator.Report, c evaluator.CandidateResult) string {
-	if c.CI == nil {
-		return "-"
-	}
-	marks := []float64{1, 1 + rep.MinSpeedup}
-	return fmt.Sprintf("[%s, %s]", boundText(c.CI[0], marks), boundText(c.CI[1], marks))
+	return ciOf(c, 1+rep.MinSpeedup)
 }
 
-// boundText is speedupText(x), with more digits while it would print the
-// same as one of marks that x differs from.
+// boundText is speedupText(x), with more significant digits while it would
+// print the same as one of marks that x differs from, so that a bound shows
+// which side of a threshold it falls on.
 func boundText(x float64, marks []float64) string {
 	s := speedupText(x)
-	for digits := 3; digits <= 6; digits++ {
+	for digits := 4; digits <= 7 && s != "-"; digits++ {
 		clash := false
 		for _, m := range marks {
-			clash = clash || (x != m && s == fmt.Sprintf("%.*f×", digits-1, m))
+			clash = clash || (x != m && s == SigDigits(m, digits-1)+"×")
 		}
-		if !clash || s == "-" {
+		if !clash {
 			return s
 		}
-		s = fmt.Sprintf("%.*f×", digits, x)
+		s = SigDigits(x, digits) + "×"
 	}
 	return s
 }

@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/stats"
 )
 
 // headReport is a report of one head, as optimizer ci sees it.
@@ -56,6 +58,60 @@ func ciHeads() map[string]evaluator.CandidateResult {
 			Kind: evaluator.FailTest, Tests: []string{"TestParse"}, Message: "TestParse passed at base and fails here",
 			Output: "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: Parse(\"a,b\") = [a], want [a b]\nFAIL\n"}},
 	}
+}
+
+// lookedHead is a head as the evaluator judges it, through the rule in
+// evaluator/stats: 8 pairs of three benchmarks where BenchmarkGetG takes
+// about 1.8 times as long, and one exact metric shrinks. The head settles
+// slower overall before any one benchmark's bound is attained.
+func lookedHead(t *testing.T) evaluator.CandidateResult {
+	t.Helper()
+	zig := []float64{0.3, -0.8, 1, -0.1, 0.6, -0.5, 0.9, -1}
+	names := []string{"BenchmarkInsertG", "BenchmarkGetG", "BenchmarkDeleteG"}
+	centre := []float64{0, math.Log(1.8), 0}
+	var rounds [][]stats.Pair
+	for r, z := range zig {
+		var round []stats.Pair
+		for b := range names {
+			round = append(round, stats.Pair{Base: 1e-6, Cand: 1e-6 * math.Exp(centre[b]+0.05*z*float64(1+b+r%3))})
+		}
+		rounds = append(rounds, round)
+	}
+	dec := stats.Sequential{MinSpeedup: 0.05}.Look(names, rounds)
+	if dec.Verdict != stats.Slower {
+		t.Fatalf("the fixture is %s, want slower (%s)", dec.Verdict, dec.Reason)
+	}
+	c := evaluator.CandidateResult{Name: "feature", Verdict: evaluator.Verdict(dec.Verdict), Speedup: dec.Aggregate.Speedup,
+		CI: &[2]float64{dec.Aggregate.Low, dec.Aggregate.High}, Pairs: dec.Pairs}
+	for _, e := range dec.PerBench {
+		c.Benchmarks = append(c.Benchmarks, evaluator.BenchResult{Name: e.Name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / e.Speedup,
+			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Level: e.Level, Pairs: e.Pairs, Verdict: evaluator.Verdict(e.Verdict)})
+	}
+	for _, b := range dec.SlowerOn {
+		c.SlowerOn = append(c.SlowerOn, names[b])
+	}
+	c.Benchmarks = append(c.Benchmarks, evaluator.BenchResult{Name: "BenchmarkInsertG", Unit: "B/op", Base: 19, Candidate: 18, Exact: true})
+	return c
+}
+
+// TestWriteComment_SlowerFirst is a head slower on one benchmark of three:
+// the comment's top table opens with that benchmark, labelled slower,
+// before the exact metric that shrank.
+func TestWriteComment_SlowerFirst(t *testing.T) {
+	c := lookedHead(t)
+	rep := headReport(c)
+	var b bytes.Buffer
+	if err := Comment(&b, rep, JudgeGate(rep, c.Name, []string{GateRegression})); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	top := got[strings.Index(got, "| benchmark | unit | base | head |"):]
+	top = top[:strings.Index(top, "\n\n")]
+	rows := strings.Split(top, "\n")[2:]
+	if len(rows) < 2 || !strings.Contains(rows[0], "`BenchmarkGetG`") || !strings.Contains(rows[0], "slower") {
+		t.Errorf("the top table does not open with BenchmarkGetG, slower:\n%s", top)
+	}
+	golden(t, filepath.Join("testdata", "comment_slowerone.golden"), got)
 }
 
 // TestWriteComment_Golden is the pull request comment for a faster, a

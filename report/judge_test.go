@@ -79,7 +79,7 @@ func TestReason_TooFewPairs(t *testing.T) {
 		ci   [2]float64
 		want string
 	}{
-		{"ShortOfConfidence", [2]float64{255.82, 1530}, "too few pairs for a claim: its interval [255.82×, 1530.00×] is short of the confidence a claim needs; not settled after 6 pairs"},
+		{"ShortOfConfidence", [2]float64{255.82, 1530}, "too few pairs for a claim: its interval [256×, 1530×] is short of the confidence a claim needs; not settled after 6 pairs"},
 		{"Straddles", [2]float64{0.97, 1.3}, "does not clear 1.05×"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,9 +64,9 @@ func TestWatchLine(t *testing.T) {
 			"tests 48/48 pass · BenchmarkSumSquares 3.10× faster [2.90×, 3.30×] · allocs/op increased"},
 		{"NotFaster", evaluator.CandidateResult{Verdict: evaluator.VerdictNotFaster, Speedup: 1.01, CI: ci(0.98, 1.04),
 			Benchmarks: []evaluator.BenchResult{{Name: "BenchmarkA"}, {Name: "BenchmarkB"}}, Seconds: 12},
-			"tests pass · 2 benchmarks 1.01× [0.98×, 1.04×] not faster · 12s"},
+			"tests pass · 2 benchmarks 1.01× [0.980×, 1.04×] not faster · 12s"},
 		{"Slower", evaluator.CandidateResult{Verdict: evaluator.VerdictSlower, Speedup: 0.5, CI: ci(0.45, 0.55)},
-			"tests pass · 0.50× slower [0.45×, 0.55×]"},
+			"tests pass · 0.500× slower [0.450×, 0.550×]"},
 		{"Passed", evaluator.CandidateResult{Verdict: evaluator.VerdictPassed, TestsPassed: 3, TestsTotal: 4, Note: "no benchmark reaches the change"},
 			"tests 3/4 pass · no benchmark reaches the change"},
 		{"FailTest", evaluator.CandidateResult{Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{

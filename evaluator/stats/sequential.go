@@ -134,7 +134,10 @@ func (s Sequential) Look(names []string, rounds [][]Pair) Decision {
 		}
 		cb := claims{low: errs[0] <= bBelow*(1+1e-9), high: errs[1] <= bAbove*(1+1e-9)}
 		per[b] = cb.usable(e)
-		e.Verdict = judge(per[b], s.MinSpeedup)
+		// The verdict shown beside the interval is read off that
+		// interval, so that the two never disagree; the claims that
+		// choose and gate (FasterOn, SlowerOn) use only attained bounds.
+		e.Verdict = Judge(e.Low, e.High, s.MinSpeedup)
 		dec.PerBench[b] = e
 		if fasterBeyond(per[b], s.MinSpeedup) {
 			dec.FasterOn = append(dec.FasterOn, b)

@@ -184,6 +184,28 @@ func subsetOf13(n int, spread float64) [][]float64 {
 	return d
 }
 
+// TestSequential_Look_SlowerBeforeItsClaim is a head that settles slower
+// overall at a look where no single benchmark's bound is attained yet. The
+// benchmark behind it, whose interval lies wholly below 1, is labelled
+// slower, as its interval says, though it backs no claim (SlowerOn).
+func TestSequential_Look_SlowerBeforeItsClaim(t *testing.T) {
+	rounds := roundsOf(jitter(8, 0.6, 0.1), jitter(8, 0, 0.01), jitter(8, 0, 0.01))
+	dec := Sequential{MinSpeedup: 0.05}.Look([]string{"A", "B", "C"}, rounds)
+	if dec.Verdict != Slower || !dec.Settled {
+		t.Fatalf("Look = %s settled %v (%s), want slower settled", dec.Verdict, dec.Settled, dec.Reason)
+	}
+	a := dec.PerBench[0]
+	if !(a.High < 1) {
+		t.Fatalf("benchmark A's interval [%v, %v] does not lie below 1", a.Low, a.High)
+	}
+	if a.Verdict != Slower {
+		t.Errorf("benchmark A [%.3f, %.3f] is labelled %s, want slower", a.Low, a.High, a.Verdict)
+	}
+	if len(dec.SlowerOn) != 0 {
+		t.Errorf("SlowerOn = %v: no benchmark's bound is attained at 8 pairs of 3", dec.SlowerOn)
+	}
+}
+
 func TestSequential_Look_PerBench(t *testing.T) {
 	dec := Sequential{MinSpeedup: 0.05}.Look(nil, roundsOf(jitter(11, -0.69, 0.05), jitter(11, 0.3, 0.05), jitter(11, 0, 0.05)))
 	want := []Outcome{Faster, Slower, NotFaster}

@@ -87,13 +87,16 @@ func FasterBeyond(low, minSpeedup float64) bool { return low >= 1+minSpeedup }
 // threshold" on an interval's upper bound: high < 1/(1 + minSpeedup).
 func SlowerBeyond(high, minSpeedup float64) bool { return high < 1/(1+minSpeedup) }
 
-// judge is one benchmark's own verdict, for the report: faster, slower or
-// not-faster on its interval alone.
-func judge(e Estimate, minSpeedup float64) Outcome {
+// Judge is one benchmark's own verdict on its interval [low, high] alone,
+// for the report: faster when low clears 1+minSpeedup, slower when the
+// whole interval lies below 1, not-faster otherwise. Reports label a
+// benchmark row with it, so that the label always agrees with the
+// interval printed beside it.
+func Judge(low, high, minSpeedup float64) Outcome {
 	switch {
-	case e.Low >= 1+minSpeedup:
+	case FasterBeyond(low, minSpeedup):
 		return Faster
-	case e.High < 1:
+	case high > 0 && high < 1:
 		return Slower
 	}
 	return NotFaster
