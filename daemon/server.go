@@ -157,11 +157,17 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open daemon store: %w", err)
 	}
+	log := opts.Logger.With("component", "daemon")
+	broker, err := newStoredBroker(ctx, db, uint64(time.Now().UnixMicro()), log)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open daemon store: %w", err)
+	}
 	s := &Server{
 		opts:   opts,
-		log:    opts.Logger.With("component", "daemon"),
+		log:    log,
 		db:     db,
-		broker: NewBroker(uint64(time.Now().UnixMicro())),
+		broker: broker,
 		gate:   newGate(opts.Slots),
 	}
 	s.pools = newRepoPools(opts.Slots, opts.DiskBudget, opts.Paranoid, opts.MachineLock, opts.Logger.With("component", "pool"))

@@ -45,8 +45,8 @@ func (s *Server) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, err := s.broker.Subscribe(r.Context(), j.ID, after)
 	if errors.Is(err, ErrUnknownJob) {
-		// Known to the queue, not to this daemon's broker: it ended before
-		// this daemon started, or it waits in the queue since then.
+		// Known to the queue, with no events in the store: a daemon that
+		// kept none recorded it. It has ended, or it waits in the queue.
 		s.broker.Open(j.ID)
 		if j.Ended() {
 			s.broker.Publish(client.Event{Job: j.ID, Kind: client.EventEnded, Time: time.Now(), Message: j.State})

@@ -57,9 +57,15 @@ func (db *DB) Enqueue(ctx context.Context, j QueuedJob) (int64, error) {
 	return seq, nil
 }
 
-// QueuedJobByID returns the queued job with this id, or ErrNotFound.
+// QueuedJobByID returns the queued job with this id, or ErrNotFound. An id
+// that is no job's is looked up as a run id (RunID), which jobs of older
+// daemons had apart from their own.
 func (db *DB) QueuedJobByID(ctx context.Context, id string) (QueuedJob, error) {
-	jobs, err := queryAll(ctx, db, `SELECT `+queueColumns+` FROM queue WHERE id = ?`, scanQueued, id)
+	if id == "" {
+		return QueuedJob{}, fmt.Errorf("read queued job: empty id: %w", ErrNotFound)
+	}
+	jobs, err := queryAll(ctx, db, `SELECT `+queueColumns+` FROM queue WHERE id = ?1 OR run_id = ?1
+		ORDER BY id = ?1 DESC, seq DESC LIMIT 1`, scanQueued, id)
 	if err != nil {
 		return QueuedJob{}, fmt.Errorf("read queued job %s: %w", id, err)
 	}
