@@ -72,6 +72,9 @@ does not build, its tests fail or time out, or its benchmarks error.`,
 // runCI is optimizer ci. getenv reads the CI's variables.
 func runCI(ctx context.Context, o ciOptions, getenv func(string) string, stdout, stderr io.Writer) error {
 	start := time.Now()
+	if err := candidatePathsExist(o.Candidates); err != nil {
+		return err
+	}
 	job, err := premerge.Prepare(ctx, getenv, o.Repo, o.Base, o.Head, o.Candidates)
 	var de *premerge.DetectError
 	if errors.As(err, &de) {

@@ -193,14 +193,15 @@ func setup(c *cobra.Command, stdout, stderr io.Writer) {
 }
 
 // flagSuggestion is ": did you mean --NAME?" for an unknown flag that is
-// close to one of cmd's flags, or "".
+// close to one or more of cmd's flags, best first ("--A or --B"), or "".
 func flagSuggestion(cmd *cobra.Command, err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
 		return ""
 	}
-	if best := config.ClosestFlag(cmd.Flags(), name); best != "" {
-		return fmt.Sprintf(": did you mean --%s?", best)
+	near := config.ClosestFlags(cmd.Flags(), name)
+	if len(near) == 0 {
+		return ""
 	}
-	return ""
+	return ": did you mean --" + strings.Join(near, " or --") + "?"
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -266,7 +268,21 @@ func loadCandidates(ctx context.Context, r gitcmd.Repo, base string, o runOption
 	if len(o.Candidates) == 0 && len(o.CandidateRefs) == 0 {
 		return nil, usageErrorf("no candidates: pass --candidates PATH or --candidate-ref REF")
 	}
+	if err := candidatePathsExist(o.Candidates); err != nil {
+		return nil, err
+	}
 	return candidate.LoadAll(ctx, r.Root, base, o.Candidates, o.CandidateRefs)
+}
+
+// candidatePathsExist is a usage error naming the first of paths, as
+// --candidates gave them, that does not exist.
+func candidatePathsExist(paths []string) error {
+	for _, p := range paths {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return usageErrorf("--candidates %s: no such file or directory; pass a .patch, .diff or .jsonl file, or a directory of candidates", p)
+		}
+	}
+	return nil
 }
 
 func newLogger(verbose bool, stderr io.Writer) *slog.Logger {

@@ -100,6 +100,9 @@ func (o *watchOptions) configure(ctx context.Context, cmd *cobra.Command) error 
 // cancelling the evaluation in flight and closing the pool. The session
 // itself is watch.Session; this wires it to the flags and the terminal.
 func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (err error) {
+	if err := candidatePathsExist(o.Candidates); err != nil {
+		return err
+	}
 	r, err := gitcmd.FindRepo(ctx, o.Repo)
 	if err != nil {
 		return err

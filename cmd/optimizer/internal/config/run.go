@@ -103,7 +103,7 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS so that go test never answers from its cache (default: go test -json ./... in a Go module)")
 	fs.StringVar(&o.Bench, "bench", o.Bench, `benchmark command, run with sh -c (default: the Go benchmarks of the touched packages; "none" disables)`)
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "limit on one run of the test command")
-	fs.Float64Var(&o.MinSpeedup, "min-speedup", o.MinSpeedup, "percent: faster means the interval's lower bound clears 1 + this")
+	fs.Var(Percent{&o.MinSpeedup}, "min-speedup", "percent, such as 5 or 5%: faster means the interval's lower bound clears 1 + this")
 	fs.StringVar(&o.Format, "format", o.Format, "report format: text, json or markdown")
 	fs.StringVar(&o.DB, "db", o.DB, "store file (default <git-common-dir>/optimizer/optimizer.db)")
 	fs.BoolVar(&o.KeepSlots, "keep-slots", o.KeepSlots, "keep the slots warm for the next job instead of removing them")
@@ -144,7 +144,7 @@ func (o *Run) Validate() error {
 	case o.BenchBudget <= 0:
 		return fmt.Errorf("--bench-budget %v: must be positive", o.BenchBudget)
 	case o.MinSpeedup < 0 || o.MinSpeedup >= 1000:
-		return fmt.Errorf("--min-speedup %v: want a percentage, such as 5", o.MinSpeedup)
+		return fmt.Errorf("--min-speedup %v: want a percentage from 0 to below 1000, such as 5 or 5%%", o.MinSpeedup)
 	case o.MinPairs < 2:
 		return fmt.Errorf("--min-pairs %d: need at least 2", o.MinPairs)
 	case o.MaxPairs < o.MinPairs:

@@ -1,26 +1,66 @@
 package config
 
-import "github.com/spf13/pflag"
+import (
+	"cmp"
+	"slices"
 
-// ClosestFlag is the name of the flag in fs that name most likely mistypes:
-// at most two edits away from the whole name, or from its start as long as
-// name (--paralel for --parallel-candidates); "" when none is. Hidden
-// flags are never suggested.
+	"github.com/spf13/pflag"
+)
+
+// ClosestFlag is the first of ClosestFlags, or "" when there is none.
 func ClosestFlag(fs *pflag.FlagSet, name string) string {
-	best, bestD := "", 3
+	if near := ClosestFlags(fs, name); len(near) > 0 {
+		return near[0]
+	}
+	return ""
+}
+
+// ClosestFlags are the names of the flags in fs that name most likely
+// mistypes, best first: at most two edits away from the whole name, or
+// from its start as long as name (--paralel for --parallel-candidates).
+// Only the flags at the smallest distance are kept; among them a whole
+// name comes before a start (--candidate: candidates, then candidate-ref).
+// At most three are returned. Hidden flags are never suggested.
+func ClosestFlags(fs *pflag.FlagSet, name string) []string {
+	type near struct {
+		name   string
+		d      int
+		prefix bool // only the start of the name is that close
+	}
+	var all []near
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
 			return
 		}
-		d := editDistance(name, f.Name)
+		n := near{name: f.Name, d: editDistance(name, f.Name)}
 		if len(name) >= 4 && len(f.Name) > len(name) {
-			d = min(d, editDistance(name, f.Name[:len(name)])+1)
+			if d := editDistance(name, f.Name[:len(name)]) + 1; d < n.d {
+				n.d, n.prefix = d, true
+			}
 		}
-		if d < bestD {
-			best, bestD = f.Name, d
+		if n.d < 3 {
+			all = append(all, n)
 		}
 	})
-	return best
+	slices.SortStableFunc(all, func(a, b near) int {
+		if c := cmp.Compare(a.d, b.d); c != 0 {
+			return c
+		}
+		if a.prefix != b.prefix {
+			if a.prefix {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(len(a.name), len(b.name))
+	})
+	var out []string
+	for _, n := range all {
+		if n.d == all[0].d && len(out) < 3 {
+			out = append(out, n.name)
+		}
+	}
+	return out
 }
 
 // editDistance is the optimal string alignment distance between a and b:

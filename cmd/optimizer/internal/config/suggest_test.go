@@ -1,6 +1,8 @@
 package config
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -24,6 +26,50 @@ func TestClosestFlag(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ClosestFlag(fs, tt.name); got != tt.want {
 				t.Errorf("ClosestFlag(%q) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestClosestFlags(t *testing.T) {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	o := Defaults()
+	o.Register(fs)
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		// A whole name one edit away comes before a name whose start is.
+		{"candidate", []string{"candidates", "candidate-ref"}},
+		{"candidates-ref", []string{"candidate-ref"}},
+		{"rpeo", []string{"repo"}},
+		{"frobnicate", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ClosestFlags(fs, tt.name); !slices.Equal(got, tt.want) {
+				t.Errorf("ClosestFlags(%q) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPercent(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"5", 5, true}, {"5%", 5, true}, {" 2.5 % ", 2.5, true}, {"0", 0, true},
+		{"five", 0, false}, {"%", 0, false}, {"5%%", 0, false}, {"NaN", 0, false}, {"", 0, false},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			var v float64
+			err := Percent{&v}.Set(tt.in)
+			if (err == nil) != tt.ok || v != tt.want {
+				t.Errorf("Set(%q) = %v, %v; want %v, ok %v", tt.in, v, err, tt.want, tt.ok)
+			}
+			if err != nil && !strings.Contains(err.Error(), "5%") {
+				t.Errorf("Set(%q): %v does not say what a percentage looks like", tt.in, err)
 			}
 		})
 	}
