@@ -15,12 +15,14 @@
 //
 // The child starts in its own process group (Setpgid) and, on Linux, with
 // Pdeathsig set to SIGKILL, so that it dies with the optimizer even when the
-// optimizer is killed with SIGKILL. On timeout or when the context is
-// cancelled, SIGKILL goes to the whole group, grandchildren included. When
-// the group leader exits by itself, whatever is left of its group is killed
-// too, so that no background process outlives the run. Run then waits a
-// short, bounded time ([PipeDelay]) for the output pipes to close: a process
-// that escaped the group (setsid) but still holds stdout open cannot hang Run.
+// optimizer is killed with SIGKILL. Every process the run starts is tracked
+// and killed when the run ends, by exit, timeout or cancellation, even one
+// that calls setsid with a clean environment: on Linux the run gets a cgroup
+// v2 of its own where one can be made (cgroup.kill ends it whole), else a
+// subreaper, this executable started as a small wrapper that adopts every
+// orphan of the run and kills every descendant at the end ([Containment],
+// [Result.Contained]). Elsewhere only the process group is killed. Run then
+// waits a short, bounded time ([PipeDelay]) for the output pipes to close.
 //
 // # Output
 //

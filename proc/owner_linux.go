@@ -27,11 +27,13 @@ func startTime(pid int) string {
 }
 
 // KillOrphans kills every process tagged by an optimizer that is no longer
-// running: what a killed run's children started, which outlived them. It
-// returns how many it killed. Processes of live optimizers are left alone.
+// running, and every process in a run's cgroup whose optimizer is gone:
+// what a killed run's children started, which outlived them. It returns
+// how many processes and cgroups it killed. Processes of live optimizers
+// are left alone.
 func KillOrphans() int {
 	key := []byte("\x00" + OwnerEnv + "=")
-	return killWhere(func(env []byte) bool {
+	return killStaleCgroups() + killWhere(func(env []byte) bool {
 		i := bytes.Index(env, key)
 		if i < 0 {
 			return false

@@ -80,6 +80,14 @@ type Result struct {
 	Limited   bool // the process ran under prlimit with Cmd.MemLimit
 	Sandboxed bool // the process ran in Cmd.Sandbox
 
+	// Containment says how every process of the run was tracked and
+	// killed at its end: ContainCgroup, ContainReaper or ContainGroup.
+	// Contained says the run is proven to have left nothing running; it is
+	// false with ContainGroup, unsandboxed, where a process that called
+	// setsid may have survived.
+	Containment string
+	Contained   bool
+
 	Wall time.Duration // from start to exit
 	CPU  time.Duration // user+sys from rusage, including waited-for children
 }
@@ -138,10 +146,18 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	}
 	args, limited := limitArgs(args, c.MemLimit)
 	args, pinned := pinArgs(args, c.CPU)
+	g := newGuard(c.Sandbox != nil)
+	wrapped, err := g.wrap(args, c.Dir)
+	if err != nil {
+		g.close(0, nil)
+		return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", args[0], err)
+	}
+	args = wrapped
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(append(os.Environ(), c.Env...), ownerTag())
 	cmd.SysProcAttr = sysProcAttr()
+	g.prepare(cmd)
 	// Run owns the pipes (see pipes), so exec starts no copying goroutines;
 	// WaitDelay is a backstop should that ever change.
 	cmd.WaitDelay = PipeDelay
@@ -152,6 +168,7 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	out := newCapture(c.MaxOutput)
 	p, err := openPipes(cmd, c.Stdout, out)
 	if err != nil {
+		g.close(0, nil)
 		return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", args[0], err)
 	}
 	start := time.Now()
@@ -161,6 +178,7 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	}
 	if err != nil {
 		p.abort()
+		g.close(0, nil)
 		return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", args[0], err)
 	}
 	p.started()
@@ -169,17 +187,20 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 		c.OnStart(pid)
 	}
 
-	res := Result{Pinned: pinned, Limited: limited, Sandboxed: c.Sandbox != nil}
+	res := Result{Pinned: pinned, Limited: limited, Sandboxed: c.Sandbox != nil, Containment: g.name()}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { res.TimedOut, res.Canceled = enforce(ctx, c.Timeout, pid, cmd.Process, done) })
+	wg.Go(func() { res.TimedOut, res.Canceled = enforce(ctx, c.Timeout, pid, cmd.Process, g, done) })
 	waitErr := cmd.Wait()
 	res.Wall = time.Since(start)
 	close(done)
 	wg.Wait()
-	// The leader is gone; take whatever is left of its group with it, so
-	// that no grandchild lingers or holds the pipes open.
-	killGroup(pid, cmd.Process)
+	// The leader is gone; take whatever is left of the run with it, so
+	// that no descendant lingers or holds the pipes open.
+	res.Contained = g.close(pid, cmd.Process) || c.Sandbox != nil
+	if !res.Contained {
+		uncontained.Add(1)
+	}
 	p.wait(PipeDelay)
 
 	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
@@ -201,6 +222,15 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	return res, started, nil
 }
 
+// uncontained counts the runs not proven to have left nothing running.
+var uncontained atomic.Int64
+
+// Uncontained is how many runs Run has made in this process that are not
+// proven to have left nothing running (Result.Contained false): while it is
+// above 0, a process of one of them may still be writing anywhere the user
+// may. It only grows, and is safe for concurrent use.
+func Uncontained() int64 { return uncontained.Load() }
+
 // unreaped adds up the CPU time of the sandboxed commands Run has run.
 var unreaped atomic.Int64
 
@@ -210,9 +240,9 @@ var unreaped atomic.Int64
 // process's children used. It only grows, and is safe for concurrent use.
 func UnreapedCPU() time.Duration { return time.Duration(unreaped.Load()) }
 
-// enforce kills the process group at the timeout or when ctx is done, until
-// done is closed. It reports which of the two happened.
-func enforce(ctx context.Context, timeout time.Duration, pid int, p *os.Process, done <-chan struct{}) (timedOut, canceled bool) {
+// enforce kills the run at the timeout or when ctx is done, until done is
+// closed. It reports which of the two happened.
+func enforce(ctx context.Context, timeout time.Duration, pid int, p *os.Process, g guard, done <-chan struct{}) (timedOut, canceled bool) {
 	var expired <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
@@ -223,10 +253,10 @@ func enforce(ctx context.Context, timeout time.Duration, pid int, p *os.Process,
 	case <-done:
 		return false, false
 	case <-expired:
-		killGroup(pid, p)
+		g.kill(pid, p)
 		return true, false
 	case <-ctx.Done():
-		killGroup(pid, p)
+		g.kill(pid, p)
 		return false, true
 	}
 }

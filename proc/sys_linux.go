@@ -17,6 +17,9 @@ func sysProcAttr() *syscall.SysProcAttr {
 // killGroup sends SIGKILL to process group pgid. An empty group is not an
 // error: it is the usual case after the leader exits.
 func killGroup(pgid int, _ *os.Process) {
+	if pgid <= 0 {
+		return // -0 would be this process's own group
+	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 

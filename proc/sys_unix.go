@@ -17,6 +17,9 @@ func sysProcAttr() *syscall.SysProcAttr {
 
 // killGroup sends SIGKILL to process group pgid.
 func killGroup(pgid int, _ *os.Process) {
+	if pgid <= 0 {
+		return // -0 would be this process's own group
+	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 

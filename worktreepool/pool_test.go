@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // newTestRepo makes a repository with a few tracked files, an ignore file
@@ -1080,4 +1082,57 @@ func TestSlot_VerifyHardLinkPoison(t *testing.T) {
 		clean(t, s)
 		p.Release(s)
 	})
+}
+
+// TestSlot_VerifyAfterUncontainedRun poisons a slot through a hard link, as
+// a survivor of a run would, after a run that proc could not prove left
+// nothing running: the next reset proves the slot clean by content, without
+// Paranoid. Before any such run (in a fresh process), the quick reset trusts
+// the watch and misses it: that is the control.
+func TestSlot_VerifyAfterUncontainedRun(t *testing.T) {
+	repo, base := newTestRepo(t)
+	ctx := context.Background()
+	p := openPool(t, repo, base, 1, false)
+	defer closePool(t, p)
+	poisoned := func() bool {
+		s, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// From outside the slot, where no watch looks, as a survivor would.
+		poisonThroughLink(t, filepath.Join(s.Dir(), "a.txt"), filepath.Join(filepath.Dir(s.Dir()), "link"))
+		p.Release(s)
+		s, err = p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Release(s)
+		data, _ := os.ReadFile(filepath.Join(s.Dir(), "a.txt"))
+		return string(data) != "a\n"
+	}
+	if proc.Uncontained() == 0 {
+		if !poisoned() {
+			t.Error("control: a quick reset caught a write through a hard link, so this test shows nothing")
+		}
+		for _, s := range mustAcquireExclusive(t, p) { // restores the slot for the next round
+			p.Release(s)
+		}
+	}
+	t.Setenv(proc.ContainEnv, proc.ContainGroup)
+	res, err := proc.Run(ctx, proc.Cmd{Args: proc.Shell("true"), CPU: -1})
+	if err != nil || res.Contained {
+		t.Fatalf("a run with the process group alone: contained %v (%v), want false", res.Contained, err)
+	}
+	if poisoned() {
+		t.Error("after an uncontained run, a reset left a slot poisoned through a hard link")
+	}
+}
+
+func mustAcquireExclusive(t *testing.T, p *Pool) []*Slot {
+	t.Helper()
+	got, err := p.AcquireExclusive(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

@@ -11,15 +11,21 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // Reset restores the slot to base: see the package doc. The holder may call
-// it to measure base in the same slot; Release does it anyway.
+// it to measure base in the same slot; Release does it anyway. It proves the
+// slot clean by content (Verify) instead of trusting the watch when the pool
+// is paranoid, or when a run in this process may have left a process
+// running (proc.Uncontained), which could have written into any slot, even
+// through hard links the watch cannot see.
 func (s *Slot) Reset(ctx context.Context) error {
 	if err := s.detach(ctx); err != nil {
 		return err
 	}
-	if s.paranoid {
+	if s.paranoid || proc.Uncontained() > 0 {
 		s.resets.count(false)
 		dirty, err := s.Verify(ctx)
 		if dirty > 0 && s.log != nil {

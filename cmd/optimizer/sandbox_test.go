@@ -161,6 +161,12 @@ func TestSandbox_Hostile(t *testing.T) {
 	}
 	for _, mode := range []string{"off", "on"} {
 		t.Run(mode, func(t *testing.T) {
+			if mode == "off" {
+				// The control, where every attack must work: without the
+				// cgroup or subreaper, which kill setsid survivors even
+				// unsandboxed (TestSurvivorPoisoning).
+				t.Setenv(proc.ContainEnv, proc.ContainGroup)
+			}
 			h := runHostile(t, mode)
 			for _, c := range hostiles {
 				t.Run(c.name, func(t *testing.T) {

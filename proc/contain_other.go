@@ -1,0 +1,13 @@
+//go:build !linux
+
+package proc
+
+// newGuard has only the process group to offer outside Linux: a process
+// that calls setsid outlives the run.
+func newGuard(bool) guard { return groupGuard{} }
+
+// Containment says how Run contains an unsandboxed run: outside Linux, by
+// its process group alone (ContainGroup).
+func Containment() string { return ContainGroup }
+
+func killStaleCgroups() int { return 0 }
