@@ -7,16 +7,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
 // TestMain lets the test binary be the CPU-bound test command, as the
-// harness's own binary is.
+// harness's own binary is. The tests run off the machine's lock.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == spinCommand {
 		spinMain(os.Args[2:])
 		return
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 func TestMedian(t *testing.T) {

@@ -14,18 +14,15 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
+// TestMain runs the tests off the machine's lock and daemon socket: a daemon
+// the developer runs must not take the tests' jobs, and the tests that want
+// one start their own. Scripts get $WORK/.tmp as TMPDIR from testscript.
 func TestMain(m *testing.M) {
-	// A daemon the developer runs must not take the tests' jobs: the tests
-	// that want one start their own and name its socket.
-	if os.Getenv(client.SocketEnv) == "" {
-		os.Setenv(client.SocketEnv, filepath.Join(os.TempDir(), "optimizer-tests-no-daemon.sock"))
-	}
-	testscript.Main(m, map[string]func(){"optimizer": main})
+	testscript.Main(testenv.Hermetic(m), map[string]func(){"optimizer": main})
 }
 
 // TestScript runs the CLI end to end: testdata/script/*.txtar. The scripts

@@ -1,12 +1,16 @@
 // Package testenv holds what the module's tests share: the switch that turns
-// on the long stress, kill and end-to-end tests.
+// on the long stress, kill and end-to-end tests, and the private environment
+// that keeps each test package off the machine's lock and daemon.
 //
 // `go test ./...` runs the fast tests, a few minutes on a 2-core machine.
 // `.ci/run` sets OPTIMIZER_LONG_TESTS=1, so CI runs every test.
 package testenv
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -25,3 +29,55 @@ func Long(tb testing.TB) {
 
 // LongOn reports whether the long tests are on.
 func LongOn() bool { return os.Getenv(LongEnv) == "1" }
+
+// Runner is what TestMain runs: a *testing.M, or a wrapper of one.
+type Runner interface{ Run() int }
+
+// Main runs m's tests hermetically (see Hermetic) and exits with their status.
+// A package whose tests can reach the machine lock or a daemon's socket
+// calls it from its TestMain.
+func Main(m *testing.M) { os.Exit(Hermetic(m).Run()) }
+
+// Hermetic wraps m so that its tests run in a private environment. TMPDIR,
+// and with it the machine lock and the default socket, is a fresh directory.
+// So are XDG_RUNTIME_DIR and XDG_STATE_HOME, and OPTIMIZER_SOCKET is unset.
+// Another optimizer or daemon on the machine then neither waits for the
+// tests nor sees them. The directory is removed when the tests end.
+func Hermetic(m Runner) Runner { return hermetic{m} }
+
+type hermetic struct{ m Runner }
+
+func (h hermetic) Run() int {
+	dir, err := os.MkdirTemp("", "optimizer-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 1
+	}
+	defer removeAll(dir)
+	for _, v := range []struct{ env, sub string }{
+		{"TMPDIR", "tmp"}, {"XDG_RUNTIME_DIR", "run"}, {"XDG_STATE_HOME", "state"},
+	} {
+		d := filepath.Join(dir, v.sub)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, "testenv:", err)
+			return 1
+		}
+		os.Setenv(v.env, d)
+	}
+	// client.SocketEnv: a socket named by the developer's shell would let
+	// a running daemon take the tests' jobs.
+	os.Unsetenv("OPTIMIZER_SOCKET")
+	return h.m.Run()
+}
+
+// removeAll removes dir, read-only parts included (a Go module cache that a
+// test filled, a slot a test left read-only).
+func removeAll(dir string) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
+}
