@@ -297,7 +297,9 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (*http
 	if err != nil {
 		return nil, err
 	}
-	if body != nil {
+	if body != nil || (method != http.MethodGet && method != http.MethodHead) {
+		// The daemon refuses a write without it, body or none: a page of
+		// another origin cannot send it without the daemon's leave.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	c.auth(req)

@@ -41,6 +41,7 @@ func TestServer_BadRequests(t *testing.T) {
 		ctype  string
 		header map[string]string
 		tcp    bool
+		host   string
 		status int
 		field  string
 	}{
@@ -52,7 +53,17 @@ func TestServer_BadRequests(t *testing.T) {
 		{name: "WrongType", body: `{"repo": 5}`, status: 400, field: "repo"},
 		{name: "WrongTypeNested", body: job(repo, `, "kind": "run", "session": "", "base": "HEAD"`)[:0] + `{"repo": "/x", "options": {"min_pairs": "six"}}`, status: 400, field: "options.min_pairs"},
 		{name: "HugeBody", body: huge, status: 413},
-		{name: "WrongContentType", body: job(repo, ""), ctype: "text/plain", status: 415},
+		{name: "WrongContentType", body: job(repo, ""), ctype: "text/plain", status: 415, field: "Content-Type"},
+		{name: "NoContentType", body: job(repo, ""), ctype: "none", status: 415, field: "Content-Type"},
+		{name: "SandboxOffByPolicy", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"test": "true", "sandbox": "off"}}`, repo, good), status: 403, field: "options.sandbox"},
+		{name: "SetupByPolicy", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"test": "true", "setup": "true"}}`, repo, good), status: 403, field: "options.setup"},
+		{name: "CopyIgnoredByPolicy", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"test": "true", "copy_files": [".env"]}}`, repo, good), status: 403, field: "options.copy_files"},
+		{name: "SandboxNetByPolicy", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"test": "true", "sandbox_net": true}}`, repo, good), status: 403, field: "options.sandbox_net"},
+		{name: "CrossOriginWrite", body: job(repo, ""), tcp: true, header: map[string]string{"Authorization": "Bearer s3cret", "Origin": "http://127.0.0.1:1"}, status: 403, field: "Origin"},
+		{name: "SameSiteWrite", body: job(repo, ""), tcp: true, header: map[string]string{"Authorization": "Bearer s3cret", "Sec-Fetch-Site": "same-site"}, status: 403, field: "Origin"},
+		{name: "ReboundHost", method: "GET", path: "/v1/jobs", tcp: true, host: "rebound.example:80", header: map[string]string{"Authorization": "Bearer s3cret"}, status: 403, field: "Host"},
+		{name: "CrossSiteRead", method: "GET", path: "/v1/jobs", header: map[string]string{"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "no-cors"}, status: 403, field: "Sec-Fetch-Site"},
+		{name: "CancelWithoutContentType", method: "DELETE", path: "/v1/jobs/nope", ctype: "none", status: 415, field: "Content-Type"},
 		{name: "NoRepo", body: `{"candidates": [` + good + `]}`, status: 400, field: "repo"},
 		{name: "RelativeRepo", body: job("repo", ""), status: 400, field: "repo"},
 		{name: "UnknownRepo", body: job(filepath.Join(notGit, "gone"), ""), status: 422, field: "repo"},
@@ -97,12 +108,15 @@ func TestServer_BadRequests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if method == "POST" {
+			if method != "GET" && tt.ctype != "none" {
 				ct := tt.ctype
 				if ct == "" {
 					ct = "application/json"
 				}
 				req.Header.Set("Content-Type", ct)
+			}
+			if tt.host != "" {
+				req.Host = tt.host
 			}
 			for k, v := range tt.header {
 				req.Header.Set(k, v)
@@ -136,17 +150,22 @@ func TestServer_BadRequests(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(notGit, ".git")); err == nil {
 		t.Error("a request made a git repository")
 	}
-	// The right token is let in, by header, and by ?token= which sets a cookie.
+	// The right token is let in, by header, and by ?token= which sets a
+	// cookie and redirects to the same URL without the token.
 	tc := client.NewTCP(srv.Addr().String(), "s3cret")
 	if _, err := tc.Health(context.Background()); err != nil {
 		t.Errorf("health over TCP with the token: %v", err)
 	}
-	resp, err := http.Get("http://" + srv.Addr().String() + "/v1/health?token=s3cret")
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get("http://" + srv.Addr().String() + "/v1/health?token=s3cret&x=1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 200 || len(resp.Cookies()) != 1 || resp.Cookies()[0].Name != TokenCookie {
-		t.Errorf("?token=: status %d, cookies %v; want 200 and the token cookie", resp.StatusCode, resp.Cookies())
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || resp.Cookies()[0].Name != TokenCookie {
+		t.Errorf("?token=: status %d, cookies %v; want 303 and the token cookie", resp.StatusCode, resp.Cookies())
+	}
+	if loc := resp.Header.Get("Location"); loc != "/v1/health?x=1" {
+		t.Errorf("?token= redirects to %q, want /v1/health?x=1 (the token dropped)", loc)
 	}
 }

@@ -16,7 +16,7 @@ import (
 func TestServer_SmallJobNotStarved(t *testing.T) {
 	testenv.Long(t)
 	repo := shellRepo(t)
-	_, c := startServer(t, nil)
+	_, c := startServer(t, allowUnsandboxed)
 	ctx := context.Background()
 	var many []json.RawMessage
 	for i := range 200 {

@@ -155,3 +155,7 @@ func waitEnded(tb testing.TB, c *client.Client, id string) []client.Event {
 	}
 	return evs
 }
+
+// allowUnsandboxed starts a daemon as --allow-unsandboxed does: for tests
+// whose shell commands need nothing of the sandbox.
+func allowUnsandboxed(o *Options) { o.Policy.AllowUnsandboxed = true }

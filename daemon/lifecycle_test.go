@@ -23,7 +23,7 @@ import (
 func TestServer_Cancel(t *testing.T) {
 	repo := shellRepo(t)
 	marks := t.TempDir()
-	srv, c := startServer(t, nil)
+	srv, c := startServer(t, allowUnsandboxed)
 	ctx := context.Background()
 	// The candidate's test records its PID and sleeps; base's passes.
 	test := `if [ -f cand ]; then echo $$ >> ` + marks + `/pids; exec sleep 300; fi; true`

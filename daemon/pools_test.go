@@ -18,7 +18,7 @@ import (
 // recently used idle pool is removed, and the one just used is kept.
 func TestServer_PoolEviction(t *testing.T) {
 	a, b := shellRepo(t), shellRepo(t)
-	srv, c := startServer(t, func(o *Options) { o.DiskBudget = 1 }) // any pool is over it
+	srv, c := startServer(t, func(o *Options) { o.DiskBudget = 1; allowUnsandboxed(o) }) // any pool is over it
 	ctx := context.Background()
 	run := func(repo, name string) {
 		t.Helper()

@@ -49,14 +49,18 @@ func unprocessable(field, format string, args ...any) error {
 }
 
 // decodeJSON decodes a request body into v, strictly: one JSON value, no
-// unknown fields, at most limit bytes. Its errors are *requestError.
+// unknown fields, at most limit bytes, read as a stream within
+// readBodyTimeout. A body whose Content-Length is over the limit is refused
+// before a byte of it is read. Its errors are *requestError.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return &requestError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type is %q: send application/json", ct)}
-		}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return &requestError{status: http.StatusUnsupportedMediaType, field: "Content-Type", msg: fmt.Sprintf("Content-Type is %q: send application/json", ct)}
 	}
+	if r.ContentLength > limit {
+		return &requestError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the body is over %d bytes", limit)}
+	}
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(readBodyTimeout))
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)

@@ -83,6 +83,16 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	// The request's own errors first, then what the policy refuses, then
+	// what needs a look at the repository.
+	if err := checkOptions(req); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := s.opts.Policy.check(req, s.opts.sandboxErr); err != nil {
+		writeError(w, err)
+		return
+	}
 	spec, err := validate(r.Context(), req)
 	if err != nil {
 		writeError(w, err)

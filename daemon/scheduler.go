@@ -139,6 +139,12 @@ func (sc *scheduler) supersede(session, keep string) {
 func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 	log := s.log.With("job", rj.id)
 	log.Info("job start", "repo", spec.Root, "candidates", len(spec.Candidates))
+	// The policy may have narrowed since the job was accepted (a restart
+	// with other flags), or bwrap may have gone: it is checked again.
+	if err := s.opts.Policy.check(spec.Request, s.opts.sandboxErr); err != nil {
+		s.finishJob(ctx, rj, nil, fmt.Errorf("refused by the daemon's policy: %w", err))
+		return
+	}
 	e, err := s.pools.get(ctx, spec.Root, spec.CommonDir, spec.Base)
 	if err != nil {
 		s.finishJob(ctx, rj, nil, err)
@@ -154,6 +160,7 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 		s.finishJob(ctx, rj, nil, err)
 		return
 	}
+	opts.Sandbox = s.opts.Policy.sandboxMode(spec.Request.Options.Sandbox)
 	rj.live.setETA(opts)
 	events := make(chan evaluator.Event, 256)
 	opts.Events = events

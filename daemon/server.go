@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -70,6 +69,10 @@ type Options struct {
 	DiskBudget int64  // bytes of idle warm pools; 0 is DefaultDiskBudget
 	MaxBody    int64  // request body limit; 0 is DefaultMaxBody
 	Paranoid   bool   // worktreepool.Options.Paranoid
+	// Policy bounds what a job may ask for: the sandbox off, a setup
+	// command, ignored files, environment variables. Its zero value allows
+	// none of them.
+	Policy Policy
 	// MachineLock is the lock file that orders the daemon's slots against
 	// optimizer processes outside it (worktreepool.Options.MachineLock); ""
 	// is the default, the one the CLI uses.
@@ -84,6 +87,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Ready, when set, is called once the daemon can take jobs.
 	Ready func()
+
+	// sandboxErr says whether bwrap works here; nil is
+	// proc.SandboxAvailable. Tests set it to play a machine without bwrap.
+	sandboxErr func() error
 }
 
 // Server is the daemon: it owns the queue, the scheduler, the warm pools,
@@ -98,6 +105,8 @@ type Server struct {
 	sched  *scheduler
 	met    *metrics
 	mux    *http.ServeMux
+
+	streams streams // open event streams by client
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -141,6 +150,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.sandboxErr == nil {
+		opts.sandboxErr = proc.SandboxAvailable
 	}
 	if err := opts.state(); err != nil {
 		return nil, err
@@ -233,9 +245,10 @@ func checkListen(addr string, allowRemote bool) error {
 // such as the dashboard.
 func (s *Server) Broker() *Broker { return s.broker }
 
-// Handler is the whole API, unauthenticated: what the unix socket serves.
-// The TCP listener wraps it in the token check.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler is the whole API as the unix socket serves it: without a token,
+// with the checks on origin, content type and event streams (guard). The
+// TCP listener adds the Host and token checks.
+func (s *Server) Handler() http.Handler { return s.guard(s.mux, nil) }
 
 // Run listens, takes jobs and runs them until ctx ends. Then it stops
 // accepting, cancels running jobs, records them to run again at the next
@@ -256,16 +269,19 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer os.Remove(s.opts.Socket)
-	srvs := []*http.Server{{Handler: s.mux, BaseContext: func(net.Listener) context.Context { return ctx }}}
-	lns := []net.Listener{unix}
+	srvs := []*http.Server{newHTTPServer(s.Handler())}
+	lns := []net.Listener{limitConns(unix, maxConns)}
 	if s.opts.Listen != "" {
 		tcp, err := net.Listen("tcp", s.opts.Listen)
 		if err != nil {
 			unix.Close()
 			return fmt.Errorf("listen on %s: %w", s.opts.Listen, err)
 		}
-		srvs = append(srvs, &http.Server{Handler: s.withToken(s.mux), BaseContext: func(net.Listener) context.Context { return ctx }})
-		lns = append(lns, tcp)
+		srvs = append(srvs, newHTTPServer(s.guard(s.mux, listenHosts(s.opts.Listen, tcp))))
+		lns = append(lns, limitConns(tcp, maxConns))
+	}
+	for _, srv := range srvs {
+		srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	}
 	s.mu.Lock()
 	s.listeners = lns
@@ -348,43 +364,6 @@ func listenUnix(path string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
-}
-
-// TokenCookie is the cookie a browser may carry the token in: a request
-// with ?token=TOKEN sets it.
-const TokenCookie = "optimizer_token"
-
-// withToken lets through only requests that carry the token: as
-// "Authorization: Bearer TOKEN", in the TokenCookie cookie, or as ?token=
-// (which sets the cookie, for a browser's first visit).
-func (s *Server) withToken(next http.Handler) http.Handler {
-	want := []byte(s.opts.Token)
-	ok := func(got string) bool { return got != "" && subtle.ConstantTimeCompare([]byte(got), want) == 1 }
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		switch {
-		case strings.HasPrefix(auth, "Bearer ") && ok(strings.TrimPrefix(auth, "Bearer ")):
-		case cookieOK(r, ok):
-		case ok(r.URL.Query().Get("token")):
-			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		case auth == "" && r.URL.Query().Get("token") == "":
-			w.Header().Set("WWW-Authenticate", `Bearer realm="optimizer"`)
-			writeError(w, &requestError{status: http.StatusUnauthorized, field: "Authorization",
-				msg: "missing token: send Authorization: Bearer TOKEN (the daemon's token file)"})
-			return
-		default:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="optimizer", error="invalid_token"`)
-			writeError(w, &requestError{status: http.StatusUnauthorized, field: "Authorization",
-				msg: "wrong token: send the one in the daemon's token file"})
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func cookieOK(r *http.Request, ok func(string) bool) bool {
-	c, err := r.Cookie(TokenCookie)
-	return err == nil && ok(c.Value)
 }
 
 // NewToken returns a random bearer token.

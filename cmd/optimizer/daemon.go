@@ -29,9 +29,18 @@ See docs/daemon.md.
 
 It serves a dashboard at / (docs/dashboard.md): over the socket, and with
 --listen at http://127.0.0.1:PORT/?token=TOKEN, which sets a cookie that
-carries the token for the rest of the visit.`,
+carries the token for the rest of the visit.
+
+What a job may do is the daemon's policy, set by these flags, not the
+client's wish. By default candidates run only in the sandbox (a job with
+sandbox off, or any job on a machine without a working bwrap, is refused),
+and no job runs a setup command, copies ignored files, gives sandboxed
+processes the network or sets environment variables. --allow-unsandboxed,
+--allow-setup, --allow-copy-ignored, --allow-sandbox-net and --allow-env
+allow them; a refused request is HTTP 403 naming the flag.`,
 		Example: `  optimizer daemon
-  optimizer daemon --listen 127.0.0.1:7070   # adds TCP, with a bearer token`,
+  optimizer daemon --listen 127.0.0.1:7070   # adds TCP, with a bearer token
+  optimizer daemon --allow-setup --allow-copy-ignored   # jobs may prepare their slots`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDaemon(cmd.Context(), o, stderr)

@@ -82,7 +82,7 @@ func startKillDaemon(t *testing.T, bin, sock, state, mark, lock string, env []st
 	t.Helper()
 	d := &killDaemon{sock: sock, state: state, mark: mark, done: make(chan struct{}),
 		out: filepath.Join(mark, fmt.Sprintf("daemon-%d.log", time.Now().UnixNano()))}
-	d.cmd = exec.Command(bin, "daemon", "--socket", sock, "--state-dir", state, "-j", "2", "--max-jobs", fmt.Sprint(maxJobs),
+	d.cmd = exec.Command(bin, "daemon", "--socket", sock, "--state-dir", state, "-j", "2", "--max-jobs", fmt.Sprint(maxJobs), "--allow-unsandboxed",
 		"--machine-lock", lock) // the kill points' daemons take turns, apart from other tests
 	d.cmd.Env = append(append(os.Environ(), "MARK="+mark), env...)
 	f, err := os.Create(d.out)

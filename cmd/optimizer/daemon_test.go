@@ -20,8 +20,15 @@ import (
 )
 
 // startTestDaemon runs a daemon in this process on a fresh socket until the
-// test ends, and returns the socket.
+// test ends, and returns the socket. It is started --allow-unsandboxed: the
+// tests compare it with in-process runs of --sandbox off.
 func startTestDaemon(t *testing.T) string {
+	t.Helper()
+	return startPolicyDaemon(t, daemon.Policy{AllowUnsandboxed: true})
+}
+
+// startPolicyDaemon is startTestDaemon with the policy p.
+func startPolicyDaemon(t *testing.T, p daemon.Policy) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "odc")
 	if err != nil {
@@ -35,6 +42,7 @@ func startTestDaemon(t *testing.T) string {
 		Socket: sock, StateDB: filepath.Join(t.TempDir(), "daemon.db"), Slots: 2, CPUs: 2,
 		MachineLock: filepath.Join(dir, "machine.lock"),
 		Ready:       func() { close(ready) },
+		Policy:      p,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +143,24 @@ func TestRun_ThroughDaemon(t *testing.T) {
 	out, _, code = runCLI(t, "jobs", "--all", "--socket", sock)
 	if code != 0 || !strings.Contains(out, "finished") {
 		t.Errorf("jobs --all (exit %d) = %q, want the finished job", code, out)
+	}
+}
+
+// TestRun_ThroughDaemonRefused: a daemon started with the defaults
+// refuses a run that asks for what its policy does not allow; the message
+// names the daemon's flag and the way to run in this process instead.
+func TestRun_ThroughDaemonRefused(t *testing.T) {
+	repo, cands := newShellRepo(t, 0)
+	sock := startPolicyDaemon(t, daemon.Policy{})
+	for flag, args := range map[string][]string{
+		"--allow-setup":       {"--setup", "true"},
+		"--allow-unsandboxed": {"--sandbox", "off"},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"--repo", repo, "--candidates", cands, "--test", "sh test.sh",
+			"--bench", "none", "--socket", sock}, args...)...)
+		if code == 0 || !strings.Contains(stderr, flag) || !strings.Contains(stderr, "--no-daemon") {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant a refusal naming %s and --no-daemon", args, code, stderr, flag)
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 
 	"github.com/optimizer-dev/optimizer/client"
@@ -59,6 +61,10 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 		return err
 	}
 	sub, err := c.Submit(ctx, req)
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden {
+		return fmt.Errorf("submit to the daemon: %w; or run it in this process with --no-daemon", err)
+	}
 	if err != nil {
 		return fmt.Errorf("submit to the daemon: %w", err)
 	}

@@ -40,6 +40,11 @@ func (d *Daemon) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.PoolDisk, "pool-disk", "20G", "disk the warm pools of idle repositories may take before the least recently used is removed")
 	fs.BoolVar(&d.Paranoid, "paranoid-reset", false, "prove every slot clean at every reset")
 	fs.StringVar(&d.MachineLock, "machine-lock", "", "the lock file that orders the daemon's tests and benchmarks against optimizer runs outside it (default: the one every optimizer process shares)")
+	fs.BoolVar(&d.Policy.AllowUnsandboxed, "allow-unsandboxed", false, "let jobs run candidates outside the sandbox (sandbox off, or auto on a machine without a working bwrap); without it such a job is refused")
+	fs.BoolVar(&d.Policy.AllowSandboxNet, "allow-sandbox-net", false, "let jobs give sandboxed processes the network (sandbox_net)")
+	fs.BoolVar(&d.Policy.AllowSetup, "allow-setup", false, "let jobs run a setup command (--setup), which runs outside the sandbox")
+	fs.BoolVar(&d.Policy.AllowCopyIgnored, "allow-copy-ignored", false, "let jobs copy ignored files of the working tree into slots (--copy-ignored)")
+	fs.StringSliceVar(&d.Policy.AllowEnv, "allow-env", nil, "environment variables jobs may set for their processes, by name (comma-separated or repeated; * for any)")
 	fs.BoolVarP(&d.Verbose, "verbose", "v", false, "log at debug level")
 }
 

@@ -1,0 +1,96 @@
+package daemon
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/evaluator"
+)
+
+// Policy is what a job may ask of the daemon beyond its defaults. The
+// person who starts the daemon sets it with flags; no request can widen it.
+// Its zero value is the default: candidates run only in the sandbox, and no
+// job runs a setup command, copies ignored files or sets the environment.
+type Policy struct {
+	// AllowUnsandboxed (--allow-unsandboxed) lets candidates run outside
+	// the sandbox: a job's "sandbox": "off", or "auto" on a machine where
+	// bwrap does not work.
+	AllowUnsandboxed bool
+	// AllowSandboxNet (--allow-sandbox-net) lets a job's sandboxed
+	// processes use the network, and so the host's abstract sockets.
+	AllowSandboxNet bool
+	// AllowSetup (--allow-setup) lets a job run a setup command, which runs
+	// outside the sandbox in every slot.
+	AllowSetup bool
+	// AllowCopyIgnored (--allow-copy-ignored) lets a job copy ignored files
+	// of the user's working tree into its slots.
+	AllowCopyIgnored bool
+	// AllowEnv (--allow-env) names the environment variables a job may set
+	// for its processes; "*" allows any.
+	AllowEnv []string
+}
+
+// forbidden is the 403 answer to a request beyond the policy.
+func forbidden(field, format string, args ...any) error {
+	return &requestError{status: http.StatusForbidden, field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// check refuses a request that asks for what the policy does not allow.
+// sandboxErr says whether bwrap works on this machine (proc.SandboxAvailable).
+// Every field of a request that widens what a job may do is checked here.
+func (p Policy) check(req client.JobRequest, sandboxErr func() error) error {
+	o := req.Options
+	switch evaluator.SandboxMode(o.Sandbox) {
+	case evaluator.SandboxOff:
+		if !p.AllowUnsandboxed {
+			return forbidden("options.sandbox", "off: this daemon runs candidates only in the sandbox; start it with --allow-unsandboxed to allow this")
+		}
+	case "", evaluator.SandboxAuto:
+		if p.AllowUnsandboxed {
+			break
+		}
+		if err := sandboxErr(); err != nil {
+			return forbidden("options.sandbox", "the daemon's machine cannot sandbox candidates (%v), and this daemon runs them only in the sandbox: install bubblewrap, or start the daemon with --allow-unsandboxed", err)
+		}
+	}
+	if o.SandboxNet && !p.AllowSandboxNet {
+		return forbidden("options.sandbox_net", "this daemon keeps sandboxed processes off the network; start it with --allow-sandbox-net to allow this")
+	}
+	if o.Setup != "" && !p.AllowSetup {
+		return forbidden("options.setup", "a setup command runs outside the sandbox, and this daemon runs none; start it with --allow-setup to allow this")
+	}
+	if len(o.CopyFiles) > 0 && !p.AllowCopyIgnored {
+		return forbidden("options.copy_files", "this daemon copies no ignored files into slots; start it with --allow-copy-ignored to allow this")
+	}
+	return nil
+}
+
+// CheckEnv refuses environment variables the policy does not name. field
+// is the request's field that holds them, for the message.
+func (p Policy) CheckEnv(field string, names []string) error {
+	for _, n := range names {
+		if !p.EnvAllowed(n) {
+			return forbidden(field, "%s: this daemon lets jobs set only the environment variables --allow-env names; start it with --allow-env %s to allow this", n, n)
+		}
+	}
+	return nil
+}
+
+// EnvAllowed reports whether a job may set the environment variable name.
+func (p Policy) EnvAllowed(name string) bool {
+	return slices.Contains(p.AllowEnv, "*") || slices.Contains(p.AllowEnv, name)
+}
+
+// sandboxMode is the sandbox a job runs with: "auto" becomes "on" unless
+// the policy allows candidates to run unsandboxed, so that a machine that
+// loses bwrap after a job was accepted fails the job instead of running it
+// unsandboxed.
+func (p Policy) sandboxMode(requested string) evaluator.SandboxMode {
+	m := evaluator.SandboxMode(requested)
+	if !p.AllowUnsandboxed && (m == "" || m == evaluator.SandboxAuto) {
+		return evaluator.SandboxOn
+	}
+	return m
+}

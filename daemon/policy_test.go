@@ -1,0 +1,198 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/store"
+)
+
+// TestPolicy_Check: each request that widens what a job may do is refused
+// with 403 and the flag that allows it, unless the policy has that flag.
+func TestPolicy_Check(t *testing.T) {
+	works := func() error { return nil }
+	noBwrap := func() error { return fmt.Errorf("%w: bwrap: not found", proc.ErrNoSandbox) }
+	for _, tt := range []struct {
+		name    string
+		opts    client.JobOptions
+		sandbox func() error
+		allow   Policy
+		flag    string // "" when allowed
+	}{
+		{name: "Defaults", opts: client.JobOptions{}, sandbox: works},
+		{name: "Auto", opts: client.JobOptions{Sandbox: "auto"}, sandbox: works},
+		{name: "On", opts: client.JobOptions{Sandbox: "on"}, sandbox: works},
+		{name: "Off", opts: client.JobOptions{Sandbox: "off"}, sandbox: works, flag: "--allow-unsandboxed"},
+		{name: "OffAllowed", opts: client.JobOptions{Sandbox: "off"}, sandbox: works, allow: Policy{AllowUnsandboxed: true}},
+		{name: "AutoWithoutBwrap", opts: client.JobOptions{Sandbox: "auto"}, sandbox: noBwrap, flag: "--allow-unsandboxed"},
+		{name: "DefaultWithoutBwrap", opts: client.JobOptions{}, sandbox: noBwrap, flag: "--allow-unsandboxed"},
+		{name: "AutoWithoutBwrapAllowed", opts: client.JobOptions{Sandbox: "auto"}, sandbox: noBwrap, allow: Policy{AllowUnsandboxed: true}},
+		{name: "Net", opts: client.JobOptions{SandboxNet: true}, sandbox: works, flag: "--allow-sandbox-net"},
+		{name: "NetAllowed", opts: client.JobOptions{SandboxNet: true}, sandbox: works, allow: Policy{AllowSandboxNet: true}},
+		{name: "Setup", opts: client.JobOptions{Setup: "make gen"}, sandbox: works, flag: "--allow-setup"},
+		{name: "SetupAllowed", opts: client.JobOptions{Setup: "make gen"}, sandbox: works, allow: Policy{AllowSetup: true}},
+		{name: "CopyIgnored", opts: client.JobOptions{CopyFiles: []string{".env"}}, sandbox: works, flag: "--allow-copy-ignored"},
+		{name: "CopyIgnoredAllowed", opts: client.JobOptions{CopyFiles: []string{".env"}}, sandbox: works, allow: Policy{AllowCopyIgnored: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.allow.check(client.JobRequest{Options: tt.opts}, tt.sandbox)
+			if tt.flag == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var re *requestError
+			if !errors.As(err, &re) || re.status != http.StatusForbidden || !strings.Contains(re.msg, tt.flag) {
+				t.Fatalf("got %v, want a 403 naming %s", err, tt.flag)
+			}
+		})
+	}
+	p := Policy{AllowEnv: []string{"GOFLAGS"}}
+	if err := p.CheckEnv("env", []string{"GOFLAGS"}); err != nil {
+		t.Errorf("an allowed variable is refused: %v", err)
+	}
+	if err := p.CheckEnv("env", []string{"GOFLAGS", "LD_PRELOAD"}); err == nil || !strings.Contains(err.Error(), "--allow-env LD_PRELOAD") {
+		t.Errorf("LD_PRELOAD: got %v, want a refusal naming --allow-env LD_PRELOAD", err)
+	}
+	if !(Policy{AllowEnv: []string{"*"}}).EnvAllowed("ANY") || (Policy{}).EnvAllowed("PATH") {
+		t.Error("* allows every variable, and the default none")
+	}
+}
+
+// TestPolicy_APIAttack performs the attack of issue 33: a process that
+// reaches the daemon's socket (a candidate's code, a script) submits a job
+// that turns the sandbox off and runs a setup command that copies a
+// secret. A daemon started with the defaults refuses it, records nothing
+// and runs nothing; one started with the flags runs it.
+func TestPolicy_APIAttack(t *testing.T) {
+	repo := shellRepo(t)
+	dir := t.TempDir()
+	secret, leak := filepath.Join(dir, "secret"), filepath.Join(dir, "leak")
+	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	attack := fmt.Sprintf(`{"repo": %q, "candidates": [{"name": "x", "files": {"lib.txt": "2\n"}}],
+		"options": {"test": "true", "bench": "none", "sandbox": "off", "setup": "cat %s > %s"}}`, repo, secret, leak)
+	post := func(sock string) (int, client.Error) {
+		resp, err := unixHTTP(sock).Post("http://optimizer/v1/jobs", "application/json", strings.NewReader(attack))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var e client.Error
+		json.NewDecoder(resp.Body).Decode(&e)
+		return resp.StatusCode, e
+	}
+
+	srv, c := startServer(t, nil)
+	status, e := post(srv.opts.Socket)
+	if status != http.StatusForbidden || e.Field != "options.sandbox" || !strings.Contains(e.Error, "--allow-unsandboxed") {
+		t.Fatalf("the attack got %d %+v, want 403 on options.sandbox naming --allow-unsandboxed", status, e)
+	}
+	list, err := c.Jobs(t.Context(), client.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Jobs) != 0 {
+		t.Errorf("the refused job was recorded: %+v", list.Jobs)
+	}
+	// With the sandbox allowed off but no setup, the setup is what is refused.
+	srv2, _ := startServer(t, allowUnsandboxed)
+	if status, e := post(srv2.opts.Socket); status != http.StatusForbidden || e.Field != "options.setup" || !strings.Contains(e.Error, "--allow-setup") {
+		t.Fatalf("with --allow-unsandboxed only: %d %+v, want 403 on options.setup naming --allow-setup", status, e)
+	}
+	if _, err := os.Stat(leak); err == nil {
+		t.Fatal("a refused job's setup ran")
+	}
+
+	// The person who starts the daemon may allow it.
+	open, oc := startServer(t, func(o *Options) { o.Policy = Policy{AllowUnsandboxed: true, AllowSetup: true} })
+	if status, e := post(open.opts.Socket); status != http.StatusAccepted {
+		t.Fatalf("with --allow-unsandboxed --allow-setup: %d %+v, want 202", status, e)
+	}
+	list, err = oc.Jobs(t.Context(), client.ListOptions{})
+	if err != nil || len(list.Jobs) != 1 {
+		t.Fatalf("jobs %+v, %v", list, err)
+	}
+	if j := waitJob(t, oc, list.Jobs[0].ID); j.State != store.QueueFinished {
+		t.Fatalf("the allowed job ended %s: %s", j.State, j.Error)
+	}
+	if b, err := os.ReadFile(leak); err != nil || string(b) != "s3cret\n" {
+		t.Errorf("the allowed setup did not run: %q, %v", b, err)
+	}
+}
+
+// TestPolicy_NoBwrap: on a machine where bwrap does not work, a job that
+// leaves the sandbox to auto (as the CLI does) is refused with a message
+// that says so, unless the daemon was started with --allow-unsandboxed.
+func TestPolicy_NoBwrap(t *testing.T) {
+	repo := shellRepo(t)
+	noBwrap := func() error { return fmt.Errorf("%w: bwrap: executable file not found in $PATH", proc.ErrNoSandbox) }
+	req := client.JobRequest{Repo: repo, Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
+		Options: client.JobOptionsOf(evaluator.Options{Test: shellTest, Bench: "none", Sandbox: evaluator.SandboxAuto, Timeout: time.Minute, Budget: time.Minute})}
+
+	_, c := startServer(t, func(o *Options) { o.sandboxErr = noBwrap })
+	_, err := c.Submit(t.Context(), req)
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden ||
+		!strings.Contains(apiErr.Message, "cannot sandbox") || !strings.Contains(apiErr.Message, "--allow-unsandboxed") {
+		t.Fatalf("without bwrap: %v, want 403 saying the machine cannot sandbox and naming --allow-unsandboxed", err)
+	}
+
+	_, oc := startServer(t, func(o *Options) { o.sandboxErr = noBwrap; o.Policy.AllowUnsandboxed = true })
+	sub, err := oc.Submit(t.Context(), req)
+	if err != nil {
+		t.Fatalf("with --allow-unsandboxed: %v", err)
+	}
+	if j := waitJob(t, oc, sub.ID); j.State != store.QueueFinished {
+		t.Fatalf("the job ended %s: %s", j.State, j.Error)
+	}
+}
+
+// TestPolicy_Queued: a job accepted under a wider policy (a daemon started
+// with --allow-setup) and still queued when the daemon restarts without it
+// fails, and its setup does not run.
+func TestPolicy_Queued(t *testing.T) {
+	repo := shellRepo(t)
+	leak := filepath.Join(t.TempDir(), "leak")
+	req := client.JobRequest{Repo: repo, Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
+		Options: client.JobOptions{Test: shellTest, Bench: "none", Setup: "touch " + leak}}
+	spec, err := validate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statedb := filepath.Join(t.TempDir(), "daemon.db")
+	db, err := store.Open(t.Context(), statedb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Enqueue(context.Background(), store.QueuedJob{ID: "dqueued", Repo: spec.Root, Base: spec.Base, Request: b}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	_, c := startServer(t, func(o *Options) { o.StateDB = statedb })
+	j := waitJob(t, c, "dqueued")
+	if j.State != store.QueueFailed || !strings.Contains(j.Error, "--allow-setup") {
+		t.Errorf("the queued job ended %s (%s), want failed naming --allow-setup", j.State, j.Error)
+	}
+	if _, err := os.Stat(leak); err == nil {
+		t.Error("the setup of a job the policy refuses ran")
+	}
+}
