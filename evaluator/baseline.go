@@ -181,6 +181,9 @@ func (j *job) baselineKey() string {
 	for _, k := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOTOOLCHAIN", "PATH"} {
 		fmt.Fprintf(h, "\x00%s=%s", k, os.Getenv(k))
 	}
+	if tags := buildTags(j.opts.BuildFlags); tags != "" {
+		fmt.Fprintf(h, "\x00tags=%s", tags) // tests build with them (testGOFLAGS)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -221,8 +221,13 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 // runTests runs the test command in a slot, for candidate c (nil: base).
 // The error is only for a command that could not start.
 func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, error) {
-	cmd := proc.Cmd{Dir: slot.Dir(), Env: testEnv(slot.Env()), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
-		MemLimit: j.opts.MemLimit, Sandbox: j.box(slot, nil, nil)}
+	gotmp, done, err := j.goTmpDir()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	cmd := proc.Cmd{Dir: slot.Dir(), Env: j.testEnv(slot.Env(), gotmp), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
+		MemLimit: j.opts.MemLimit, Sandbox: j.box(slot, nil, []string{gotmp})}
 	var parser *gotest.Parser
 	stdout := &counter{}
 	cmd.Stdout = stdout

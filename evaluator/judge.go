@@ -231,9 +231,14 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 	for _, d := range con.dirs {
 		args = append(args, "./"+filepath.ToSlash(d))
 	}
+	gotmp, done, err := j.goTmpDir()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	parser := gotest.NewParser()
-	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: args, Timeout: j.opts.Timeout,
-		CPU: -1, MemLimit: j.opts.MemLimit, Stdout: parser, Sandbox: j.box(slot, nil, nil)})
+	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: append(slot.Env(), "GOTMPDIR="+gotmp), Args: args, Timeout: j.opts.Timeout,
+		CPU: -1, MemLimit: j.opts.MemLimit, Stdout: parser, Sandbox: j.box(slot, nil, []string{gotmp})})
 	if err != nil {
 		return nil, err
 	}

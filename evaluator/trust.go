@@ -19,17 +19,71 @@ import (
 // forges passes. A user's own --test that runs go test gets the same; a
 // command line that sets GOFLAGS itself, or passes -count, decides for itself.
 func noTestCache(user string) string {
-	for _, f := range strings.Fields(user) {
-		if f == "-count" || strings.HasPrefix(f, "-count=") || f == "--count" || strings.HasPrefix(f, "--count=") {
-			return user
-		}
+	if setsFlag(user, "count") {
+		return user
 	}
 	return strings.TrimSpace(user + " -count=1")
 }
 
-// testEnv is the environment a test command gets on top of the slot's.
-func testEnv(slotEnv []string) []string {
-	return append(slotEnv, "GOFLAGS="+noTestCache(os.Getenv("GOFLAGS")))
+// testGOFLAGS returns the GOFLAGS that every test command runs with: the
+// user's, with -count=1 (noTestCache) and the build tags of buildFlags
+// (--tags, or a -tags in --build-flags), so that tests build as the
+// benchmark binaries do. A -tags in the user's GOFLAGS wins.
+func testGOFLAGS(user string, buildFlags []string) string {
+	flags := noTestCache(user)
+	if tags := buildTags(buildFlags); tags != "" && !setsFlag(user, "tags") {
+		flags = strings.TrimSpace(flags + " -tags=" + tags)
+	}
+	return flags
+}
+
+// setsFlag reports whether the GOFLAGS value flags sets the flag name.
+func setsFlag(flags, name string) bool {
+	for _, f := range strings.Fields(flags) {
+		f = strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-")
+		if f == name || strings.HasPrefix(f, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// buildTags returns the value of the last -tags among go build flags, ""
+// when there is none.
+func buildTags(flags []string) string {
+	tags := ""
+	for i, f := range flags {
+		f = strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-")
+		if v, ok := strings.CutPrefix(f, "tags="); ok {
+			tags = v
+		} else if f == "tags" && i+1 < len(flags) {
+			tags = flags[i+1]
+		}
+	}
+	return tags
+}
+
+// testEnv is the environment a test command gets on top of the slot's:
+// GOFLAGS (testGOFLAGS), and gotmp as GOTMPDIR (see goTmpDir).
+func (j *job) testEnv(slotEnv []string, gotmp string) []string {
+	return append(slotEnv, "GOFLAGS="+testGOFLAGS(os.Getenv("GOFLAGS"), j.opts.BuildFlags), "GOTMPDIR="+gotmp)
+}
+
+// goTmpDir makes a directory of its own for one run of a go command, to be
+// its GOTMPDIR. go keeps its build directory (go-build*) there, and a run
+// killed at its timeout cannot remove it; done removes the directory with
+// whatever the run left. It is in the job's scratch directory, or in the
+// user's GOTMPDIR when one is set.
+func (j *job) goTmpDir() (dir string, done func(), err error) {
+	parent := os.Getenv("GOTMPDIR")
+	if parent == "" {
+		parent = j.tmp
+	}
+	dir, err = os.MkdirTemp(parent, "gotmp-")
+	if err != nil {
+		return "", nil, fmt.Errorf("make a GOTMPDIR: %w", err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // acquireForBase acquires a slot for base's tests, proven clean first (see

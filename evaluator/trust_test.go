@@ -16,3 +16,24 @@ func TestNoTestCache(t *testing.T) {
 		})
 	}
 }
+
+func TestTestGOFLAGS(t *testing.T) {
+	for _, tt := range []struct {
+		name, user string
+		build      []string
+		want       string
+	}{
+		{"NoTags", "", nil, "-count=1"},
+		{"Tags", "", []string{"-tags=noasm"}, "-count=1 -tags=noasm"},
+		{"TagsInBuildFlags", "-mod=mod", []string{"-trimpath", "-tags", "a,b"}, "-mod=mod -count=1 -tags=a,b"},
+		{"LastTagsWins", "", []string{"-tags=a", "--tags=b"}, "-count=1 -tags=b"},
+		{"UsersTagsWin", "-tags=mine", []string{"-tags=noasm"}, "-tags=mine -count=1"},
+		{"UsersLongTagsWin", "--tags=mine -count=2", []string{"-tags=noasm"}, "--tags=mine -count=2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := testGOFLAGS(tt.user, tt.build); got != tt.want {
+				t.Errorf("testGOFLAGS(%q, %q) = %q, want %q", tt.user, tt.build, got, tt.want)
+			}
+		})
+	}
+}

@@ -111,7 +111,7 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.BenchFilter, "bench-filter", o.BenchFilter, "regexp, slash by slash as go test -bench: only the benchmarks it matches, sub-benchmarks by their full names, are run and judged")
 	fs.StringArrayVar(&o.BenchArgs, "bench-arg", o.BenchArgs, "extra argument to Go benchmark binaries (repeatable)")
 	fs.StringArrayVar(&o.BuildFlags, "build-flags", o.BuildFlags, "extra go test -c flags, split on spaces (repeatable)")
-	fs.StringVar(&o.Tags, "tags", o.Tags, "build tags for benchmark binaries, comma-separated")
+	fs.StringVar(&o.Tags, "tags", o.Tags, "build tags, comma-separated, for benchmark binaries and for tests (as -tags in GOFLAGS, unless GOFLAGS sets -tags)")
 	fs.IntVar(&o.MinPairs, "min-pairs", o.MinPairs, "benchmark pairs measured before the first look")
 	fs.IntVar(&o.MaxPairs, "max-pairs", o.MaxPairs, "most benchmark pairs per candidate")
 	fs.DurationVar(&o.BenchBudget, "bench-budget", o.BenchBudget, "most time spent benchmarking one candidate, counted from when it has the machine to itself")
