@@ -120,17 +120,15 @@ type Event struct {
 	// base's tests ran (from the cache, the run cached).
 	Since  time.Time     `json:"since,omitzero"`
 	AtBase time.Duration `json:"at_base,omitempty"`
-	// What a client's ETA (evaluator.ETA) reads besides: for a "sample"
+	// What a client's ETA (package eta) reads besides: for a "sample"
 	// event, the pair's number, its base sample time and the pairs the
-	// benchmark, and one that changes nothing, are on course to take; for
-	// a "job-start" event, the pairs of earlier jobs like it, by
-	// candidate, and the job's slots.
-	Pair              int                       `json:"pair,omitempty"`
-	BaseSample        time.Duration             `json:"base_sample,omitempty"`
-	Forecast          int                       `json:"forecast,omitempty"`
-	ForecastUnchanged int                       `json:"forecast_unchanged,omitempty"`
-	History           []evaluator.PastBenchmark `json:"history,omitempty"`
-	Slots             int                       `json:"slots,omitempty"`
+	// benchmark is on course to take; for a "job-start" event, the pairs
+	// of earlier jobs like it, by candidate, and the job's slots.
+	Pair       int                       `json:"pair,omitempty"`
+	BaseSample time.Duration             `json:"base_sample,omitempty"`
+	Forecast   int                       `json:"forecast,omitempty"`
+	History    []evaluator.PastBenchmark `json:"history,omitempty"`
+	Slots      int                       `json:"slots,omitempty"`
 }
 
 // Event kinds the daemon adds to the evaluator's.
@@ -146,14 +144,14 @@ const (
 func FromEvaluator(id string, e evaluator.Event) Event {
 	return Event{Job: id, Kind: string(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
-		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, ForecastUnchanged: e.ForecastUnchanged, History: e.History, Slots: e.Slots}
+		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots}
 }
 
 // Evaluator converts e back into the evaluator's event.
 func (e Event) Evaluator() evaluator.Event {
 	return evaluator.Event{Kind: evaluator.EventKind(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
-		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, ForecastUnchanged: e.ForecastUnchanged, History: e.History, Slots: e.Slots}
+		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots}
 }
 
 // Health is the body of GET /v1/health.

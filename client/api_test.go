@@ -15,7 +15,7 @@ func fullEvent() evaluator.Event {
 	return evaluator.Event{
 		Kind: evaluator.EventSample, Time: at, Phase: "benchmark", Candidate: "fast", Index: 2, Done: 1, Total: 4,
 		Message: "m", Result: &evaluator.CandidateResult{Name: "fast", Verdict: evaluator.VerdictPending},
-		Pair: 14, BaseSample: 300 * time.Millisecond, Forecast: 12, ForecastUnchanged: 9, History: []evaluator.PastBenchmark{{Candidate: "a", Pairs: 8}, {Candidate: "b", Pairs: 30}},
+		Pair: 14, BaseSample: 300 * time.Millisecond, Forecast: 12, History: []evaluator.PastBenchmark{{Candidate: "a", Pairs: 8}, {Candidate: "b", Pairs: 30}},
 		Slots: 2, Since: at.Add(-time.Second), AtBase: 10 * time.Millisecond,
 	}
 }

@@ -61,7 +61,7 @@ func (d dashSource) Job(ctx context.Context, id string) (dashboard.Job, error) {
 }
 
 // job is a queue row as the jobs page shows it; a running job's progress
-// and ETA (evaluator.ETA, as the CLI's progress has it) come from its live
+// and ETA (package eta, as the CLI's progress has it) come from its live
 // report.
 func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 	j := dashboard.Job{ID: qj.ID, Repo: qj.Repo, Base: qj.Base, State: qj.State, Started: qj.Started, Finished: qj.Finished}

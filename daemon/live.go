@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/optimizer-dev/optimizer/eta"
 	"sync"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 type liveReport struct {
 	mu  sync.Mutex
 	rep evaluator.Report
-	eta *evaluator.ETA // nil until the job's options are known
+	eta *eta.ETA // nil until the job's options are known
 }
 
 func newLiveReport(qj store.QueuedJob, spec *jobSpec) *liveReport {

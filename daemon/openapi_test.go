@@ -87,7 +87,7 @@ func TestOpenAPI_Event(t *testing.T) {
 	at := time.Date(2026, 11, 26, 17, 0, 0, 0, time.UTC)
 	for _, e := range []evaluator.Event{
 		{Kind: evaluator.EventJobStart, Time: at, Total: 3, Message: "job1", History: []evaluator.PastBenchmark{{Candidate: "a", Pairs: 8}, {Candidate: "b", Pairs: 30}}, Slots: 2},
-		{Kind: evaluator.EventSample, Time: at, Candidate: "fast", Total: 3, BaseSample: time.Millisecond, Forecast: 9, ForecastUnchanged: 12},
+		{Kind: evaluator.EventSample, Time: at, Candidate: "fast", Total: 3, BaseSample: time.Millisecond, Forecast: 9},
 		{Kind: evaluator.EventStuck, Time: at, Candidate: "hang", Message: "pkg.TestX", Since: at, AtBase: time.Millisecond},
 	} {
 		data, err := json.Marshal(client.FromEvaluator("job1", e))

@@ -282,7 +282,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time)
 			names, pairs := series.names(), series.pairs()
 			j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
 				Message: fmt.Sprintf("pair %d", r+1), Pair: r + 1, BaseSample: baseTook,
-				Forecast: seq.Forecast(names, pairs), ForecastUnchanged: seq.ForecastUnchanged(names, pairs)})
+				Forecast: seq.Forecast(names, pairs)})
 		}
 		if r+1 < j.opts.MinPairs {
 			continue

@@ -57,14 +57,20 @@ func TestBench_Events(t *testing.T) {
 		eta := NewETA(o)
 		events := make(chan Event)
 		got := make(chan []Event, 1)
-		var atFirstPair []string
+		var waiting, atFirstPair []string // tested, benchmark not finished
 		var sampled, estOK, estTests bool
 		go func() {
 			var evs []Event
 			for ev := range events {
 				eta.Observe(ev, time.Now())
+				switch ev.Kind {
+				case EventTested:
+					waiting = append(waiting, ev.Candidate)
+				case EventDone:
+					waiting = slices.DeleteFunc(waiting, func(n string) bool { return n == ev.Candidate })
+				}
 				if ev.Kind == EventSample && !sampled {
-					sampled, atFirstPair = true, slices.Clone(eta.waiting)
+					sampled, atFirstPair = true, slices.Clone(waiting)
 					est, ok := eta.Estimate(time.Now())
 					estOK, estTests = ok, est.Tests
 				}

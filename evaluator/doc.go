@@ -42,7 +42,7 @@
 //
 // Phase times are kept by phases.go; setup.go prepares each slot
 // (--setup, copied files); sandbox.go wraps commands in bwrap; eta.go
-// estimates the time left from the events.
+// gives package eta a job's limits.
 //
 // # Concurrency and failure
 //

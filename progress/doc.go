@@ -10,7 +10,7 @@
 // [evaluator.Event]s come in, from evaluator.Run in this process or from a
 // daemon's job through package client; lines of text go out. What a line
 // says of a finished candidate is [report.ProgressLine]; the time left is
-// [evaluator.ETA]'s estimate. It decides nothing and reads no flags: the
+// [eta.ETA]'s estimate. It decides nothing and reads no flags: the
 // caller says whether the output is a terminal.
 //
 // A Tracker and a Screen are used by one goroutine each.

@@ -3,6 +3,7 @@ package progress
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 	"time"
 
@@ -28,7 +29,7 @@ type Screen struct {
 // the time left from the estimator eta gives for it, counted down every
 // second (Tick), and with Verbose each evaluation's report (Finished). It
 // sets those five fields of ws, before ws.Run.
-func (s *Screen) Show(ws *watch.Session, eta func(*watch.Work) *evaluator.ETA) {
+func (s *Screen) Show(ws *watch.Session, eta func(*watch.Work) *eta.ETA) {
 	var tr *Tracker // the evaluation in flight's; only the session's goroutine uses it
 	ws.Out = s.Record
 	ws.Started = func(w *watch.Work) {

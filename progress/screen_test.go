@@ -2,6 +2,7 @@ package progress
 
 import (
 	"encoding/json"
+	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 	"strings"
 	"testing"
@@ -86,7 +87,7 @@ func TestScreen_Show(t *testing.T) {
 		scr := &Screen{Out: &out, Err: &errw, TTY: !verbose, Verbose: verbose}
 		var ws watch.Session
 		var asked []*watch.Work
-		scr.Show(&ws, func(w *watch.Work) *evaluator.ETA { asked = append(asked, w); return nil })
+		scr.Show(&ws, func(w *watch.Work) *eta.ETA { asked = append(asked, w); return nil })
 		w := &watch.Work{}
 		ws.Started(w)
 		ws.Progress(w, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
@@ -124,7 +125,7 @@ func TestScreen_Tick(t *testing.T) {
 
 	var errw strings.Builder
 	s := &Screen{Out: io.Discard, Err: &errw, TTY: true}
-	tr := NewTracker(clock, &evaluator.ETA{Slots: 1, NoBench: true})
+	tr := NewTracker(clock, &eta.ETA{Slots: 1, NoBench: true})
 	for _, e := range events {
 		s.Progress(tr, w, e)
 	}
@@ -137,7 +138,7 @@ func TestScreen_Tick(t *testing.T) {
 
 	errw.Reset()
 	s = &Screen{Out: io.Discard, Err: &errw, Verbose: true}
-	tr = NewTracker(clock, &evaluator.ETA{Slots: 1, NoBench: true})
+	tr = NewTracker(clock, &eta.ETA{Slots: 1, NoBench: true})
 	for _, e := range events {
 		s.Progress(tr, w, e)
 	}

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"fmt"
+	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 	"sync/atomic"
 	"time"
@@ -16,7 +17,7 @@ import (
 // to w for each event that has one, and, while no event has one, a
 // refreshed line when the ETA on screen has gone wrong (Tracker.Refresh).
 // est estimates the time left (nil: none, and no refreshes).
-func Lines(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
+func Lines(events <-chan evaluator.Event, w io.Writer, est *eta.ETA) {
 	t := NewTracker(time.Now, est)
 	tick := time.NewTicker(refreshTick)
 	defer tick.Stop()
@@ -41,7 +42,7 @@ func Lines(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
 // terminal, one overall bar with the current activity and the ETA now
 // (Tracker.Live, again every refreshTick), and printing each candidate's
 // line above it as the candidate finishes.
-func Bars(events <-chan evaluator.Event, w io.Writer, est *evaluator.ETA) {
+func Bars(events <-chan evaluator.Event, w io.Writer, est *eta.ETA) {
 	t := NewTracker(time.Now, est)
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
 	var bar *mpb.Bar

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"fmt"
+	"github.com/optimizer-dev/optimizer/eta"
 	"path"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 type Tracker struct {
 	// ETA estimates the time left; nil makes it the average time per
 	// finished candidate.
-	ETA *evaluator.ETA
+	ETA *eta.ETA
 
 	now     func() time.Time
 	start   time.Time
@@ -33,12 +34,12 @@ type Tracker struct {
 	printed   time.Time            // when the last line was returned
 	refreshed bool                 // that line was a refresh
 	shown     time.Time            // when the ETA on screen was; zero: none in this phase
-	shownEst  evaluator.Estimate   // that ETA
+	shownEst  eta.Estimate         // that ETA
 }
 
 // NewTracker returns a tracker that reads the time from now, with the
 // estimator est (nil: none).
-func NewTracker(now func() time.Time, est *evaluator.ETA) *Tracker {
+func NewTracker(now func() time.Time, est *eta.ETA) *Tracker {
 	return &Tracker{ETA: est, now: now, start: now(), testing: map[string]time.Time{}, stuck: map[string]string{}}
 }
 
@@ -81,7 +82,7 @@ func (t *Tracker) line(e evaluator.Event) string {
 		}
 		if e.Phase == "benchmark" && t.ETA != nil && t.shown.IsZero() {
 			// The job's first benchmark: the ETA from what is known before
-			// any pair (evaluator.ETA's Sample), as no other line gives one
+			// any pair (eta.ETA's Sample), as no other line gives one
 			// until its pairs come.
 			return fmt.Sprintf("[%d/%d] %s: %s%s", t.done, t.total, e.Candidate, e.Phase, t.eta())
 		}
@@ -118,7 +119,7 @@ func (t *Tracker) line(e evaluator.Event) string {
 	return ""
 }
 
-// eta is ", ETA 8s" from what is left (evaluator.ETA), with ", up to 40s"
+// eta is ", ETA 8s" from what is left (package eta), with ", up to 40s"
 // when the most that can be left is over 1.5 times that; ", tests ETA 8s"
 // while only the tests' time left is known; or "" when nothing says. With
 // no estimator it is the average time per finished candidate.
@@ -142,7 +143,7 @@ func (t *Tracker) eta() string {
 
 // etaText is ", ETA 8s", ", ETA 8s, up to 40s" or ", tests ETA 8s" for
 // est, which it records as the ETA on screen.
-func (t *Tracker) etaText(est evaluator.Estimate) string {
+func (t *Tracker) etaText(est eta.Estimate) string {
 	t.shown, t.shownEst = t.now(), est
 	s := report.ShortDuration(est.Left)
 	if est.Most > est.Left*3/2 {
@@ -200,7 +201,7 @@ func (t *Tracker) Refresh() string {
 // drifted says whether the ETA on screen, counted down, is off est by more
 // than refreshDrift and at least a second or half the larger, or none is
 // on screen.
-func (t *Tracker) drifted(est evaluator.Estimate, now time.Time) bool {
+func (t *Tracker) drifted(est eta.Estimate, now time.Time) bool {
 	if t.shown.IsZero() || t.shownEst.Tests != est.Tests {
 		return true
 	}

@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"github.com/optimizer-dev/optimizer/eta"
 	"strings"
 	"testing"
 	"time"
@@ -70,11 +71,11 @@ func TestTracker_Waiting(t *testing.T) {
 	}
 }
 
-// TestTracker_ETA: the line shows evaluator.ETA's estimate (its rules are
+// TestTracker_ETA: the line shows package eta's estimate (its rules are
 // tested in evaluator), the most that can be left beside it when that is
 // over 1.5 times more, and "tests ETA" while only the tests' time is known.
 func TestTracker_ETA(t *testing.T) {
-	c := newClock(&evaluator.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute})
+	c := newClock(&eta.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute})
 	tr, at := c.tr, c.at
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"})
@@ -92,7 +93,7 @@ func TestTracker_ETA(t *testing.T) {
 	at(4, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
 	at(4, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "b"})
 	at(5, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
-	at(6, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond, ForecastUnchanged: 2})
+	at(6, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
 	// c to come: no set-up (b's first pair ended 1 s after its start, two
 	// base samples) and 2 pairs (b's 2 averaged with four at its unchanged
 	// forecast, 2) at two base samples, 2.0 s; up to 10 pairs, 10 s.
@@ -124,7 +125,7 @@ func TestLines(t *testing.T) {
 // estimate now (a test running long), or at the heartbeat; never sooner
 // than refreshAfter after a line, and not without an estimate.
 func TestTracker_Refresh(t *testing.T) {
-	c := newClock(&evaluator.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
+	c := newClock(&eta.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
 	tr, at, refresh := c.tr, c.at, c.refresh
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
@@ -134,9 +135,10 @@ func TestTracker_Refresh(t *testing.T) {
 		t.Errorf("with no estimate yet: %q, want none", got)
 	}
 	// The baseline line gives the first ETA: a has run base's 1.5 s, so as
-	// long again, and b and c 1.5 s each.
+	// long again, and b and c 1.5 s each. At most, a runs to its
+	// one-minute timeout and b and c take a minute each.
 	if got, want := tr.Line(evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"}),
-		"baseline: baseline tests: 1 passed, tests ETA 4.5s, up to 1m03s"; got != want {
+		"baseline: baseline tests: 1 passed, tests ETA 4.5s, up to 2m59s"; got != want {
 		t.Errorf("baseline line: %q, want %q", got, want)
 	}
 	if got := refresh(2.5); got != "" {
@@ -150,15 +152,15 @@ func TestTracker_Refresh(t *testing.T) {
 	}
 	// b runs on: as long again as it has run, and c; the 3 s on screen
 	// since a's line is down to 0.
-	if got, want := refresh(9), "[1/3] testing b (6.0s), tests ETA 7.5s, up to 57s"; got != want {
+	if got, want := refresh(9), "[1/3] testing b (6.0s), tests ETA 7.5s, up to 1m54s"; got != want {
 		t.Errorf("b past base's time: %q, want %q", got, want)
 	}
-	if got, want := refresh(15), "[1/3] testing b (12s), tests ETA 14s, up to 51s"; got != want {
+	if got, want := refresh(15), "[1/3] testing b (12s), tests ETA 14s, up to 1m48s"; got != want {
 		t.Errorf("b still running: %q, want %q", got, want)
 	}
 
 	// With the ETA on screen on track, only the heartbeat.
-	c.tr = NewTracker(func() time.Time { return c.now }, &evaluator.ETA{Slots: 1, NoBench: true})
+	c.tr = NewTracker(func() time.Time { return c.now }, &eta.ETA{Slots: 1, NoBench: true})
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
 		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
 		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
@@ -181,7 +183,7 @@ func TestTracker_Refresh(t *testing.T) {
 // takes its candidate to the timeout, and the refreshed lines name it
 // until the test ends.
 func TestTracker_Stuck(t *testing.T) {
-	c := newClock(&evaluator.ETA{Slots: 1, Timeout: 15 * time.Second, NoBench: true})
+	c := newClock(&eta.ETA{Slots: 1, Timeout: 15 * time.Second, NoBench: true})
 	tr, start, at := c.tr, c.start, c.at
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
 	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
@@ -206,7 +208,7 @@ func TestTracker_Stuck(t *testing.T) {
 // the work goes on, one refresh comes a tick later rather than
 // refreshAfter later; then refreshAfter between lines again.
 func TestTracker_RanOut(t *testing.T) {
-	c := newClock(&evaluator.ETA{Slots: 1, NoBench: true})
+	c := newClock(&eta.ETA{Slots: 1, NoBench: true})
 	at, refresh := c.at, c.refresh
 	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"},
@@ -234,7 +236,7 @@ func TestTracker_RanOut(t *testing.T) {
 // from what is known before any pair; a later one's has none (the verdict
 // line before it has it).
 func TestTracker_FirstBenchmark(t *testing.T) {
-	c := newClock(&evaluator.ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
+	c := newClock(&eta.ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
 	at := c.at
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
 	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
@@ -242,11 +244,9 @@ func TestTracker_FirstBenchmark(t *testing.T) {
 	at(2, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"})
 	at(2, evaluator.Event{Kind: evaluator.EventTested, Candidate: "a"})
 	at(2, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
-	// A set-up of base's 2 s and 1.5 samples, and pairs of 2 samples: the
-	// mean of the first claim's 4, the cap's 10 and, since nothing
-	// measured says how the machine spreads, their geometric middle's 6
-	// for a candidate that changes nothing; 6⅔ pairs, 4 s.
-	if got, want := at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "a"}), "[0/1] a: benchmark, ETA 6.5s"; got != want {
+	// A set-up of base's 2 s, then 6 pairs (the geometric middle of 4 and
+	// 10) of two 300 ms samples: 5.6 s.
+	if got, want := at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "a"}), "[0/1] a: benchmark, ETA 5.6s"; got != want {
 		t.Errorf("first benchmark: %q, want %q", got, want)
 	}
 }
@@ -257,7 +257,7 @@ type clock struct {
 	start, now time.Time
 }
 
-func newClock(est *evaluator.ETA) *clock {
+func newClock(est *eta.ETA) *clock {
 	c := &clock{start: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)}
 	c.now = c.start
 	c.tr = NewTracker(func() time.Time { return c.now }, est)
@@ -284,7 +284,7 @@ func (c *clock) refresh(s float64) string {
 // ETA now, counted down as time passes with no event; a wait for the
 // machine carries none.
 func TestTracker_Live(t *testing.T) {
-	c := newClock(&evaluator.ETA{Slots: 1, NoBench: true})
+	c := newClock(&eta.ETA{Slots: 1, NoBench: true})
 	at := c.at
 	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"},
 		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},

@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
@@ -12,7 +13,7 @@ import (
 // event has been shown, panics included. job must not send after it
 // returns. The job runs in this process (evaluator.Options.Events) or on a
 // daemon (client.Client.Follow).
-func While[T any](w io.Writer, bars bool, est *evaluator.ETA, job func(events chan<- evaluator.Event) (T, error)) (T, error) {
+func While[T any](w io.Writer, bars bool, est *eta.ETA, job func(events chan<- evaluator.Event) (T, error)) (T, error) {
 	events := make(chan evaluator.Event, 64)
 	done := make(chan struct{})
 	go func() {

@@ -244,11 +244,6 @@ type Event struct {
 	// to take (stats.Sequential.Forecast), reused ones included; 0: not yet
 	// known.
 	Forecast int
-	// ForecastUnchanged is, for EventSample, the pairs a candidate that
-	// changes nothing would take at the spread of this benchmark's pairs so
-	// far (stats.Sequential.ForecastUnchanged): what ETA expects of a
-	// benchmark still to come. 0: not yet known.
-	ForecastUnchanged int
 	// History is, for EventJobStart, the pairs each measured benchmark of
 	// the latest earlier jobs on this repository with the same benchmark
 	// settings took, by candidate (store.DB.BenchHistory): what ETA

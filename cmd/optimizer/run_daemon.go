@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -80,7 +81,7 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 // time left, until it ends, and returns its report and the error it ended
 // with. When ctx ends first, it cancels the job and returns what the job
 // has.
-func followJob(ctx context.Context, c *client.Client, id string, o runOptions, est *evaluator.ETA, stderr io.Writer) (*evaluator.Report, error) {
+func followJob(ctx context.Context, c *client.Client, id string, o runOptions, est *eta.ETA, stderr io.Writer) (*evaluator.Report, error) {
 	j, err := progress.While(stderr, showBars(stderr, o.Verbose), est, func(events chan<- evaluator.Event) (client.Job, error) {
 		return c.Follow(ctx, id, func(e evaluator.Event) { events <- e })
 	})

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 	"path/filepath"
 	"time"
@@ -164,7 +165,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s)%s; Ctrl-C to stop\n",
 			s.Root, report.ShortHash(s.Head), report.Plural(n, "slot"), why, where)
 	}
-	scr.Show(s, func(w *watch.Work) *evaluator.ETA {
+	scr.Show(s, func(w *watch.Work) *eta.ETA {
 		// The limits the work's job will have, with the defaults the job
 		// fills in (its own head and test scope do not change them).
 		opts := s.Options(s.Head, nil, "", w.Budget())

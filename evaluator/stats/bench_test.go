@@ -27,12 +27,12 @@ func BenchmarkSequential_Look(b *testing.B) {
 	}
 }
 
-// BenchmarkSequential_Forecast measures the two forecasts made once a pair,
+// BenchmarkSequential_Forecast measures the forecast made once a pair,
 // on 13 benchmarks whose rounds spread wide against the threshold, so that
 // no look settles before the cap. From 2 rounds each looks at every count
 // from the first claim to the cap: the dearest a default evaluation makes
 // (5–10 ms on the 2-CPU VM, against a pair's 0.6 s or more). From 29,
-// Forecast looks once and ForecastUnchanged still from the first claim.
+// Forecast looks once.
 func BenchmarkSequential_Forecast(b *testing.B) {
 	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
 	for _, n := range []int{2, 29} {
@@ -44,7 +44,7 @@ func BenchmarkSequential_Forecast(b *testing.B) {
 		for _, f := range []struct {
 			name string
 			fn   func([]string, [][]Pair) int
-		}{{"Forecast", seq.Forecast}, {"Unchanged", seq.ForecastUnchanged}} {
+		}{{"Forecast", seq.Forecast}} {
 			b.Run(fmt.Sprintf("%s/rounds=%d", f.name, n), func(b *testing.B) {
 				if got := f.fn(nil, rounds); got != DefaultMaxPairs {
 					b.Fatalf("%s = %d, want the cap %d: the benchmark no longer measures every look", f.name, got, DefaultMaxPairs)

@@ -47,39 +47,3 @@ func TestSequential_Forecast(t *testing.T) {
 		})
 	}
 }
-
-func TestSequential_ForecastUnchanged(t *testing.T) {
-	seq := Sequential{MinSpeedup: 0.05}
-	first := seq.FirstClaim()
-	for _, tt := range []struct {
-		name string
-		d    [][]float64
-		want func(int) bool
-		says string
-	}{
-		{"OneRound", [][]float64{{-0.69}}, func(n int) bool { return n == 0 }, "0: one round has no spread"},
-		// A clear change whose pairs spread little: one that changes
-		// nothing, at that spread, is "not faster" at the first claim.
-		{"Tight", [][]float64{jitter(5, -0.69, 0.01)}, func(n int) bool { return n == first }, "the first claim"},
-		// Pairs that spread wide: one that changes nothing settles late
-		// or never, whatever the change measured here.
-		{"Wide", [][]float64{jitter(5, -0.69, 0.3)}, func(n int) bool { return n > first }, "later than the first claim"},
-		{"WideUnchanged", [][]float64{jitter(5, 0, 0.3)}, func(n int) bool { return n > first }, "later than the first claim"},
-		// More rounds than the first claim: still from the first claim.
-		{"Many", [][]float64{jitter(20, 0.69, 0.01)}, func(n int) bool { return n == first }, "the first claim"},
-		{"TwoBenchmarks", [][]float64{jitter(3, -0.69, 0.01), jitter(3, 0.4, 0.01)}, func(n int) bool { return n == first }, "the first claim"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := seq.ForecastUnchanged(nil, roundsOf(tt.d...))
-			if !tt.want(got) {
-				t.Fatalf("ForecastUnchanged = %d, want %s (first claim %d)", got, tt.says, first)
-			}
-		})
-	}
-	// What the change measured does not move it: only the spread does.
-	a := seq.ForecastUnchanged(nil, roundsOf(jitter(6, -0.69, 0.06)))
-	b := seq.ForecastUnchanged(nil, roundsOf(jitter(6, 0.2, 0.06)))
-	if a != b {
-		t.Errorf("ForecastUnchanged of the same spread around 2x faster: %d, around 1.2x slower: %d", a, b)
-	}
-}
