@@ -20,6 +20,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/internal/perm"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
@@ -206,6 +207,11 @@ func (o *Options) state() error {
 			return fmt.Errorf("find the state directory: %w", err)
 		}
 		o.StateDir = dir
+	}
+	// The queue holds every submitted candidate's code: the directory is
+	// private, and tightened when it is not.
+	if err := perm.PrivateDir(o.StateDir); err != nil {
+		return fmt.Errorf("make the state directory %s: %w", o.StateDir, err)
 	}
 	if o.StateDB == "" {
 		o.StateDB = filepath.Join(o.StateDir, "daemon.db")

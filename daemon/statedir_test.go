@@ -1,9 +1,12 @@
 package daemon
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/client"
 )
 
 func TestDefaultStateDir(t *testing.T) {
@@ -64,5 +67,55 @@ func TestNew_StateDir(t *testing.T) {
 	}
 	if noTCP := newServer(Options{StateDir: t.TempDir()}); noTCP.opts.Token != "" || noTCP.opts.TokenFile != "" {
 		t.Errorf("without Listen: token %q from %q, want none", noTCP.opts.Token, noTCP.opts.TokenFile)
+	}
+}
+
+// TestServer_PrivateState: the daemon's state directory and queue, and a
+// repository's optimizer directory and store, are private to the user:
+// made 0700 and 0600, and tightened when they exist more open (the attack
+// of issue 33: a 0755 directory and a 0644 daemon.db with every candidate's
+// code, readable by any user of the machine).
+func TestServer_PrivateState(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	repo := shellRepo(t)
+	optDir := filepath.Join(repo, ".git", "optimizer")
+	for _, d := range []string{state, optDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(d, 0o755)
+	}
+	if err := os.WriteFile(filepath.Join(state, "daemon.db"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(state, "daemon.db"), 0o644)
+	_, c := startServer(t, func(o *Options) { o.StateDir, o.StateDB = state, "" })
+	sub, err := c.Submit(t.Context(), client.JobRequest{Repo: repo,
+		Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
+		Options:    client.JobOptions{Test: shellTest, Bench: "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := waitJob(t, c, sub.ID); j.State != "finished" {
+		t.Fatalf("the job ended %s: %s", j.State, j.Error)
+	}
+	for path, want := range map[string]os.FileMode{
+		state:                                     0o700,
+		filepath.Join(state, "daemon.db"):         0o600,
+		filepath.Join(state, "daemon.db-wal"):     0o600,
+		filepath.Join(state, "daemon.db-shm"):     0o600,
+		optDir:                                    0o700,
+		filepath.Join(optDir, "optimizer.db"):     0o600,
+		filepath.Join(optDir, "optimizer.db-wal"): 0o600,
+		filepath.Join(optDir, "optimizer.db-shm"): 0o600,
+	} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode().Perm(), want)
+		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/optimizer-dev/optimizer/internal/perm"
 )
 
 // Errors a caller can recognise.
@@ -58,8 +60,9 @@ type DB struct {
 	r *sql.DB
 }
 
-// Open opens the store at path, creating the file and its parent directory
-// if they do not exist, and applies any migration the file lacks. It refuses
+// Open opens the store at path, creating the file (mode 0600) and its
+// parent directory (0700) if they do not exist, and applies any migration
+// the file lacks. A file more open than 0600 is tightened. It refuses
 // a file whose schema is newer than this code with [ErrSchemaTooNew].
 // Its errors name the path but not the operation, which the caller knows.
 func Open(ctx context.Context, path string) (*DB, error) {
@@ -73,9 +76,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s: %w", path, ErrIsDirectory)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), perm.Dir); err != nil {
 		return nil, fmt.Errorf("create directory: %w", err)
 	}
+	private(abs)
 	// Two processes opening a new file at once can collide while one of
 	// them turns it to WAL, and SQLite then fails at once with SQLITE_BUSY
 	// instead of waiting in busy_timeout. Such an open is retried.
@@ -95,6 +99,20 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		case <-time.After(wait):
 		}
+	}
+}
+
+// private makes the store's files readable by their owner only: it makes
+// the file with mode 0600 before SQLite does (SQLite gives its -wal and
+// -shm files the file's mode), and tightens an existing file, -wal and -shm
+// that are more open. It is best effort: a file it cannot change (another
+// user's, a read-only file system) is opened as it is.
+func private(abs string) {
+	if f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm.File); err == nil {
+		f.Close()
+	}
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
+		perm.PrivateFile(p)
 	}
 }
 

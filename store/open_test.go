@@ -138,3 +138,51 @@ func fmtErr(err error) string {
 	}
 	return err.Error()
 }
+
+// TestOpen_Private: a new store is made private (its directory 0700; the
+// file, -wal and -shm 0600) whatever the umask, and an existing store that
+// others may read, as an older optimizer left it (0644), is tightened when
+// opened.
+func TestOpen_Private(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "optimizer")
+	path := filepath.Join(dir, "optimizer.db")
+	modes := func() map[string]fs.FileMode {
+		m := map[string]fs.FileMode{}
+		for _, p := range []string{dir, path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			m[filepath.Base(p)] = fi.Mode().Perm()
+		}
+		return m
+	}
+	want := map[string]fs.FileMode{"optimizer": 0o700, "optimizer.db": 0o600, "optimizer.db-wal": 0o600, "optimizer.db-shm": 0o600}
+	db := openTestDB(t, path)
+	if err := db.CreateJob(ctx, newJob("j1")); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range modes() {
+		if m != want[name] {
+			t.Errorf("new store: %s has mode %v, want %v", name, m, want[name])
+		}
+	}
+	db.Close()
+
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o644); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	again := openTestDB(t, path)
+	if _, err := again.Job(ctx, "j1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err == nil && fi.Mode().Perm() != 0o600 {
+			t.Errorf("a 0644 store file %s is %v after Open, want 0600", filepath.Base(p), fi.Mode().Perm())
+		}
+	}
+}

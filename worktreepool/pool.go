@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/internal/perm"
 	"github.com/optimizer-dev/optimizer/proc"
 	"golang.org/x/sync/semaphore"
 )
@@ -180,6 +181,11 @@ func newPool(ctx context.Context, opts Options) (*Pool, error) {
 func slotsDir(common, dir string) (string, error) {
 	if dir == "" {
 		dir = filepath.Join(common, filepath.FromSlash(DefaultDir))
+		// The optimizer's directory holds the store and the artifacts:
+		// private to the user, and tightened when it is not.
+		if err := perm.PrivateDir(filepath.Dir(dir)); err != nil {
+			return "", fmt.Errorf("make the optimizer's directory private: %w", err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("make slots directory: %w", err)
