@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -161,6 +162,7 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 		return
 	}
 	opts.Sandbox = s.opts.Policy.sandboxMode(spec.Request.Options.Sandbox)
+	opts.SandboxHide = s.privateDirs()
 	rj.live.setETA(opts)
 	events := make(chan evaluator.Event, 256)
 	opts.Events = events
@@ -218,4 +220,16 @@ func (s *Server) endJob(ctx context.Context, id, state, msg string, report []byt
 	}
 	s.met.ended(state)
 	s.broker.Publish(client.Event{Job: id, Kind: client.EventEnded, Time: time.Now(), Message: state})
+}
+
+// privateDirs are the daemon's directories that no candidate's sandbox
+// may show: its socket's, its state's, its store's and its token's.
+func (s *Server) privateDirs() []string {
+	dirs := []string{filepath.Dir(s.opts.Socket), s.opts.StateDir}
+	for _, f := range []string{s.opts.StateDB, s.opts.TokenFile} {
+		if f != "" {
+			dirs = append(dirs, filepath.Dir(f))
+		}
+	}
+	return dirs
 }

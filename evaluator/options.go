@@ -81,7 +81,14 @@ type Options struct {
 	// auto). SandboxNet lets sandboxed processes use the network.
 	Sandbox    SandboxMode
 	SandboxNet bool
-	All        bool // benchmark every package, not only the touched ones
+	// SandboxHide are further directories every sandbox hides: the
+	// daemon's socket and state directories, when the daemon runs the job.
+	SandboxHide []string
+	// SandboxBind are further paths every sandbox shows read-only: what a
+	// test or bench command needs from a hidden directory, such as an
+	// interpreter under $HOME (--sandbox-bind).
+	SandboxBind []string
+	All         bool // benchmark every package, not only the touched ones
 
 	// TrustCandidateTests judges and measures each candidate with its own
 	// versions of the _test.go files it changes, instead of base's.

@@ -41,7 +41,9 @@ type jail struct {
 // tmpfs: the user's working tree and git directory, the directories of the
 // store and of the artifacts, the slots' directory (each run gets its own
 // slot back), the temporary directory (scratch binaries, the machine lock)
-// and $HOME. Bound back read-only: what git needs to read the slot (the
+// and $HOME, the daemon's socket and state directories (proc hides
+// /run/user, $XDG_RUNTIME_DIR and every other socket). Bound back read-only:
+// what git needs to read the slot (the
 // objects, refs, config and HEAD of the repository, and the slot's own git
 // directory), the Go module cache, GOROOT, go's configuration file (GOENV)
 // and PATH's directories under $HOME. Writable: the slot and the Go build
@@ -87,6 +89,17 @@ func (j *job) setupSandbox(ctx context.Context) error {
 	if j.opts.Artifacts != "" {
 		jl.hidden = append(jl.hidden, j.opts.Artifacts)
 	}
+	// The daemon's socket and state (its queue, its token): a candidate that
+	// reached them could queue a job of its own. proc hides every runtime
+	// directory and covers every listening socket as well.
+	jl.hidden = append(jl.hidden, j.opts.SandboxHide...)
+	if sock := os.Getenv("OPTIMIZER_SOCKET"); filepath.IsAbs(sock) {
+		jl.hidden = append(jl.hidden, filepath.Dir(sock))
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		jl.hidden = append(jl.hidden, filepath.Join(d, "optimizer"))
+	}
+	jl.readOnly = append(jl.readOnly, j.opts.SandboxBind...)
 	for _, p := range []string{"objects", "refs", "packed-refs", "config", "HEAD", "shallow", "info"} {
 		jl.readOnly = append(jl.readOnly, filepath.Join(common, p))
 	}

@@ -35,9 +35,16 @@ var (
 //   - ReadOnly and Writable are then bound back, at the same paths, read-only
 //     or writable: they may lie under a hidden directory (the slot under the
 //     user's .git, the build cache under $HOME);
+//   - the user's sockets are hidden whatever Hidden says: /run/user and
+//     $XDG_RUNTIME_DIR are replaced by an empty tmpfs, and every unix socket
+//     bound to a path on the host (/proc/net/unix) that would still be seen
+//     is covered by /dev/null, so that connect finds nothing to talk to (a
+//     read-only mount does not stop connect);
 //   - every namespace is unshared (user where it can be, IPC, PID, network,
 //     UTS, cgroup), so the process sees no other process, and no network but
-//     its own loopback unless Net is set; it runs in a new session, with
+//     its own loopback unless Net is set: without Net, abstract unix
+//     sockets, which belong to a network namespace, are out of reach too;
+//     it runs in a new session, with
 //     every capability dropped, and dies with its parent: when the command
 //     exits or is killed, the PID namespace's init goes, and the kernel kills
 //     everything the command started, double-forked or not.
@@ -139,7 +146,8 @@ func sandboxArgs(s *Sandbox, dir string, args []string) ([]string, error) {
 		out = append(out, "--share-net")
 	}
 	out = append(out, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
-	for _, h := range existing(s.Hidden, true) {
+	hidden := existing(slices.Concat(s.Hidden, runtimeDirs()), true)
+	for _, h := range hidden {
 		out = append(out, "--tmpfs", h)
 	}
 	type bind struct {
@@ -157,6 +165,10 @@ func sandboxArgs(s *Sandbox, dir string, args []string) ([]string, error) {
 	slices.SortStableFunc(binds, func(a, b bind) int { return depth(a.path) - depth(b.path) })
 	for _, b := range binds {
 		out = append(out, b.flag, b.path, b.path)
+	}
+	// Last, so that no bind above shows one again.
+	for _, sock := range hostSockets(hidden) {
+		out = append(out, "--ro-bind", os.DevNull, sock)
 	}
 	out = append(out, "--setenv", "TMPDIR", "/tmp")
 	for _, kv := range s.Env {
@@ -261,3 +273,52 @@ func existing(paths []string, dirsOnly bool) []string {
 }
 
 func depth(p string) int { return strings.Count(filepath.Clean(p), string(filepath.Separator)) }
+
+// runtimeDirs are the directories of the user's sessions that every sandbox
+// hides: their sockets (the session bus, systemd's, the optimizer daemon's)
+// would let a candidate act as the user outside the sandbox.
+func runtimeDirs() []string {
+	dirs := []string{"/run/user", "/var/run/user"}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// hostSockets lists the unix sockets bound to a path on the host, from
+// /proc/net/unix, that a sandbox would still show: not under /tmp, /dev or
+// /proc, which it makes afresh, nor under hidden. Each is a socket now, its
+// symlinks resolved.
+func hostSockets(hidden []string) []string {
+	b, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return nil
+	}
+	covered := append([]string{"/tmp", "/dev", "/proc"}, hidden...)
+	var out []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		// Num RefCount Protocol Flags Type St Inode Path
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.HasPrefix(f[7], "/") {
+			continue // the header, unbound or abstract sockets
+		}
+		p, err := filepath.EvalSymlinks(strings.Join(f[7:], " "))
+		if err != nil || slices.Contains(out, p) || under(p, covered) {
+			continue
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().Type() == os.ModeSocket {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// under reports whether p is one of dirs or lies under one.
+func under(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
