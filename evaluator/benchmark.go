@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -371,4 +373,31 @@ func (j *job) tooSlow(c *cand, s *series, err error) {
 	c.res.Verdict = VerdictSlower
 	c.res.Pairs = s.rounds()
 	c.res.Note = err.Error()
+}
+
+// checkBenchFilter stops a job of Go benchmarks, before anything runs,
+// when --bench-filter selects none of base's top-level benchmarks
+// (gobench.TopNames): otherwise the whole test phase would run first. Its
+// sub-benchmark parts are checked later, at base's calibration, which runs
+// them.
+func (j *job) checkBenchFilter(ctx context.Context) error {
+	if j.opts.BenchFilter == "" || j.bench != "" {
+		return nil
+	}
+	filter, err := gobench.NewFilter(j.opts.BenchFilter)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBenchFilter, err)
+	}
+	names, err := gobench.TopNames(ctx, j.opts.Repo, j.opts.Base)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(names, filter.MatchTop) {
+		return nil
+	}
+	list := "none"
+	if len(names) > 0 {
+		list = strings.Join(names, ", ")
+	}
+	return fmt.Errorf("%w: --bench-filter %q matches no benchmark; the benchmarks are: %s", ErrBenchFilter, filter, list)
 }

@@ -178,14 +178,26 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 		}
 	})
 
-	for _, tt := range []struct{ filter, lists string }{
-		{"BenchmarkNope", "BenchmarkDecode, BenchmarkOps, BenchmarkSpan"},
-		{"BenchmarkOps/Nope", "BenchmarkOps/Prev, BenchmarkOps/Next, BenchmarkOps/Seek"},
+	// A filter whose top level matches nothing stops the job before it
+	// starts (no report); one whose sub-benchmark part matches nothing, at
+	// base's calibration, which runs them.
+	for _, tt := range []struct {
+		filter, lists string
+		early         bool
+	}{
+		{"BenchmarkNope", "BenchmarkDecode, BenchmarkOps, BenchmarkSpan", true},
+		{"BenchmarkOps/Nope", "BenchmarkOps/Prev, BenchmarkOps/Next, BenchmarkOps/Seek", false},
 	} {
 		t.Run("FilterNothing/"+tt.filter, func(t *testing.T) {
 			rep, err := h.run(t, ctx, 2, opsOptions(tt.filter, nil, opsCand("a"), opsCand("b")))
 			if !errors.Is(err, ErrBenchFilter) || !strings.Contains(err.Error(), tt.lists) {
 				t.Fatalf("err = %v; want ErrBenchFilter listing %s", err, tt.lists)
+			}
+			if tt.early {
+				if rep != nil {
+					t.Errorf("a report with %d candidates; want the job stopped before it started", len(rep.Candidates))
+				}
+				return
 			}
 			for _, c := range rep.Candidates {
 				if c.Verdict == VerdictFailed || !strings.Contains(c.Note, "not measured") {

@@ -238,6 +238,9 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	}
 	if !j.noBench {
 		j.benchKey = benchKey(opts)
+		if err := j.checkBenchFilter(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := j.setupSandbox(ctx); err != nil {
 		return nil, err

@@ -1,15 +1,20 @@
 package gobench
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // benchmarks returns the sorted names of the top-level benchmark functions
@@ -70,4 +75,35 @@ func isBenchName(name string) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(rest)
 	return !unicode.IsLower(r)
+}
+
+// benchDecl matches the start of a top-level benchmark's declaration, as
+// gofmt writes it.
+var benchDecl = regexp.MustCompile(`^func (Benchmark[^(\s]*)\(`)
+
+// TopNames returns the sorted names of the top-level benchmarks declared in
+// the _test.go files of commit rev of the repository at repo, outside
+// testdata and vendor. It reads them with git grep, with no checkout and no
+// go list, so it is cheap enough to check --bench-filter before anything
+// runs. It sees more than Packages does (files behind build tags, other
+// modules), never less: a filter that matches none of these names matches
+// none of the benchmarks Packages finds.
+func TopNames(ctx context.Context, repo, rev string) ([]string, error) {
+	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: repo, ReadOnly: true, Args: []string{"grep", "-h", "-I", "-E",
+		`^func Benchmark[^(]*\(`, rev, "--", "*_test.go", ":!**/testdata/**", ":!vendor/**"}})
+	var ge *gitcmd.Error
+	if errors.As(err, &ge) && ge.ExitCode() == 1 {
+		return nil, nil // no match
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the benchmarks of %s: %w", rev, err)
+	}
+	var names []string
+	for line := range strings.Lines(string(out)) {
+		if m := benchDecl.FindStringSubmatch(line); m != nil && isBenchName(m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
 }

@@ -6,8 +6,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/testdata"
 )
 
 // basicModule: b imports a, d imports a but has no benchmark, c stands
@@ -179,5 +185,45 @@ func (s) BenchmarkMethod(b *testing.B) {}
 	want := []string{"Benchmark", "BenchmarkA", "Benchmark_x", "BenchmarkÉ"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("benchmarks = %q, want %q", got, want)
+	}
+}
+
+// TestTopNames: the benchmarks of a commit, read without a checkout, are
+// every top-level benchmark Packages finds, and those behind build tags;
+// not methods, lower-case names, testdata or vendor.
+func TestTopNames(t *testing.T) {
+	files := maps.Clone(basicModule)
+	files["a/tagged_test.go"] = "//go:build noasm\n\npackage a\n\nimport \"testing\"\n\nfunc BenchmarkTagged(b *testing.B) {}\n"
+	files["a/testdata/x_test.go"] = "package x\n\nimport \"testing\"\n\nfunc BenchmarkInTestdata(b *testing.B) {}\n"
+	files["vendor/v/v_test.go"] = "package v\n\nimport \"testing\"\n\nfunc BenchmarkVendored(b *testing.B) {}\n"
+	dir := newModule(t, files)
+	base, err := testdata.InitRepo(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A benchmark added to the working tree is not in the commit.
+	if err := os.WriteFile(filepath.Join(dir, "c", "new_test.go"), []byte("package c\n\nimport \"testing\"\n\nfunc BenchmarkNew(b *testing.B) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := TopNames(context.Background(), dir, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"BenchmarkC", "BenchmarkExternal", "BenchmarkSum", "BenchmarkTagged", "BenchmarkTwice"}
+	if !slices.Equal(got, want) {
+		t.Errorf("TopNames = %q, want %q", got, want)
+	}
+
+	// A commit without benchmarks has none, and no error.
+	empty := t.TempDir()
+	if err := writeFiles(empty, map[string]string{"go.mod": "module example.com/e\n"}); err != nil {
+		t.Fatal(err)
+	}
+	base, err = testdata.InitRepo(context.Background(), empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := TopNames(context.Background(), empty, base); err != nil || len(got) != 0 {
+		t.Errorf("TopNames of a commit without benchmarks = %q, %v; want none", got, err)
 	}
 }
