@@ -12,7 +12,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
@@ -49,33 +51,42 @@ func unprocessable(field, format string, args ...any) error {
 }
 
 // decodeJSON decodes a request body into v, strictly: one JSON value, no
-// unknown fields, at most limit bytes, read as a stream within
-// readBodyTimeout. A body whose Content-Length is over the limit is refused
-// before a byte of it is read. Its errors are *requestError.
+// unknown fields, at most limit bytes, read within readBodyTimeout. A body
+// whose Content-Length is over the limit is refused before a byte of it is
+// read; one sent without a length is read in pieces, never more than the
+// limit, so that a refused body costs the daemon no more memory than the
+// limit, and that only for a moment. Its errors are *requestError.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		return &requestError{status: http.StatusUnsupportedMediaType, field: "Content-Type", msg: fmt.Sprintf("Content-Type is %q: send application/json", ct)}
 	}
+	tooLarge := &requestError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the body is over %d bytes", limit)}
 	if r.ContentLength > limit {
-		return &requestError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the body is over %d bytes", limit)}
+		return tooLarge
 	}
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(readBodyTimeout))
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, limit))
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		releaseMemory()
+		return tooLarge
+	case err != nil:
+		return badRequest("", "read the body: %v", err)
+	}
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
 			return badRequest("", "the body holds more than one JSON value")
 		}
 		return nil
 	}
-	var maxErr *http.MaxBytesError
 	var synErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &maxErr):
-		return &requestError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the body is over %d bytes", maxErr.Limit)}
 	case errors.As(err, &synErr):
 		return badRequest("", "bad JSON at byte %d: %v", synErr.Offset, err)
 	case errors.Is(err, io.EOF):
@@ -89,6 +100,43 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		return badRequest(name, "unknown field %q", name)
 	}
 	return badRequest("", "bad JSON: %v", err)
+}
+
+// bodyPiece is the size of the pieces readBody reads a body in: a buffer
+// that doubled as it grew would allocate twice the body.
+const bodyPiece = 1 << 20
+
+// readBody reads r to its end in pieces and returns a reader of them.
+func readBody(r io.Reader) (io.Reader, error) {
+	var pieces []io.Reader
+	for {
+		buf := make([]byte, bodyPiece)
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			pieces = append(pieces, bytes.NewReader(buf[:n]))
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return io.MultiReader(pieces...), nil
+		case err != nil:
+			return nil, err
+		}
+	}
+}
+
+// lastRelease is when releaseMemory last gave memory back, in Unix nanoseconds.
+var lastRelease atomic.Int64
+
+// releaseMemory gives the memory of a refused body back to the system at
+// once, rather than over minutes, at most once every ten seconds: a
+// client that sends one after another gets no more garbage collections.
+func releaseMemory() {
+	now := time.Now().UnixNano()
+	last := lastRelease.Load()
+	if now-last < int64(10*time.Second) || !lastRelease.CompareAndSwap(last, now) {
+		return
+	}
+	go debug.FreeOSMemory() // owned by nobody: it returns when the collection is done
 }
 
 func jsonType(kind string) string {
