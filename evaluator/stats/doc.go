@@ -9,9 +9,8 @@
 // passes all the rounds so far to [Sequential.Look]. Look returns a
 // [Decision]: an [Outcome], whether that verdict is settled (if so, the
 // evaluator stops measuring), the aggregate [Estimate], and one Estimate per
-// benchmark for the report. [Compare] and [GeoMean] are the same estimates
-// for a fixed sample at a given alpha. [CompareExact] reports exact metrics
-// (allocs/op, B/op), which are never tested. [CodeflashRule] is codeflash's
+// benchmark for the report. [Compare] is the same estimate for one
+// benchmark's fixed sample at a given alpha. [CodeflashRule] is codeflash's
 // acceptance rule, the baseline that the bench/ harness measures this method
 // against. Nothing here does I/O, and nothing here uses random numbers: the
 // same samples always give the same decision.

@@ -6,15 +6,14 @@ import (
 	"math"
 )
 
-// Errors that Compare, GeoMean, CompareExact and Sequential.Look report.
+// Errors that Compare and Sequential.Look report.
 // They come wrapped with the position of the offending value.
 var (
-	ErrEmpty    = errors.New("no values")
-	ErrInvalid  = errors.New("value is not a positive finite number")
-	ErrNegative = errors.New("value is negative or not finite")
-	ErrRagged   = errors.New("rounds differ in their number of benchmarks")
-	ErrNames    = errors.New("names do not match the benchmarks in a round")
-	ErrAlpha    = errors.New("alpha is not between 0 and 1")
+	ErrEmpty   = errors.New("no values")
+	ErrInvalid = errors.New("value is not a positive finite number")
+	ErrRagged  = errors.New("rounds differ in their number of benchmarks")
+	ErrNames   = errors.New("names do not match the benchmarks in a round")
+	ErrAlpha   = errors.New("alpha is not between 0 and 1")
 )
 
 // Pair is one base sample and the candidate sample taken next to it (either
@@ -77,33 +76,6 @@ func Compare(pairs []Pair, alpha float64) (Estimate, error) {
 		return Estimate{}, err
 	}
 	e, _, _ := estimate(d, alpha/2, alpha/2, nil)
-	return e, nil
-}
-
-// GeoMean estimates the geometric mean of the speedups of several
-// benchmarks. rounds[r][b] is the pair of benchmark b in round r; every round
-// must hold the same benchmarks in the same order.
-//
-// The unit of inference is the round, as in a bootstrap that resamples
-// rounds: each round's log geometric-mean ratio (the mean over benchmarks of
-// its log-ratios) is one observation, which keeps whatever the benchmarks of
-// a round share, such as the machine's state at that time. The estimate and
-// interval are the Hodges–Lehmann estimate and Wilcoxon signed-rank interval
-// of those per-round values. Unlike a bootstrap, they have exact coverage
-// at 6 rounds and at the small alphas that sequential looks need, and they
-// involve no random numbers. With several benchmarks, each one's log-ratios
-// are first winsorized at its median ± 3 robust standard deviations, so that
-// one bad sample does not spoil a whole round (see winsorizedMeans); with
-// one benchmark GeoMean is Compare.
-func GeoMean(rounds [][]Pair, alpha float64) (Estimate, error) {
-	if err := checkAlpha(alpha); err != nil {
-		return Estimate{}, err
-	}
-	g, _, err := roundRatios(rounds)
-	if err != nil {
-		return Estimate{}, err
-	}
-	e, _, _ := estimate(g, alpha/2, alpha/2, nil)
 	return e, nil
 }
 

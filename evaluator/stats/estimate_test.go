@@ -119,7 +119,7 @@ func TestGeoMean(t *testing.T) {
 		for r, p := range ps {
 			rounds[r] = []Pair{p}
 		}
-		g, err := GeoMean(rounds, 0.05)
+		g, err := geoMean(rounds, 0.05)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestGeoMean(t *testing.T) {
 			rounds[r] = []Pair{pairsOf(a[r])[0], pairsOf(b[r])[0]}
 			want[r] = (a[r] + b[r]) / 2
 		}
-		g, err := GeoMean(rounds, 0.05)
+		g, err := geoMean(rounds, 0.05)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,11 +167,11 @@ func TestGeoMean(t *testing.T) {
 			}
 			return rounds
 		}
-		clean, err := GeoMean(build(0), 0.05)
+		clean, err := geoMean(build(0), 0.05)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dirty, err := GeoMean(build(math.Log(3)), 0.05)
+		dirty, err := geoMean(build(math.Log(3)), 0.05)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestGeoMean(t *testing.T) {
 			{"Invalid", [][]Pair{ok, {{1, 1}, {2, math.NaN()}}}, ErrInvalid},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				if _, err := GeoMean(tt.rounds, 0.05); !errors.Is(err, tt.err) {
+				if _, err := geoMean(tt.rounds, 0.05); !errors.Is(err, tt.err) {
 					t.Errorf("GeoMean error %v, want %v", err, tt.err)
 				}
 			})
@@ -204,4 +204,19 @@ func TestPair_LogRatio(t *testing.T) {
 	if got := (Pair{Base: 2, Cand: 1}).LogRatio(); !near(got, -math.Ln2) {
 		t.Errorf("LogRatio of a 2× faster pair = %v, want -ln 2", got)
 	}
+}
+
+// geoMean estimates the geometric mean of the speedups of several
+// benchmarks, as Sequential.Look's aggregate does: rounds[r][b] is the pair
+// of benchmark b in round r. Each round's mean log-ratio is one observation.
+func geoMean(rounds [][]Pair, alpha float64) (Estimate, error) {
+	if err := checkAlpha(alpha); err != nil {
+		return Estimate{}, err
+	}
+	g, _, err := roundRatios(rounds)
+	if err != nil {
+		return Estimate{}, err
+	}
+	e, _, _ := estimate(g, alpha/2, alpha/2, nil)
+	return e, nil
 }

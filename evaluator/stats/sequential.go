@@ -42,7 +42,7 @@ type Decision struct {
 	Reason string
 	// Pairs is the number of rounds looked at.
 	Pairs int
-	// Alpha is the two-sided level this look spent (LookAlpha): the
+	// Alpha is the two-sided level this look spent: the
 	// intervals below have confidence 1-Alpha, with unequal tails
 	// (LookTails). When a bound is not yet attainable, Level says so and
 	// that bound backs no claim.

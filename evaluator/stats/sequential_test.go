@@ -81,8 +81,8 @@ func TestSequential_LookTails(t *testing.T) {
 	if below, above := s.LookTails(8); below != 1./128 || above != 1./256 {
 		t.Errorf("LookTails(8) = %v, %v; want 1/128, 1/256", below, above)
 	}
-	if a := s.LookAlpha(8); a != 3./256 {
-		t.Errorf("LookAlpha(8) = %v, want 3/256", a)
+	if a := lookAlpha(s, 8); a != 3./256 {
+		t.Errorf("lookAlpha(8) = %v, want 3/256", a)
 	}
 	// The levels spent over the whole sequence stay within each side's
 	// budget (the exact levels are discrete, so a little is left over),
@@ -98,12 +98,12 @@ func TestSequential_LookTails(t *testing.T) {
 			t.Errorf("side %d spends %v in all, want just under %v", i, total[i], budget)
 		}
 	}
-	if last := s.LookAlpha(DefaultMaxPairs); last < 0.5*DefaultAlpha {
+	if last := lookAlpha(s, DefaultMaxPairs); last < 0.5*DefaultAlpha {
 		t.Errorf("last look spends %v, want most of %v", last, DefaultAlpha)
 	}
 	// Out of range: the first and last looks' levels.
-	if s.LookAlpha(3) != s.LookAlpha(6) || s.LookAlpha(50) != s.LookAlpha(30) {
-		t.Errorf("LookAlpha outside MinPairs..MaxPairs is not the nearest look's")
+	if lookAlpha(s, 3) != lookAlpha(s, 6) || lookAlpha(s, 50) != lookAlpha(s, 30) {
+		t.Errorf("lookAlpha outside MinPairs..MaxPairs is not the nearest look's")
 	}
 	// A single look spends everything: at 10 pairs, the largest exact
 	// errors within 1/30 and 1/60 are P(T+<=9) = 33/1024 and
@@ -343,4 +343,11 @@ func TestSequential_FirstClaim(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lookAlpha is the two-sided level the look at n rounds spends: the sum of
+// LookTails.
+func lookAlpha(s Sequential, n int) float64 {
+	below, above := s.LookTails(n)
+	return below + above
 }

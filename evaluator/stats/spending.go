@@ -98,13 +98,6 @@ func (s Sequential) FirstClaim() int {
 	return s.MaxPairs
 }
 
-// LookAlpha returns the two-sided level the look at n rounds spends: the sum
-// of LookTails.
-func (s Sequential) LookAlpha(n int) float64 {
-	below, above := s.LookTails(n)
-	return below + above
-}
-
 // tail runs one side's plan, of budget alpha, up to the look at n rounds.
 func (s Sequential) tail(n int, alpha float64) float64 {
 	first, last := s.MinPairs, s.MaxPairs
