@@ -20,6 +20,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
@@ -408,11 +409,12 @@ func (j *job) buildEnv(ctx context.Context) string {
 	if json.Unmarshal(out, &vars) != nil || (vars["GOWORK"] != "" && vars["GOWORK"] != "off") {
 		return ""
 	}
-	grep := exec.CommandContext(ctx, "git", "-C", j.opts.Repo, "grep", "-q", "-E", `=>[[:space:]]*(\.|/)`, j.opts.Base, "--", "go.mod", "**/go.mod")
-	proc.Tag(grep)
-	if err := grep.Run(); err == nil {
+	_, err = gitcmd.Run(ctx, gitcmd.Cmd{Dir: j.opts.Repo, ReadOnly: true,
+		Args: []string{"grep", "-q", "-E", `=>[[:space:]]*(\.|/)`, j.opts.Base, "--", "go.mod", "**/go.mod"}})
+	var ge *gitcmd.Error
+	if err == nil {
 		return "" // a replace by a directory: found
-	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+	} else if !errors.As(err, &ge) || ge.ExitCode() != 1 {
 		return "" // git grep could not tell
 	}
 	// GOGCCFLAGS names a fresh temporary directory at every call; what it
