@@ -116,13 +116,6 @@ func Run(ctx context.Context, c Cmd) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// Output runs git with args in dir and returns its stdout without the
-// trailing newlines.
-func Output(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := Run(ctx, Cmd{Dir: dir, Args: args})
-	return strings.TrimRight(string(out), "\n"), err
-}
-
 // environ is the environment of a git command under the policy, extra
 // last.
 func environ(readOnly bool, extra []string) []string {

@@ -28,12 +28,12 @@ func newTestRepo(tb testing.TB) string {
 
 func TestRun_Output(t *testing.T) {
 	dir := newTestRepo(t)
-	out, err := Output(context.Background(), dir, "rev-parse", "--abbrev-ref", "HEAD")
+	out, err := Run(context.Background(), Cmd{Dir: dir, Args: []string{"rev-parse", "--abbrev-ref", "HEAD"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "main" {
-		t.Errorf("Output = %q, want main", out)
+	if string(out) != "main\n" {
+		t.Errorf("Run = %q, want main", out)
 	}
 }
 

@@ -52,7 +52,7 @@ func TestRepo_Resolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := Output(ctx, dir, "rev-parse", "HEAD")
+	head, err := readOutput(ctx, dir, "rev-parse", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
