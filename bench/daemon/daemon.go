@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // daemonProc is a daemon started by the harness.
@@ -98,11 +99,8 @@ func waitEnded(ctx context.Context, c *client.Client, id string) error {
 }
 
 func gitIn(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return nil
+	_, err := gitcmd.Run(ctx, gitcmd.Cmd{Dir: dir, Args: append([]string{"-c", "user.name=bench", "-c", "user.email=bench@example.invalid"}, args...)})
+	return err
 }
 
 // makeRepo writes n small files and a test script, and commits them.
