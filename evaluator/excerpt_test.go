@@ -97,10 +97,9 @@ func TestExcerpts(t *testing.T) {
 		ev("output", "TestSum/two", "--- FAIL: TestSum/two (0.00s)\n") + ev("fail", "TestSum/two", "") +
 		ev("output", "TestSum", "--- FAIL: TestSum (0.00s)\n") + ev("fail", "TestSum", "") +
 		ev("run", "TestHang", "") + ev("run", "TestHang/loop", "") + ev("output", "TestHang/loop", "    hang_test.go:9: looping\n")
-	run, err := gotest.Parse(strings.NewReader(stream))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := gotest.NewParser()
+	p.Write([]byte(stream))
+	run := p.Result()
 	names := []string{"m.TestHang", "m.TestHang/loop", "m.TestSum", "m.TestSum/one", "m.TestSum/two"}
 	got := excerpts(run, names, stream)
 	for _, want := range []string{"sum_test.go:20: Sum([3]) = 0, want 9", "sum_test.go:20: Sum([-4]) = 0, want 16",

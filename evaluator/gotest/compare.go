@@ -31,11 +31,6 @@ type Diff struct {
 	NewFailures []string
 }
 
-// Failed reports whether the candidate lost anything that passed at base.
-func (d Diff) Failed() bool {
-	return len(d.Regressed) > 0 || len(d.BuildFailed) > 0
-}
-
 // Compare compares a candidate's run with the base's. A nil Run counts as
 // empty.
 func Compare(base, cand *Run) Diff {

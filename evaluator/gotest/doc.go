@@ -5,7 +5,7 @@
 //
 // The test command's stdout goes into a [Parser], an io.Writer that parses
 // test2json events incrementally (proc tees the stream into it while the
-// command runs), or into [Parse] for a stream at rest. Either gives a [Run]:
+// command runs). [Parser.Result] gives a [Run]:
 // one [Status] per test, keyed "importpath.TestName" and
 // "importpath.TestName/subtest" (see [Key] and [SplitKey]); the status of
 // every package; the packages that failed to build; and a capped output

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -90,15 +88,6 @@ func NewParser() *Parser {
 		build:   map[string]*excerpt{},
 		now:     time.Now,
 	}
-}
-
-// Parse reads a whole go test -json stream. The error is only the reader's.
-func Parse(r io.Reader) (*Run, error) {
-	p := NewParser()
-	if _, err := io.Copy(p, r); err != nil {
-		return p.Result(), fmt.Errorf("read test2json stream: %w", err)
-	}
-	return p.Result(), nil
 }
 
 // Write parses b. It never fails, except after Result.

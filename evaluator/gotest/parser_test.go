@@ -3,6 +3,8 @@ package gotest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,7 +14,7 @@ import (
 
 func TestParse_GoTest(t *testing.T) {
 	stream := goTestJSON(t, "variety", variety, false)
-	run, err := Parse(bytes.NewReader(stream))
+	run, err := parse(bytes.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestParse_GoTest(t *testing.T) {
 // The same stream written in pieces of any size gives the same Run.
 func TestParser_Chunks(t *testing.T) {
 	stream := goTestJSON(t, "variety", variety, false)
-	want, err := Parse(bytes.NewReader(stream))
+	want, err := parse(bytes.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestParse_BuildText(t *testing.T) {
 	if bytes.Contains(stream, []byte(`"build-output"`)) {
 		t.Skip("this go ignores gotestjsonbuildtext")
 	}
-	run, err := Parse(bytes.NewReader(stream))
+	run, err := parse(bytes.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +236,7 @@ func TestParse_Synthetic(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			run, err := Parse(strings.NewReader(tt.stream))
+			run, err := parse(strings.NewReader(tt.stream))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,7 +295,7 @@ func TestParser_Result(t *testing.T) {
 
 func TestRun_JSON(t *testing.T) {
 	stream := goTestJSON(t, "variety", variety, false)
-	run, err := Parse(bytes.NewReader(stream))
+	run, err := parse(bytes.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,4 +355,13 @@ func TestParser_Running(t *testing.T) {
 	if got, want := p.Result().Elapsed, map[string]float64{"p.TestA": 2, "p.TestA/sub": 1.5}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Elapsed = %v, want %v", got, want)
 	}
+}
+
+// parse reads a whole go test -json stream. The error is only the reader's.
+func parse(r io.Reader) (*Run, error) {
+	p := NewParser()
+	if _, err := io.Copy(p, r); err != nil {
+		return p.Result(), fmt.Errorf("read test2json stream: %w", err)
+	}
+	return p.Result(), nil
 }
