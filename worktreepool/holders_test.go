@@ -17,18 +17,15 @@ import (
 // returns what p says of it.
 func waitBlocked(t *testing.T, p *Pool) MachineWait {
 	t.Helper()
-	deadline := time.After(2 * time.Minute)
-	for {
-		ch := p.waits.change()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
 		if w, ok := p.MachineWait(); ok {
 			return w
 		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatal("no holder of the pool waited for the machine lock")
-		}
+		time.Sleep(10 * time.Millisecond)
 	}
+	t.Fatal("no holder of the pool waited for the machine lock")
+	return MachineWait{}
 }
 
 // holdWithFlock holds lock exclusively from another process that is not an

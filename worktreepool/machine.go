@@ -95,28 +95,9 @@ func flockFile(ctx context.Context, path string, how int, blocked func()) (*os.F
 
 // waits keeps the pool's holders that are blocked on the machine lock now.
 type waits struct {
-	mu      sync.Mutex
-	next    int
-	on      map[int]waiting
-	changed chan struct{} // closed and replaced whenever on changes
-}
-
-// change returns a channel closed at the next change of the waits.
-func (w *waits) change() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.changed == nil {
-		w.changed = make(chan struct{})
-	}
-	return w.changed
-}
-
-// notify wakes those waiting on a change. w.mu must be held.
-func (w *waits) notify() {
-	if w.changed != nil {
-		close(w.changed)
-		w.changed = nil
-	}
+	mu   sync.Mutex
+	next int
+	on   map[int]waiting
 }
 
 type waiting struct {
@@ -139,16 +120,12 @@ func (w *waits) start(exclusive bool) (blocked, done func()) {
 				w.on = map[int]waiting{}
 			}
 			w.on[id] = waiting{since: time.Now(), exclusive: exclusive}
-			w.notify()
 			w.mu.Unlock()
 		})
 	}
 	done = func() {
 		w.mu.Lock()
-		if _, ok := w.on[id]; ok {
-			delete(w.on, id)
-			w.notify()
-		}
+		delete(w.on, id)
 		w.mu.Unlock()
 	}
 	return blocked, done
