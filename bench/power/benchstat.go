@@ -32,9 +32,6 @@ type benchstatResult struct {
 // 0.05) and the candidate's median below base's.
 func (r benchstatResult) Faster() bool { return r.Delta != "~" && r.Cand < r.Base }
 
-// Slower is the other direction.
-func (r benchstatResult) Slower() bool { return r.Delta != "~" && r.Cand > r.Base }
-
 // Speedup is base's median over the candidate's.
 func (r benchstatResult) Speedup() float64 { return r.Base / r.Cand }
 
