@@ -70,10 +70,13 @@ func writeError(w http.ResponseWriter, err error) {
 	writeJSON(w, re.status, client.Error{Error: re.msg, Field: re.field})
 }
 
+// newJobID is a job's one id: in the queue, the API, the CLI and the
+// repository's store (the evaluator records the run under it). Jobs of
+// older daemons have an id that starts with d, and a run id apart.
 func newJobID() string {
 	var b [6]byte
 	rand.Read(b[:])
-	return "d" + time.Now().UTC().Format("20060102-150405-") + hex.EncodeToString(b[:])
+	return time.Now().UTC().Format("20060102-150405-") + hex.EncodeToString(b[:])
 }
 
 // handleSubmit is POST /v1/jobs: validate, record durably, then 202.

@@ -163,6 +163,12 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 	}
 	opts.Sandbox = s.opts.Policy.sandboxMode(spec.Request.Options.Sandbox)
 	opts.SandboxHide = s.privateDirs()
+	opts.ID = rj.id
+	if err := keepInterruptedRun(ctx, e.db, rj.id); err != nil {
+		s.pools.put(context.WithoutCancel(ctx), e)
+		s.finishJob(ctx, rj, nil, err)
+		return
+	}
 	rj.live.setETA(opts)
 	events := make(chan evaluator.Event, 256)
 	opts.Events = events

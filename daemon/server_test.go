@@ -50,6 +50,9 @@ func TestServer_SubmitRunsJob(t *testing.T) {
 	if j.State != store.QueueFinished || j.Report == nil || j.RunID == "" {
 		t.Fatalf("job = %+v, want finished with a report and a run id", j)
 	}
+	if j.RunID != sub.ID || j.Report.Job != sub.ID {
+		t.Errorf("the job is %s to the API, %s to the repository's store, %s to its report: want one id", sub.ID, j.RunID, j.Report.Job)
+	}
 	verdicts := map[string]evaluator.Verdict{}
 	for _, cr := range j.Report.Candidates {
 		verdicts[cr.Name] = cr.Verdict

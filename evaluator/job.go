@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -198,7 +199,7 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	}
 	opts = withDefaults(opts)
 	j := &job{
-		id:     newJobID(),
+		id:     cmp.Or(opts.ID, newJobID()),
 		opts:   opts,
 		pool:   pool,
 		treeID: candidate.TreeID,

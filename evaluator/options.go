@@ -29,6 +29,9 @@ const (
 
 // Options configure one job. Only cmd reads flags and files; it fills these.
 type Options struct {
+	// ID is the job's id in the store; "" makes one. The store must not
+	// hold a job with this id.
+	ID         string
 	Kind       string // run, watch, demo: recorded in the store
 	Repo       string // the user's repo root
 	Base       string // the resolved base commit, 40 hex
