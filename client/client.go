@@ -78,6 +78,10 @@ func CheckSocketDir(path string) error {
 
 // Client talks to one daemon. It is safe for concurrent use.
 type Client struct {
+	// Reconnect bounds how long Events and Follow keep trying a daemon
+	// that went away; 0 is DefaultReconnect. Set it before use.
+	Reconnect time.Duration
+
 	base  string // http://optimizer or http://HOST:PORT
 	token string
 	http  *http.Client
@@ -202,13 +206,62 @@ func (c *Client) Cancel(ctx context.Context, id string) (Job, error) {
 	return j, err
 }
 
+// DefaultReconnect is how long a client keeps trying a daemon that went
+// away (killed, restarting) before it gives up: long enough for a restart
+// under systemd and a daemon that re-opens its pools.
+const DefaultReconnect = 10 * time.Minute
+
+// maxStalls is how many streams in a row may end without an event while
+// the daemon answers before Events gives up.
+const maxStalls = 5
+
+// reconnectBackoff bounds the pause between two tries of a daemon that went away.
+const reconnectBackoff = 2 * time.Second
+
+// A GoneError is returned when the daemon went away and did not answer
+// again within the client's Reconnect limit. The job is in the daemon's
+// queue: it runs when a daemon answers again.
+type GoneError struct {
+	Job   string
+	Since time.Time // when the daemon stopped answering
+	Err   error     // the last try's
+}
+
+func (e *GoneError) Error() string {
+	return fmt.Sprintf("the daemon went away and did not answer again for %v: %v", time.Since(e.Since).Round(time.Second), e.Err)
+}
+
+func (e *GoneError) Unwrap() error { return e.Err }
+
+// A Notice says that the daemon went away (Gone, with the error that said
+// so and how long the client keeps trying) or that it answers again.
+type Notice struct {
+	Gone  bool
+	Err   error
+	Limit time.Duration
+}
+
 // Events streams job id's events to fn, from the one after seq after (0:
 // all the daemon still holds), until the job's EventEnded, fn's error, or
-// ctx's end. A broken stream is resumed with Last-Event-ID, a few times.
+// ctx's end. A broken stream is resumed with Last-Event-ID; a daemon that
+// went away is tried again, for up to c.Reconnect, and then the error is
+// a *GoneError.
 func (c *Client) Events(ctx context.Context, id string, after uint64, fn func(Event) error) error {
-	failures := 0
+	return c.events(ctx, id, after, fn, nil)
+}
+
+// events is Events, telling notify (when set) when the daemon goes away
+// and when it answers again.
+func (c *Client) events(ctx context.Context, id string, after uint64, fn func(Event) error, notify func(Notice)) error {
+	var gone time.Time // zero while the daemon answers
+	tries, stalls := 0, 0
 	for {
-		last, ended, err := c.stream(ctx, "/v1/jobs/"+url.PathEscape(id)+"/events", after, fn)
+		last, ended, connected, err := c.stream(ctx, "/v1/jobs/"+url.PathEscape(id)+"/events", after, fn, func() {
+			if !gone.IsZero() && notify != nil {
+				notify(Notice{})
+			}
+			gone = time.Time{}
+		})
 		if ended || ctx.Err() != nil {
 			return err
 		}
@@ -216,25 +269,62 @@ func (c *Client) Events(ctx context.Context, id string, after uint64, fn func(Ev
 		if errors.As(err, &apiErr) {
 			return err
 		}
-		if last > after {
-			after, failures = last, 0
-		} else if failures++; failures > 5 {
-			return fmt.Errorf("event stream of job %s: %w", id, err)
+		moved := last > after
+		after = last
+		if connected {
+			if moved {
+				tries, stalls = 0, 0
+				continue // the stream broke, or this reader fell behind: resume at once
+			}
+			if stalls++; stalls > maxStalls {
+				return fmt.Errorf("event stream of job %s: %w", id, err)
+			}
+			if err := sleep(ctx, time.Duration(stalls)*200*time.Millisecond); err != nil {
+				return err
+			}
+			continue
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(failures) * 200 * time.Millisecond):
+		if gone.IsZero() {
+			gone = time.Now()
+			if notify != nil {
+				notify(Notice{Gone: true, Err: err, Limit: c.reconnect()})
+			}
+		}
+		if time.Since(gone) > c.reconnect() {
+			return &GoneError{Job: id, Since: gone, Err: err}
+		}
+		tries++
+		if err := sleep(ctx, min(reconnectBackoff, time.Duration(tries)*100*time.Millisecond)); err != nil {
+			return err
 		}
 	}
 }
 
-// stream reads one SSE connection. It returns the last seq read, and
-// whether the stream is over for good (the job ended, or fn failed).
-func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(Event) error) (uint64, bool, error) {
+func (c *Client) reconnect() time.Duration {
+	if c.Reconnect > 0 {
+		return c.Reconnect
+	}
+	return DefaultReconnect
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// stream reads one SSE connection, calling answered once the daemon
+// answers. It returns the last seq read, whether the stream is over for
+// good (the job ended, or fn failed), and whether the daemon answered.
+func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(Event) error, answered func()) (last uint64, ended, connected bool, _ error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
 	if err != nil {
-		return after, true, err
+		return after, true, false, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	if after > 0 {
@@ -243,12 +333,13 @@ func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(
 	c.auth(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return after, false, c.dialError(err)
+		return after, false, false, c.dialError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return after, false, readError(resp)
+		return after, false, false, readError(resp)
 	}
+	answered()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var data bytes.Buffer
@@ -260,22 +351,22 @@ func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(
 		case line == "" && data.Len() > 0:
 			var e Event
 			if err := json.Unmarshal(data.Bytes(), &e); err != nil {
-				return after, true, fmt.Errorf("event stream: %w", err)
+				return after, true, true, fmt.Errorf("event stream: %w", err)
 			}
 			data.Reset()
 			after = e.Seq
 			if err := fn(e); err != nil {
-				return after, true, err
+				return after, true, true, err
 			}
 			if e.Kind == EventEnded {
-				return after, true, nil
+				return after, true, true, nil
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return after, false, err
+		return after, false, true, err
 	}
-	return after, false, io.ErrUnexpectedEOF
+	return after, false, true, io.ErrUnexpectedEOF
 }
 
 func (c *Client) auth(req *http.Request) {

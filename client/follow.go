@@ -19,17 +19,27 @@ const CancelTimeout = time.Minute
 // daemon's own events (EventQueued, EventEnded) are not passed on. A job
 // that ended with an error returns the job and that error.
 //
+// When the daemon goes away (killed, restarting), Follow tells each with a
+// warning event, keeps trying for up to c.Reconnect, and resumes where it
+// was once the daemon answers again: the daemon keeps the job and its
+// events. Past that limit its error wraps a *GoneError.
+//
 // When ctx ends first, Follow cancels the job on the daemon and returns the
 // job as the cancel left it and ctx's error; a job that had ended already
 // (409) is no error of the cancel. Its other errors say which step failed:
 // following, reading or cancelling the job.
 func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Event)) (Job, error) {
-	err := c.Events(ctx, id, 0, func(e Event) error {
+	notify := func(n Notice) {
+		if each != nil {
+			each(evaluator.Event{Kind: evaluator.EventWarning, Time: time.Now(), Message: n.message(id)})
+		}
+	}
+	err := c.events(ctx, id, 0, func(e Event) error {
 		if each != nil && e.Kind != EventQueued && e.Kind != EventEnded {
 			each(e.Evaluator())
 		}
 		return nil
-	})
+	}, notify)
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), CancelTimeout)
 	defer cancel()
 	if ctx.Err() != nil {
@@ -43,7 +53,7 @@ func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Even
 	if err != nil {
 		return Job{}, fmt.Errorf("follow job %s: %w", id, err)
 	}
-	j, err := c.Job(bg, id)
+	j, err := c.jobAfterEnd(ctx, id)
 	switch {
 	case err != nil:
 		return Job{}, fmt.Errorf("read job %s: %w", id, err)
@@ -51,4 +61,36 @@ func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Even
 		return j, errors.New(j.Error)
 	}
 	return j, nil
+}
+
+// jobAfterEnd reads a job that has ended, trying a daemon that went away
+// meanwhile for up to c.Reconnect.
+func (c *Client) jobAfterEnd(ctx context.Context, id string) (Job, error) {
+	var gone time.Time
+	for tries := 1; ; tries++ {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CancelTimeout)
+		j, err := c.Job(rctx, id)
+		cancel()
+		if err == nil || !errors.Is(err, ErrNoDaemon) {
+			return j, err
+		}
+		if gone.IsZero() {
+			gone = time.Now()
+		}
+		if time.Since(gone) > c.reconnect() {
+			return j, &GoneError{Job: id, Since: gone, Err: err}
+		}
+		if err := sleep(ctx, min(reconnectBackoff, time.Duration(tries)*100*time.Millisecond)); err != nil {
+			return j, err
+		}
+	}
+}
+
+// message is what a follower shows about n.
+func (n Notice) message(id string) string {
+	if !n.Gone {
+		return fmt.Sprintf("the daemon answers again: following job %s from where it was", id)
+	}
+	return fmt.Sprintf("the daemon went away (%v); retrying for up to %v (the job is kept: it goes on once the daemon is back)",
+		n.Err, n.Limit)
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
@@ -133,5 +135,25 @@ func TestDial(t *testing.T) {
 	c, err := Dial(context.Background(), sock)
 	if c != nil || !errors.Is(err, ErrNoDaemon) || !strings.HasSuffix(err.Error(), " on "+sock) {
 		t.Errorf("Dial = %v, %v; want ErrNoDaemon on %s", c, err, sock)
+	}
+}
+
+// TestFollow_DaemonGone: a daemon that does not come back is tried for
+// Reconnect, with a warning saying so, and then the error is a GoneError.
+func TestFollow_DaemonGone(t *testing.T) {
+	c := New(filepath.Join(t.TempDir(), "d.sock")) // nothing listens there
+	c.Reconnect = 300 * time.Millisecond
+	var warnings []string
+	_, err := c.Follow(context.Background(), "j1", func(e evaluator.Event) {
+		if e.Kind == evaluator.EventWarning {
+			warnings = append(warnings, e.Message)
+		}
+	})
+	var gone *GoneError
+	if !errors.As(err, &gone) || gone.Job != "j1" || !errors.Is(err, ErrNoDaemon) {
+		t.Fatalf("Follow with no daemon: %v, want a GoneError of j1 that wraps ErrNoDaemon", err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "went away") || !strings.Contains(warnings[0], "retrying for up to 300ms") {
+		t.Errorf("warnings: %q, want one saying the daemon went away and how long it is tried", warnings)
 	}
 }

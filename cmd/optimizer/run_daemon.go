@@ -85,7 +85,12 @@ func followJob(ctx context.Context, c *client.Client, id string, o runOptions, e
 	j, err := progress.While(stderr, showBars(stderr, o.Verbose), est, func(events chan<- evaluator.Event) (client.Job, error) {
 		return c.Follow(ctx, id, func(e evaluator.Event) { events <- e })
 	})
-	if err == nil && j.State != "finished" {
+	var gone *client.GoneError
+	switch {
+	case errors.As(err, &gone):
+		err = fmt.Errorf("%w\njob %s stays in the daemon's queue and runs once a daemon answers on %s again; then see its result with: optimizer show %s",
+			err, id, c.Socket(), id)
+	case err == nil && j.State != "finished":
 		err = fmt.Errorf("the daemon's job %s is %s", id, j.State)
 	}
 	return j.Report, err
