@@ -32,22 +32,30 @@ const maxStreamsPerClient = 64
 func (s *Server) guard(h http.Handler, hosts map[string]bool) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &requestError{status: http.StatusForbidden, field: "Origin",
+		s.refuse(w, r, &requestError{status: http.StatusForbidden, field: "Origin",
 			msg: "a cross-origin request may not change anything: send it from the daemon's own origin, or without a browser"})
 	}))
-	inner := s.streamCap(cop.Handler(requireJSON(sameOriginReads(h))))
+	inner := s.streamCap(cop.Handler(s.requireJSON(s.sameOriginReads(h))))
 	if hosts == nil {
 		return inner
 	}
-	return checkHost(hosts, s.withToken(inner))
+	return s.checkHost(hosts, s.withToken(inner))
+}
+
+// refuse answers a request the guard stops, and logs it: the log is
+// where the person who runs the daemon sees that a page tried.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, e *requestError) {
+	s.log.Info("refused a request", "method", r.Method, "path", r.URL.Path, "status", e.status, "field", e.field,
+		"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "host", r.Host)
+	writeError(w, e)
 }
 
 // checkHost refuses a request whose Host is not one the daemon listens on:
 // a page on a DNS name rebound to 127.0.0.1 carries its own name.
-func checkHost(hosts map[string]bool, next http.Handler) http.Handler {
+func (s *Server) checkHost(hosts map[string]bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hosts[normHost(r.Host)] {
-			writeError(w, &requestError{status: http.StatusForbidden, field: "Host",
+			s.refuse(w, r, &requestError{status: http.StatusForbidden, field: "Host",
 				msg: fmt.Sprintf("Host %q is not an address this daemon listens on: use the address given to --listen", r.Host)})
 			return
 		}
@@ -110,12 +118,12 @@ func safeMethod(m string) bool {
 // browser sends that type across origins only after a CORS preflight,
 // which the daemon never grants; a form, or a no-cors fetch of a Blob,
 // sends another or none.
-func requireJSON(next http.Handler) http.Handler {
+func (s *Server) requireJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !safeMethod(r.Method) {
 			ct := r.Header.Get("Content-Type")
 			if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-				writeError(w, &requestError{status: http.StatusUnsupportedMediaType, field: "Content-Type",
+				s.refuse(w, r, &requestError{status: http.StatusUnsupportedMediaType, field: "Content-Type",
 					msg: fmt.Sprintf("%s needs Content-Type: application/json (got %q), even without a body", r.Method, ct)})
 				return
 			}
@@ -129,12 +137,12 @@ func requireJSON(next http.Handler) http.Handler {
 // cross-site, other than a navigation): such a page may not read a report
 // even by a no-cors fetch or a script tag. Pages of the dashboard may be
 // opened from anywhere.
-func sameOriginReads(next http.Handler) http.Handler {
+func (s *Server) sameOriginReads(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		site := r.Header.Get("Sec-Fetch-Site")
 		data := strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/metrics" || strings.HasSuffix(r.URL.Path, "/events")
 		if data && (site == "cross-site" || site == "same-site") && r.Header.Get("Sec-Fetch-Mode") != "navigate" {
-			writeError(w, &requestError{status: http.StatusForbidden, field: "Sec-Fetch-Site",
+			s.refuse(w, r, &requestError{status: http.StatusForbidden, field: "Sec-Fetch-Site",
 				msg: "a page of another origin may not read the daemon's data"})
 			return
 		}

@@ -34,8 +34,9 @@ type Tab struct {
 }
 
 // New starts chromium headless for tb. It fails, rather than skips, when
-// chromium is missing: .ci/run installs it.
-func New(tb testing.TB) *Tab {
+// chromium is missing: .ci/run installs it. Flags are chromium's own, added
+// to the usual ones (chromedp.Flag("host-resolver-rules", ...), say).
+func New(tb testing.TB, flags ...chromedp.ExecAllocatorOption) *Tab {
 	tb.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
@@ -45,6 +46,7 @@ func New(tb testing.TB) *Tab {
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.DisableGPU, chromedp.NoSandbox,
 		chromedp.UserDataDir(tb.TempDir()), chromedp.WindowSize(1200, 900),
 	)
+	opts = append(opts, flags...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &Tab{}
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
