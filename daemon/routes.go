@@ -39,6 +39,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /v1/health", s.handleHealth)
 	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
 	mux.Handle("GET /metrics", s.met.handler())
+	mux.Handle("/v1/mcp", s.mcpHandler(mux)) // daemon/mcp.go
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &requestError{status: http.StatusNotFound, msg: fmt.Sprintf("no route %s %s: see /v1/openapi.json", r.Method, r.URL.Path)})
 	})

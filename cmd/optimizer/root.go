@@ -121,6 +121,7 @@ Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
 		newMergeCmd(stdout),
 		newBenchCmd(stdout, stderr),
 		newDaemonCmd(stdout, stderr),
+		newMCPCmd(stdout, stderr),
 		newJobsCmd(stdout),
 		newCancelCmd(stdout),
 	)
