@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // A busy machine is detected, not trusted. Other work on the benchmark's

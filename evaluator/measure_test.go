@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // TestRun_TooSlow: a candidate 1000× slower than base does not stall the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // noisePairs is how many A/A pairs the noise check takes.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
+	"github.com/optimizer-dev/optimizer/shard"
 )
 
 // Defaults for Options.

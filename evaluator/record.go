@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/shard"
 	"github.com/optimizer-dev/optimizer/store"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/shard"
 )
 
 // resolve gives every candidate its content id: the git tree it produces on

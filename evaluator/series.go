@@ -1,7 +1,7 @@
 package evaluator
 
 import (
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // series accumulates the samples of one candidate's benchmark phase: for each

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/watch"
 )
 
 // Screen is watch's terminal: result lines go to Out; on a terminal (TTY),

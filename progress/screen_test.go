@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/watch"
+	"github.com/optimizer-dev/optimizer/watch"
 )
 
 // TestScreen_Status: on a terminal the status line is erased before each

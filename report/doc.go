@@ -17,7 +17,7 @@
 //   - [WatchLine]: the line watch prints for a save.
 //
 // It decides no verdict. The rules that make them (what is significantly
-// faster or slower) live in evaluator/stats and evaluator; readers of old
+// faster or slower) live in stats and evaluator; readers of old
 // reports call them through [evaluator.CandidateResult.BenchSlower] and
 // BenchFaster.
 //

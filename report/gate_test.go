@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // headReport is a report of one head, as optimizer ci sees it.
@@ -61,7 +61,7 @@ func ciHeads() map[string]evaluator.CandidateResult {
 }
 
 // lookedHead is a head as the evaluator judges it, through the rule in
-// evaluator/stats: 8 pairs of three benchmarks where BenchmarkGetG takes
+// stats: 8 pairs of three benchmarks where BenchmarkGetG takes
 // about 1.8 times as long, and one exact metric shrinks. The head settles
 // slower overall before any one benchmark's bound is attained.
 func lookedHead(t *testing.T) evaluator.CandidateResult {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
+	"github.com/optimizer-dev/optimizer/shard"
 )
 
 // Merge writes what optimizer merge did into the store out: the job, the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
+	"github.com/optimizer-dev/optimizer/shard"
 )
 
 func TestMerge(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // Verdict is the outcome for one candidate.

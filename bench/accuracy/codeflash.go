@@ -1,6 +1,6 @@
 package main
 
-import "github.com/optimizer-dev/optimizer/evaluator/stats"
+import "github.com/optimizer-dev/optimizer/stats"
 
 // Codeflash's rule, as it decides (codeflash/result/critic.py,
 // speedup_critic, and docs "How Codeflash measures code runtime"): each

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // The copies experiment (-copies N) asks whether byte-identical test

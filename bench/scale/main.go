@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
+	"github.com/optimizer-dev/optimizer/shard"
 	"github.com/optimizer-dev/optimizer/store"
 )
 

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/shard"
 )
 
 // shardCandidates is a JSONL candidate set for shellFixture with every kind

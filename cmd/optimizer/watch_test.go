@@ -19,11 +19,11 @@ import (
 
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/watch"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
+	"github.com/optimizer-dev/optimizer/watch"
 )
 
 // watchWait bounds every wait in these tests. It is generous: they assert
@@ -244,7 +244,7 @@ func TestWatch_Saves(t *testing.T) {
 	writeWatchFiles(t, repo, map[string]string{"a.txt": "good\n"})
 	expect("a.txt", `^tests pass · \d`)
 
-	// A save of the same bytes plans nothing: evaluator/watch's
+	// A save of the same bytes plans nothing: watch's
 	// TestSession_PlanTreeUnchanged proves it without waiting on a clock.
 	writeWatchFiles(t, repo, map[string]string{"a.txt": "bad\n"})
 	expect("a.txt", `^FAIL the test command exits 1 where base exits 0 \(a\.txt:1\)$`)

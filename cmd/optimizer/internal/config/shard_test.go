@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator/shard"
+	"github.com/optimizer-dev/optimizer/shard"
 )
 
 // TestShard_Resolve: --shard K/N, --shard auto from a Kubernetes index and

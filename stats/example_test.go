@@ -3,7 +3,7 @@ package stats_test
 import (
 	"fmt"
 
-	"github.com/optimizer-dev/optimizer/evaluator/stats"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // The evaluator's loop: one round of pairs at a time, a look after each from

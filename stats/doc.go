@@ -142,7 +142,7 @@
 //
 // These come from
 //
-//	go test -v -run Sim ./evaluator/stats/
+//	go test -v -run Sim ./stats/
 //
 // The same command prints a grid by noise level and number of benchmarks.
 // The limits it shows are real. A true 8% speedup against a 5% threshold
