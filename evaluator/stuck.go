@@ -21,6 +21,12 @@ import (
 // a test of a few milliseconds at base from being called stuck by one
 // scheduling pause or garbage collection. A test the rule names that then
 // ends was slow, not stuck: the event is taken back.
+//
+// A test with subtests is never named itself. go test's elapsed time for
+// it leaves out its parallel subtests' time (0 s at base for a test whose
+// subtests all call t.Parallel), though it runs until they end; the rule
+// would call every such test stuck after stuckGrace. Its subtests are
+// judged instead.
 const (
 	stuckRatio = 10
 	stuckGrace = time.Second
@@ -96,8 +102,8 @@ func (j *job) baseTimes() map[string]float64 {
 func stuckTest(running []gotest.Running, times map[string]float64, now time.Time) (r gotest.Running, took time.Duration, ok bool) {
 	for _, t := range running {
 		s, known := times[t.Key]
-		if !known {
-			continue // a new test: nothing to compare with
+		if !known || t.Subtests {
+			continue // a new test, nothing to compare with; or a parent, see above
 		}
 		at := time.Duration(s * float64(time.Second))
 		el := now.Sub(t.Since)

@@ -49,6 +49,7 @@ type test struct {
 	out    excerpt
 	since  time.Time // when its run event, or its last cont event, was read
 	paused bool      // t.Parallel: waiting for its parent to let it go on
+	subs   bool      // a subtest of it has started
 }
 
 // pkg is what the parser knows of a package that has started.
@@ -234,6 +235,9 @@ func (p *Parser) test(pkgPath, name string) *test {
 	key := Key(pkgPath, name)
 	t := p.running[key]
 	if t == nil {
+		if parent := p.parent(key); parent != nil {
+			parent.subs = true
+		}
 		t = &test{pkg: pkgPath, since: p.now()}
 		p.running[key] = t
 		p.pkg(pkgPath) // a stream may lack start events
@@ -389,6 +393,10 @@ func (p *Parser) sortedRunning() []string {
 type Running struct {
 	Key   string    // Key(importpath, test)
 	Since time.Time // when the parser read its start, or its last resumption
+	// Subtests is set once a subtest of it has started. The elapsed time
+	// go test reports for such a test leaves out the time its parallel
+	// subtests run, though it is running all that time.
+	Subtests bool
 }
 
 // Running lists the tests running now, subtests with their parents, sorted
@@ -403,7 +411,7 @@ func (p *Parser) Running() []Running {
 	var out []Running
 	for key, t := range p.running {
 		if !t.paused {
-			out = append(out, Running{Key: key, Since: t.since})
+			out = append(out, Running{Key: key, Since: t.since, Subtests: t.subs})
 		}
 	}
 	slices.SortFunc(out, func(a, b Running) int { return strings.Compare(a.Key, b.Key) })

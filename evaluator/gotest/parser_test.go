@@ -343,7 +343,7 @@ func TestParser_Running(t *testing.T) {
 		`{"Action":"pause","Package":"p","Test":"TestB"}`)
 	write(2, `{"Action":"pass","Package":"p","Test":"TestA/sub","Elapsed":1.5}`)
 	write(3, `{"Action":"cont","Package":"p","Test":"TestB"}`)
-	want := []Running{{Key: "p.TestA", Since: t0}, {Key: "p.TestB", Since: t0.Add(3 * time.Second)}}
+	want := []Running{{Key: "p.TestA", Since: t0, Subtests: true}, {Key: "p.TestB", Since: t0.Add(3 * time.Second)}}
 	if got := p.Running(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Running = %v, want %v", got, want)
 	}
