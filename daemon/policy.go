@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
@@ -30,6 +32,13 @@ type Policy struct {
 	// AllowEnv (--allow-env) names the environment variables a job may set
 	// for its processes; "*" allows any.
 	AllowEnv []string
+}
+
+// logValue is the policy as the daemon's log gives it at start.
+func (p Policy) logValue() slog.Value {
+	return slog.GroupValue(slog.Bool("allow_unsandboxed", p.AllowUnsandboxed), slog.Bool("allow_setup", p.AllowSetup),
+		slog.Bool("allow_copy_ignored", p.AllowCopyIgnored), slog.Bool("allow_sandbox_net", p.AllowSandboxNet),
+		slog.String("allow_env", strings.Join(p.AllowEnv, ",")))
 }
 
 // forbidden is the 403 answer to a request beyond the policy.

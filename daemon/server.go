@@ -307,7 +307,7 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		})
 	}
-	s.log.Info("ready", "socket", s.opts.Socket, "listen", s.opts.Listen, "slots", s.opts.Slots)
+	s.log.Info("ready", "socket", s.opts.Socket, "listen", s.opts.Listen, "slots", s.opts.Slots, "policy", s.opts.Policy.logValue())
 	if s.opts.Ready != nil {
 		s.opts.Ready()
 	}

@@ -1,12 +1,14 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/daemon"
 )
 
 func TestSocketPath(t *testing.T) {
@@ -35,6 +37,7 @@ func TestDaemon_DaemonOptions(t *testing.T) {
 	}{
 		{"Defaults", []string{"--state-dir", "/s"}, ""},
 		{"Set", []string{"--state-dir", "/s", "--socket", "/d.sock", "-j", "-3", "--pool-disk", "1G", "-v"}, ""},
+		{"Policy", []string{"--state-dir", "/s", "--allow-unsandboxed", "--allow-setup", "--allow-copy-ignored", "--allow-sandbox-net", "--allow-env", "GOFLAGS,CGO_ENABLED", "--allow-env", "GOPROXY"}, ""},
 		{"BadSize", []string{"--state-dir", "/s", "--pool-disk", "lots"}, `--pool-disk "lots": want a size such as 20G`},
 		{"ZeroSize", []string{"--state-dir", "/s", "--pool-disk", "0"}, "--pool-disk"},
 	} {
@@ -67,6 +70,15 @@ func TestDaemon_DaemonOptions(t *testing.T) {
 			case "Defaults":
 				if opts.Socket != client.DefaultSocket() || opts.DiskBudget != 20<<30 || opts.MaxJobs == 0 {
 					t.Errorf("defaults: socket %s, disk %d, max jobs %d", opts.Socket, opts.DiskBudget, opts.MaxJobs)
+				}
+				if !reflect.DeepEqual(opts.Policy, daemon.Policy{}) {
+					t.Errorf("the default policy allows %+v, want nothing", opts.Policy)
+				}
+			case "Policy":
+				want := daemon.Policy{AllowUnsandboxed: true, AllowSetup: true, AllowCopyIgnored: true, AllowSandboxNet: true,
+					AllowEnv: []string{"GOFLAGS", "CGO_ENABLED", "GOPROXY"}}
+				if !reflect.DeepEqual(opts.Policy, want) {
+					t.Errorf("policy %+v, want %+v", opts.Policy, want)
 				}
 			case "Set":
 				if opts.Socket != "/d.sock" || opts.DiskBudget != 1<<30 || opts.Slots != 0 {
