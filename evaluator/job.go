@@ -166,6 +166,10 @@ func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID tree
 	if ferr := j.faulted(); ferr != nil && err == nil {
 		err = ferr
 	}
+	if serr := j.allSkipped(); serr != nil && err == nil {
+		err = serr
+		j.warn(ctx, "%v", serr)
+	}
 	if n := j.slots(); n < j.opts.Parallel && n > 0 {
 		j.warn(ctx, "only %d of the %d slots asked for could be made (-v says why): the job ran on %d", n, j.opts.Parallel, n)
 	}
@@ -244,6 +248,9 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		}
 	}
 	if err := j.setupSandbox(ctx); err != nil {
+		return nil, err
+	}
+	if err := j.preflight(ctx); err != nil {
 		return nil, err
 	}
 	if opts.Setup != "" || len(opts.CopyFiles) > 0 {

@@ -91,7 +91,12 @@ type Options struct {
 	// test or bench command needs from a hidden directory, such as an
 	// interpreter under $HOME (--sandbox-bind).
 	SandboxBind []string
-	All         bool // benchmark every package, not only the touched ones
+	// SandboxBindNamed shows every sandbox, read-only, the paths that exist
+	// on the host and that the test and bench commands, BenchArgs and
+	// CopyFiles name (a data directory under $TMPDIR). The CLI sets it; a
+	// daemon does not, so that no request can show a sandbox what it names.
+	SandboxBindNamed bool
+	All              bool // benchmark every package, not only the touched ones
 
 	// TrustCandidateTests judges and measures each candidate with its own
 	// versions of the _test.go files it changes, instead of base's.

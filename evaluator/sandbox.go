@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -55,7 +56,7 @@ func (j *job) setupSandbox(ctx context.Context) error {
 	}
 	switch mode {
 	case SandboxOff:
-		j.sandbox = SandboxReport{Note: "off"}
+		j.sandbox = SandboxReport{Kind: result.SandboxNone, Containment: proc.Containment(), Note: "off"}
 		return nil
 	case SandboxAuto, SandboxOn:
 	default:
@@ -65,7 +66,7 @@ func (j *job) setupSandbox(ctx context.Context) error {
 		if mode == SandboxOn {
 			return err
 		}
-		j.sandbox = SandboxReport{Note: err.Error()}
+		j.sandbox = SandboxReport{Kind: result.SandboxNone, Containment: proc.Containment(), Note: err.Error()}
 		return nil
 	}
 	common, err := commonDir(ctx, j.opts.Repo)
@@ -100,6 +101,9 @@ func (j *job) setupSandbox(ctx context.Context) error {
 		jl.hidden = append(jl.hidden, filepath.Join(d, "optimizer"))
 	}
 	jl.readOnly = append(jl.readOnly, j.opts.SandboxBind...)
+	if j.opts.SandboxBindNamed {
+		jl.readOnly = append(jl.readOnly, j.namedPaths(common)...)
+	}
 	for _, p := range []string{"objects", "refs", "packed-refs", "config", "HEAD", "shallow", "info"} {
 		jl.readOnly = append(jl.readOnly, filepath.Join(common, p))
 	}
@@ -123,7 +127,7 @@ func (j *job) setupSandbox(ctx context.Context) error {
 		jl.env = append(jl.env, "GOPROXY=off")
 	}
 	j.jail = jl
-	j.sandbox = SandboxReport{Active: true, Net: jl.net}
+	j.sandbox = SandboxReport{Active: true, Kind: result.SandboxBwrap, Net: jl.net}
 	return nil
 }
 

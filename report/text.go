@@ -82,6 +82,9 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 	}
 	fmt.Fprintf(w, "job %s: %s in %.1fs%s\n", rep.Job, state, rep.Seconds, phasesText(rep.Phases))
 	fmt.Fprintf(w, "repo %s at base %s, %s, min speedup %s%%\n", rep.Repo, ShortHash(rep.Base), Plural(rep.Parallel, "slot"), percent(rep.MinSpeedup))
+	if line := SandboxLine(rep.Sandbox); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 
@@ -204,4 +207,31 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// SandboxLine is the header's account of the sandbox: "sandbox: bwrap", or
+// "sandbox: none (off), ..." saying candidates ran with the user's
+// privileges; "" for a report that does not say (one stored before).
+func SandboxLine(sb *evaluator.SandboxReport) string {
+	switch {
+	case sb == nil || (sb.Kind == "" && !sb.Active):
+		return ""
+	case sb.Active && sb.Net:
+		return "sandbox: bwrap, with the network"
+	case sb.Active:
+		return "sandbox: bwrap"
+	}
+	why := sb.Note
+	if why == "off" {
+		why = "--sandbox off"
+	}
+	line := "sandbox: none (" + why + "): candidates ran with your privileges"
+	switch sb.Containment {
+	case "":
+	case "group":
+		line += "; a process that left its run's process group may have outlived the run"
+	default:
+		line += "; every process of a run was killed at its end (" + sb.Containment + ")"
+	}
+	return line
 }

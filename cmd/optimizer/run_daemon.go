@@ -16,10 +16,11 @@ import (
 )
 
 // onDaemon returns the daemon the job should go to: the one answering on
-// the socket, unless --no-daemon or --db (the daemon records in the
-// repository's own store) says to run in-process. nil runs in-process.
+// the socket, unless --no-daemon, --db (the daemon records in the
+// repository's own store) or --sandbox-bind (a daemon shows its sandboxes
+// nothing a request names) says to run in-process. nil runs in-process.
 func (o runOptions) onDaemon(ctx context.Context) *client.Client {
-	if o.NoDaemon || o.DB != "" {
+	if o.NoDaemon || o.DB != "" || len(o.SandboxBind) > 0 {
 		return nil
 	}
 	return daemonClient(ctx, o.Socket)

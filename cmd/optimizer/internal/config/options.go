@@ -38,6 +38,8 @@ func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candid
 		MemLimit:            o.MemLimit(),
 		Sandbox:             evaluator.SandboxMode(o.Sandbox),
 		SandboxNet:          o.SandboxNet,
+		SandboxBind:         o.SandboxBind,
+		SandboxBindNamed:    true,
 		NoiseCheck:          o.NoiseCheck,
 		All:                 o.All,
 		TrustCandidateTests: o.TrustTests,

@@ -55,6 +55,7 @@ type Run struct {
 	SlotMemory    string        `json:"slot_memory,omitempty"`
 	Sandbox       string        `json:"sandbox"`
 	SandboxNet    bool          `json:"sandbox_net,omitempty"`
+	SandboxBind   []string      `json:"sandbox_bind,omitempty"`
 	Setup         string        `json:"setup,omitempty"`
 	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
@@ -125,6 +126,7 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, `cap each process of a test or bench command at this much memory, such as 4G (prlimit --as); "none" for no cap (default: half of physical memory, none when a command says -race)`)
 	fs.StringVar(&o.Sandbox, "sandbox", o.Sandbox, "run every test, bench and profile process in a bwrap sandbox: auto (when bwrap works), on (refuse without it) or off")
 	fs.BoolVar(&o.SandboxNet, "sandbox-net", o.SandboxNet, "let sandboxed processes use the network")
+	fs.StringArrayVar(&o.SandboxBind, "sandbox-bind", o.SandboxBind, "show this path read-only in the sandbox, such as an interpreter under $HOME; the job then runs in this process, not on a daemon (repeatable)")
 	fs.BoolVar(&o.TrustTests, "trust-candidate-tests", o.TrustTests, "judge and measure each candidate with its own versions of the _test.go files it changes (default: base's, and the change is flagged)")
 	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "reuse nothing from earlier jobs in the store: run every candidate's and base's tests and measure every benchmark pair again (by default a candidate whose tree, base, test command and environment match an earlier job's reuses its test outcome, and byte-identical benchmark binaries reuse their pairs)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event: slots made, adopted and reset; phases; each candidate's staging, tests and benchmark pairs, with times; the baseline run or cached; the profile")
