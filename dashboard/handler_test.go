@@ -49,7 +49,11 @@ func TestHandler_JobPage(t *testing.T) {
 		}
 	}
 	// The text report is on the page, and each row's why is its verdict line.
-	loaded, err := evaluator.LoadReport(context.Background(), db, "job-demo-1")
+	j, err := db.Job(context.Background(), "job-demo-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := evaluator.JobReport(context.Background(), db, j)
 	if err != nil {
 		t.Fatal(err)
 	}

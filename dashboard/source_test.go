@@ -73,7 +73,11 @@ func (s *storeSource) Job(ctx context.Context, id string) (Job, error) {
 // Report is the stored report, or one rebuilt from the candidates' rows
 // while the job runs.
 func (s *storeSource) Report(ctx context.Context, id string) (*evaluator.Report, error) {
-	return evaluator.LoadReport(ctx, s.db, id)
+	j, err := s.db.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return evaluator.JobReport(ctx, s.db, j)
 }
 
 func (s *storeSource) Samples(ctx context.Context, id, cand string) ([]store.BenchSample, error) {

@@ -38,7 +38,7 @@
 //     faster by at least the threshold.
 //  7. Profile (profile.go): base and the winner are profiled.
 //  8. Finish (record.go): the report is assembled (report.go) and written
-//     with the job's end. [LoadReport] (load.go) reads it back.
+//     with the job's end. [JobReport] (load.go) reads it back.
 //
 // Phase times are kept by phases.go; setup.go prepares each slot
 // (--setup, copied files); sandbox.go wraps commands in bwrap; eta.go

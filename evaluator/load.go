@@ -10,20 +10,9 @@ import (
 	"github.com/optimizer-dev/optimizer/store"
 )
 
-// LoadReport reads back the report of job id (or a unique prefix of it)
-// from db: as stored when the job finished, or rebuilt from its candidates'
-// rows when it did not (interrupted, failed, running). Its State is the
-// job's state now. A missing job is store.ErrNotFound, an ambiguous prefix
-// store.ErrAmbiguous.
-func LoadReport(ctx context.Context, db *store.DB, id string) (*Report, error) {
-	j, err := db.Job(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return JobReport(ctx, db, j)
-}
-
-// JobReport is LoadReport for a job already read.
+// JobReport reads back the report of job j from db: as stored when the job
+// finished, or rebuilt from its candidates' rows when it did not
+// (interrupted, failed, running). Its State is the job's state now.
 func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) {
 	if len(j.Report) > 0 {
 		rep, err := DecodeReport(j.Report)

@@ -12,10 +12,10 @@ import (
 	"github.com/optimizer-dev/optimizer/store"
 )
 
-// TestLoadReport_WinnerFromRows: a job cut off after its winner was chosen
+// TestJobReport_WinnerFromRows: a job cut off after its winner was chosen
 // (its row says winner, the job's end was never recorded) is shown with
 // that winner, not "winner: none" above a winner row.
-func TestLoadReport_WinnerFromRows(t *testing.T) {
+func TestJobReport_WinnerFromRows(t *testing.T) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))
 	if err != nil {
@@ -37,7 +37,7 @@ func TestLoadReport_WinnerFromRows(t *testing.T) {
 	if err := db.UpdateCandidate(ctx, rows[1]); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := LoadReport(ctx, db, job.ID)
+	rep, err := loadReport(ctx, db, job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,11 @@ func TestLoadReport_WinnerFromRows(t *testing.T) {
 	}
 }
 
-// TestLoadReport_Stored: a finished job's report comes back as written,
+// TestJobReport_Stored: a finished job's report comes back as written,
 // its profile as a *profiler.Summary and its state the job's; a rebuilt
 // one takes the threshold its configuration recorded; an unknown id is
 // store.ErrNotFound.
-func TestLoadReport_Stored(t *testing.T) {
+func TestJobReport_Stored(t *testing.T) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))
 	if err != nil {
@@ -77,7 +77,7 @@ func TestLoadReport_Stored(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rep, err := LoadReport(ctx, db, "20260101-000000-a")
+	rep, err := loadReport(ctx, db, "20260101-000000-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestLoadReport_Stored(t *testing.T) {
 		t.Errorf("report = %+v, want the one written, finished", rep)
 	}
 
-	rebuilt, err := LoadReport(ctx, db, "20260101-000000-bbbbbbbbbbbb")
+	rebuilt, err := loadReport(ctx, db, "20260101-000000-bbbbbbbbbbbb")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,16 @@ func TestLoadReport_Stored(t *testing.T) {
 		t.Errorf("rebuilt = %+v, want min speedup 0.125 from the config, running, a pending", rebuilt)
 	}
 
-	if _, err := LoadReport(ctx, db, "nosuchjob"); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("LoadReport(unknown) = %v, want store.ErrNotFound", err)
+	if _, err := loadReport(ctx, db, "nosuchjob"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("loadReport(unknown) = %v, want store.ErrNotFound", err)
 	}
+}
+
+// loadReport reads back the report of job id, or a unique prefix of it.
+func loadReport(ctx context.Context, db *store.DB, id string) (*Report, error) {
+	j, err := db.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return JobReport(ctx, db, j)
 }
