@@ -74,8 +74,10 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.3 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
+	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
+	golang.org/x/telemetry v0.0.0-20260908163034-4bcc4b2ee518 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.50.0 // indirect
@@ -86,4 +88,7 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-tool github.com/rhysd/actionlint/cmd/actionlint
+tool (
+	github.com/rhysd/actionlint/cmd/actionlint
+	golang.org/x/tools/cmd/deadcode
+)
