@@ -13,6 +13,8 @@ import (
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/dashboard"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -62,11 +64,12 @@ func (d dashSource) Job(ctx context.Context, id string) (dashboard.Job, error) {
 
 // job is a queue row as the jobs page shows it; a running job's progress
 // and ETA (package eta, as the CLI's progress has it) come from its live
-// report.
+// report, and whether it waits for a slot from the gate.
 func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
-	j := dashboard.Job{ID: qj.ID, Repo: qj.Repo, Base: qj.Base, State: qj.State, Started: qj.Started, Finished: qj.Finished}
+	j := dashboard.Job{ID: qj.ID, Repo: qj.Repo, Base: qj.Base, State: qj.State, Seq: qj.Seq,
+		Submitted: qj.Submitted, Started: qj.Started, Finished: qj.Finished}
 	var rep *evaluator.Report
-	var live *liveReport
+	var rj *runningJob
 	switch {
 	case len(qj.Report) > 0:
 		rep = new(evaluator.Report)
@@ -74,17 +77,18 @@ func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 			rep = nil
 		}
 	case qj.State == store.QueueRunning:
-		if rj := d.s.sched.get(qj.ID); rj != nil {
-			live = rj.live
-			rep = live.snapshot()
+		if rj = d.s.sched.get(qj.ID); rj != nil {
+			rep = rj.live.snapshot()
 		}
 	case qj.State == store.QueueQueued:
 		if spec, err := decodeSpec(qj); err == nil {
 			j.Total, j.Kind = len(spec.Candidates), spec.Request.Kind
 		}
 	}
-	if live != nil {
-		if left, ok := live.left(); ok {
+	if rj != nil {
+		gj := rj.gate.Load()
+		j.WaitsForSlot = gj != nil && d.s.gate.waitsOnly(gj)
+		if left, ok := rj.live.left(); ok && !j.WaitsForSlot {
 			j.ETA = left
 		}
 	}
@@ -92,13 +96,23 @@ func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 		return j
 	}
 	j.Total = len(rep.Candidates)
+	var doing []string
 	for _, c := range rep.Candidates {
-		if c.Verdict != evaluator.VerdictPending && c.Verdict != "" {
+		if c.Verdict != evaluator.VerdictPending && c.Verdict != "" && c.Live == nil {
 			j.Done++
+		}
+		if c.Live != nil && c.Live.Stage != result.StageQueued && c.Live.Stage != result.StageBenchQueue {
+			doing = append(doing, c.Name+": "+c.Live.Text())
 		}
 		if rep.Winner != nil && c.Name == *rep.Winner {
 			j.Winner, j.Speedup = c.Name, c.Speedup
 		}
+	}
+	switch {
+	case j.WaitsForSlot:
+		j.Doing = "waiting for a slot (other jobs hold them all)"
+	case rj != nil:
+		j.Doing = report.ListSome(doing, 3)
 	}
 	return j
 }

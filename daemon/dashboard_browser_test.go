@@ -72,7 +72,7 @@ func TestDashboard_Browser(t *testing.T) {
 	b.Wait(t, row)
 	// Its progress shows as candidates are judged: an ETA once one is
 	// done (unless it is already over).
-	b.Poll(t, `(document.querySelector('#running `+row+` td:nth-child(6)')?.textContent || "") !== "" || document.querySelector('#finished `+row+`') !== null`)
+	b.Poll(t, `(document.querySelector('#running `+row+` td.eta')?.textContent || "") !== "" || document.querySelector('#finished `+row+`') !== null`)
 	shot("dashboard-jobs.png")
 	if !b.Eval(t, `window.loadedOnce === 1`) {
 		t.Error("the jobs page reloaded to follow the job")

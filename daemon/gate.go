@@ -25,8 +25,9 @@ import (
 type gate struct {
 	mu        sync.Mutex
 	size      int
-	used      int  // slots held, the whole size while exclusive
-	exclusive bool // an exclusive holder has the budget
+	used      int      // slots held, the whole size while exclusive
+	exclusive bool     // an exclusive holder has the budget
+	exHolder  *gateJob // the job that holds it, while exclusive
 	waiters   []*waiter
 	waitHook  func(exclusive bool, d time.Duration) // observes how long each grant waited; may be nil
 }
@@ -92,7 +93,7 @@ func (g *gate) release(j *gateJob, exclusive bool) {
 
 func (g *gate) releaseLocked(j *gateJob, exclusive bool) {
 	if exclusive {
-		g.used, g.exclusive = 0, false
+		g.used, g.exclusive, g.exHolder = 0, false, nil
 	} else {
 		g.used--
 		j.held--
@@ -108,7 +109,7 @@ func (g *gate) grant() {
 			return
 		}
 		if w.exclusive {
-			g.used, g.exclusive = g.size, true
+			g.used, g.exclusive, g.exHolder = g.size, true, w.job
 		} else {
 			g.used++
 			w.job.held++
@@ -161,6 +162,22 @@ func (g *gate) remove(w *waiter) {
 			return
 		}
 	}
+}
+
+// waitsOnly reports whether j holds nothing of the budget and waits for
+// some of it: a job queued for a slot, whatever its state says.
+func (g *gate) waitsOnly(j *gateJob) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if j.held > 0 || g.exHolder == j {
+		return false
+	}
+	for _, w := range g.waiters {
+		if w.job == j {
+			return true
+		}
+	}
+	return false
 }
 
 // busy returns the slots held now and the number of waiting requests.

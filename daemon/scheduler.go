@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/client"
@@ -38,6 +39,7 @@ type runningJob struct {
 	cancel  context.CancelCauseFunc
 	done    chan struct{} // closed once its end is recorded
 	live    *liveReport
+	gate    atomic.Pointer[gateJob] // its account at the gate, once it has one
 }
 
 func newScheduler(s *Server) *scheduler {
@@ -169,7 +171,7 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 		s.finishJob(ctx, rj, nil, err)
 		return
 	}
-	rj.live.setETA(opts)
+	rj.live.setOptions(opts)
 	events := make(chan evaluator.Event, 256)
 	opts.Events = events
 	fwd := make(chan struct{})
@@ -185,7 +187,9 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 			s.broker.Publish(client.FromEvaluator(rj.id, ev))
 		}
 	}()
-	pool := newJobPool(s.gate, &gateJob{seq: rj.seq, max: parallel}, e.pool)
+	gj := &gateJob{seq: rj.seq, max: parallel}
+	rj.gate.Store(gj)
+	pool := newJobPool(s.gate, gj, e.pool)
 	rep, err := s.opts.Run(ctx, pool, e.db, opts)
 	close(events)
 	<-fwd

@@ -8,6 +8,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // jobView is the job page.
@@ -118,8 +119,11 @@ func (h *Handler) jobProgress(r *http.Request, id string, v *jobView) error {
 	v.Live = j.State == "queued" || j.State == "running"
 	if v.Live && j.Total > 0 {
 		v.Progress = fmt.Sprintf("%d/%d candidates done", j.Done, j.Total)
+		if j.Doing != "" {
+			v.Progress += "; " + j.Doing
+		}
 		if j.ETA > 0 {
-			v.Progress += ", ETA " + shortDuration(j.ETA)
+			v.Progress += "; ETA " + shortDuration(j.ETA)
 		}
 	}
 	return nil
@@ -178,8 +182,13 @@ func newVerdictRow(rep *evaluator.Report, c evaluator.CandidateResult) verdictRo
 	if c.Qualifier != "" {
 		verdict += " (" + c.Qualifier + ")"
 	}
+	class := "v-" + string(c.Verdict)
+	if c.Live != nil && report.Unfinished(rep) {
+		// Not its final verdict: the stage it is at.
+		verdict, class = liveVerdict[c.Live.Stage], "v-pending"
+	}
 	row := verdictRow{
-		Name: c.Name, Anchor: anchor("c", c.Name), Verdict: verdict, Class: "v-" + string(c.Verdict),
+		Name: c.Name, Anchor: anchor("c", c.Name), Verdict: verdict, Class: class,
 		Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI), Pairs: countText(c.Pairs),
 		Time: secondsText(c.Seconds), Reason: report.Reason(rep, c),
 	}
@@ -187,6 +196,17 @@ func newVerdictRow(rep *evaluator.Report, c evaluator.CandidateResult) verdictRo
 		row.Time += " (+" + secondsText(c.WaitSeconds) + " wait)"
 	}
 	return row
+}
+
+// liveVerdict is the verdict column of a candidate that has none yet, by
+// its stage (result.Live).
+var liveVerdict = map[string]string{
+	result.StageQueued:     "queued",
+	result.StageTesting:    "testing",
+	result.StageBenchQueue: "tests pass",
+	result.StageWaiting:    "waiting",
+	result.StageSetup:      "benchmark set-up",
+	result.StageMeasuring:  "measuring",
 }
 
 func newBenchRow(b evaluator.BenchResult) benchRow {
@@ -213,10 +233,7 @@ func newBenchRow(b evaluator.BenchResult) benchRow {
 // winnerText is the report's winner line.
 func winnerText(rep *evaluator.Report) string {
 	if rep.Winner == nil {
-		if rep.State == "running" || rep.State == "queued" {
-			return "not chosen yet"
-		}
-		return "none: no candidate is significantly more than " + percentText(rep.MinSpeedup) + "% faster"
+		return report.NoWinner(rep)
 	}
 	for _, c := range rep.Candidates {
 		if c.Name == *rep.Winner {

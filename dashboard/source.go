@@ -47,11 +47,19 @@ type Job struct {
 	State string // queued, running, finished, interrupted, failed, cancelled
 	// Done and Total count candidates with a final verdict, and all of them.
 	Done, Total int
-	ETA         time.Duration // 0 when unknown or finished
-	Winner      string        // "" when none (yet)
-	Speedup     float64       // the winner's
-	Started     time.Time     // zero while queued
-	Finished    time.Time     // zero until finished
+	// Doing says what a running job is doing now: "waiting for a slot",
+	// "measuring fast, pair 7 of ≤ 30"; "" when unknown.
+	Doing string
+	// WaitsForSlot is set on a running job that holds no slot and waits
+	// for one: it has no ETA.
+	WaitsForSlot bool
+	ETA          time.Duration // 0 when unknown, finished or waiting for a slot
+	Winner       string        // "" when none (yet)
+	Speedup      float64       // the winner's
+	Seq          int64         // submission order
+	Submitted    time.Time
+	Started      time.Time // zero while queued
+	Finished     time.Time // zero until finished
 }
 
 // An Event says that something happened to a job.

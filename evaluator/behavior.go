@@ -13,6 +13,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -141,6 +142,11 @@ func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 		return
 	}
 	// Settled after the contributed tests (judge.go), or by phase 2.
+	if !j.noBench {
+		j.mu.Lock()
+		c.res.Live = &Live{Stage: result.StageBenchQueue}
+		j.mu.Unlock()
+	}
 	j.saveCandidate(ctx, c)
 	if j.noBench || c.restore != nil {
 		return // no benchmark to come, or the tests it adds are still to run on it

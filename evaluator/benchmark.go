@@ -126,6 +126,8 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	}()
 	start := time.Now()
 	j.waited(ctx, c, start.Sub(asked))
+	// The wait is over: c holds the machine, and builds and calibrates.
+	j.emit(Event{Kind: EventWaiting, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx})
 	smp, note, fail := j.newSampler(ctx, c, slots)
 	j.log.Debug("benchmark ready", "candidate", c.spec.Name, "took", since(start))
 	if j.stop != nil && ctx.Err() == nil {

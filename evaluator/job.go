@@ -274,6 +274,10 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 	return j, nil
 }
 
+// WithDefaults returns o with its zero fields at the defaults Run gives
+// them: what a job started with o runs with.
+func WithDefaults(o Options) Options { return withDefaults(o) }
+
 func withDefaults(o Options) Options {
 	if o.Kind == "" {
 		o.Kind = "run"
@@ -414,6 +418,7 @@ func (j *job) settle(ctx context.Context, c *cand) {
 	j.mu.Lock()
 	j.done++
 	done := j.done
+	c.res.Live = nil // its verdict is final
 	res := c.res
 	j.mu.Unlock()
 	j.log.Debug("verdict", "candidate", c.spec.Name, "verdict", res.Verdict, "took", dur(res.Seconds))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -463,6 +464,41 @@ func TestRun_TestsStartWhileResolving(t *testing.T) {
 	for _, c := range rep.Candidates {
 		if c.Verdict != VerdictPassed {
 			t.Errorf("%s: verdict %s (%+v), want passed", c.Name, c.Verdict, c.Failure)
+		}
+	}
+}
+
+// TestRun_CancelBeforeBenchmark: a job stopped after a candidate's tests
+// passed and before its benchmark says so, in its report and in the store
+// (what optimizer show reads), rather than a verdict that sounds final.
+func TestRun_CancelBeforeBenchmark(t *testing.T) {
+	h := newHarness(t, shellRepo)
+	opts := shellOptions()
+	opts.Candidates = opts.Candidates[:1] // fast
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan Event)
+	opts.Events = events
+	go func() {
+		for e := range events {
+			if e.Kind == EventTested {
+				cancel() // its tests pass; its benchmark is to come
+			}
+		}
+	}()
+	rep, err := h.run(t, ctx, 1, opts)
+	close(events)
+	if err == nil || rep == nil {
+		t.Fatalf("Run after cancel: %v, %+v", err, rep)
+	}
+	loaded, err := LoadReport(context.Background(), h.db, rep.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Report{rep, loaded} {
+		c := r.Candidates[0]
+		if c.Verdict != VerdictPassed || c.Live == nil || c.Live.Stage != result.StageBenchQueue {
+			t.Errorf("fast: verdict %s, live %+v; want passed, its benchmark still to run", c.Verdict, c.Live)
 		}
 	}
 }

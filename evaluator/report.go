@@ -19,6 +19,7 @@ type (
 	TestEdits       = result.TestEdits
 	Interference    = result.Interference
 	SandboxReport   = result.SandboxReport
+	Live            = result.Live
 )
 
 // The verdicts, failure kinds, phases and event kinds of package result.

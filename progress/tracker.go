@@ -94,8 +94,12 @@ func (t *Tracker) line(e evaluator.Event) string {
 	case evaluator.EventWarning:
 		return "warning: " + e.Message
 	case evaluator.EventWaiting:
+		was := t.waiting
 		t.waiting = e.Message
-		if e.Message == "" {
+		switch {
+		case e.Message == "" && was == "":
+			return "" // a benchmark took the machine with no wait
+		case e.Message == "":
 			return "the machine is free"
 		}
 		return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)

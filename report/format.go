@@ -10,6 +10,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/profiler"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // The formats Write knows.
@@ -55,8 +56,13 @@ type (
 	markdownProfile interface{ WriteMarkdown(io.Writer) error }
 )
 
-// Reason says in one line why c got its verdict, in terms of the numbers.
+// Reason says in one line why c got its verdict, in terms of the numbers;
+// for a candidate of an unfinished job that has no final verdict yet, what
+// it is doing (or was doing when the job stopped).
 func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
+	if c.Live != nil && Unfinished(rep) {
+		return liveReason(rep, c)
+	}
 	threshold := speedupText(1 + rep.MinSpeedup)
 	ci := ciFor(rep, c)
 	var s string
@@ -72,6 +78,9 @@ func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	case c.Verdict == evaluator.VerdictWinner:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s: the largest significant speedup",
 			speedupText(c.Speedup), ci, threshold)
+	case c.Verdict == evaluator.VerdictFaster && rep.Winner == nil && Unfinished(rep):
+		s = fmt.Sprintf("%s faster; its interval %s clears %s; %s",
+			speedupText(c.Speedup), ci, threshold, choosing(rep))
 	case c.Verdict == evaluator.VerdictFaster:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
 			speedupText(c.Speedup), ci, threshold, winnerName(rep))
@@ -98,6 +107,35 @@ func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 		s += "; " + c.Note
 	}
 	return s
+}
+
+// Unfinished reports whether rep is the report of a job that has not
+// finished: running, or stopped before its end. Its verdicts may not be
+// final: no winner is chosen before every candidate is measured.
+func Unfinished(rep *evaluator.Report) bool {
+	return rep.State != "" && rep.State != "finished"
+}
+
+// liveReason is what c, still without its final verdict, is doing.
+func liveReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
+	if rep.State == "running" || rep.State == "queued" {
+		return c.Live.Text()
+	}
+	switch c.Live.Stage {
+	case result.StageQueued, result.StageTesting:
+		return "not finished: the job stopped first"
+	case result.StageBenchQueue:
+		return "tests pass; the job stopped before its benchmark"
+	}
+	return "tests pass; the job stopped during its benchmark"
+}
+
+// choosing says, of a job with no winner yet, when it will have one.
+func choosing(rep *evaluator.Report) string {
+	if rep.State == "running" || rep.State == "queued" {
+		return "the winner is chosen once every candidate is measured"
+	}
+	return "the job stopped before a winner was chosen"
 }
 
 // fasterOnSome is "faster on 2 of 13 benchmarks, none slower: BenchmarkA

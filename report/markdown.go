@@ -83,7 +83,7 @@ func Markdown(w io.Writer, rep *evaluator.Report) error {
 // markdownWinner is the heading's news: "winner `fast`, 11.80× faster [...]".
 func markdownWinner(rep *evaluator.Report) string {
 	if rep.Winner == nil {
-		return "no winner"
+		return "no winner" + strings.TrimPrefix(NoWinner(rep), "none")
 	}
 	for _, c := range rep.Candidates {
 		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {

@@ -88,6 +88,42 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
 }
 
+// NoWinner says why rep has no winner: not chosen yet, every candidate
+// failed, nothing was measured, or none is faster beyond the threshold.
+func NoWinner(rep *evaluator.Report) string {
+	if rep.State == "running" || rep.State == "queued" {
+		return "not chosen yet"
+	}
+	failed, passed, measured := 0, 0, 0
+	for _, c := range rep.Candidates {
+		switch {
+		case c.Verdict == evaluator.VerdictPending || c.Live != nil:
+			return "none: the job stopped before a winner was chosen"
+		case c.Verdict == evaluator.VerdictFailed:
+			failed++
+		case c.Verdict == evaluator.VerdictPassed:
+			passed++
+		case c.Pairs > 0:
+			measured++
+		}
+	}
+	switch {
+	case failed > 0 && failed == len(rep.Candidates):
+		return fmt.Sprintf("none: %s failed", allOf(failed, "candidate"))
+	case measured == 0 && passed > 0:
+		return "none: no benchmark ran, so no candidate could be found faster"
+	}
+	return fmt.Sprintf("none: no candidate is significantly more than %s%% faster", percent(rep.MinSpeedup))
+}
+
+// allOf is "the candidate" for 1, "all 3 candidates" for 3.
+func allOf(n int, what string) string {
+	if n == 1 {
+		return "the " + what
+	}
+	return fmt.Sprintf("all %d %ss", n, what)
+}
+
 // phasesText is " (resolve 0.3s, behavior 14s, benchmark 8.1s)": the phases
 // that ran, or "" for a report without phase times.
 func phasesText(p *evaluator.Phases) string {
@@ -117,7 +153,7 @@ func phasesText(p *evaluator.Phases) string {
 // winnerLine is "fast (11.80× faster [11.10×, 12.60×])" or why there is none.
 func winnerLine(rep *evaluator.Report) string {
 	if rep.Winner == nil {
-		return fmt.Sprintf("none: no candidate is significantly more than %s%% faster", percent(rep.MinSpeedup))
+		return NoWinner(rep)
 	}
 	for _, c := range rep.Candidates {
 		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {

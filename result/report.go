@@ -119,8 +119,11 @@ type CandidateResult struct {
 	Note        string   `json:"note,omitempty"`  // why the verdict is what it is, when the numbers don't say
 	// Unsettled is set when measuring stopped (pairs, budget or deadline
 	// spent) before the verdict was settled: more pairs could change it.
-	Unsettled bool    `json:"unsettled,omitempty"`
-	Seconds   float64 `json:"seconds,omitempty"`
+	Unsettled bool `json:"unsettled,omitempty"`
+	// Live is what the candidate is doing while its job runs, or was
+	// doing when the job stopped; nil once it has its final verdict.
+	Live    *Live   `json:"live,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
 	// TestSeconds is the candidate's time in its phase-1 slot: staging and
 	// the test command. BenchSeconds is its time in phase 2: building,
 	// calibrating and measuring pairs. Both are 0 for a phase it did not reach.
@@ -215,7 +218,7 @@ const (
 	EventDone     EventKind = "done"      // Candidate has its final verdict; Result is set
 	EventSample   EventKind = "sample"    // one benchmark pair measured (progress only)
 	EventWarning  EventKind = "warning"   // Message
-	EventWaiting  EventKind = "waiting"   // Message says who holds the machine; "" when the wait is over
+	EventWaiting  EventKind = "waiting"   // Message says who holds the machine; "" when the wait is over (Candidate set: it took the machine)
 	EventStuck    EventKind = "stuck"     // Candidate's test Message has run far past its time at base (Since, AtBase); "" when it ended
 	EventJobDone  EventKind = "job-done"  // Report is complete
 )
