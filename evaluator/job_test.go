@@ -491,7 +491,11 @@ func TestRun_CancelBeforeBenchmark(t *testing.T) {
 	if err == nil || rep == nil {
 		t.Fatalf("Run after cancel: %v, %+v", err, rep)
 	}
-	loaded, err := LoadReport(context.Background(), h.db, rep.Job)
+	stored, err := h.db.Job(context.Background(), rep.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := JobReport(context.Background(), h.db, stored)
 	if err != nil {
 		t.Fatal(err)
 	}
