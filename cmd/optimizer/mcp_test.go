@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/optimizer-dev/optimizer/daemon"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
@@ -249,3 +252,79 @@ func TestMCP_TypeScriptHTTP(t *testing.T) {
 		t.Errorf("with a wrong token: %v\n%s\nwant a refusal (401)", err, out)
 	}
 }
+
+// TestMCP_AgentExample: the server configuration in examples/agents starts
+// optimizer mcp, which the Go SDK's client reaches over stdio from the
+// repository's directory, as an agent started there would; and the skill
+// beside it names only tools the server has.
+func TestMCP_AgentExample(t *testing.T) {
+	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../examples/agents/.mcp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conf struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &conf); err != nil {
+		t.Fatalf(".mcp.json: %v", err)
+	}
+	srv, ok := conf.MCPServers["optimizer"]
+	if !ok || srv.Command != "optimizer" {
+		t.Fatalf(".mcp.json: %+v, want a server optimizer that runs the optimizer command", conf)
+	}
+	repo := newTestRepo(t)
+	cmd := exec.Command(bin, srv.Args...)
+	cmd.Dir = repo
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s %v: %v", srv.Command, srv.Args, err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, tool := range tools.Tools {
+		have[tool.Name] = true
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "report", Arguments: map[string]any{"job": "no-such-job"}})
+	if err != nil || !res.IsError {
+		t.Errorf("report of an unknown job: %v, %+v; want a tool error", err, res)
+	}
+
+	skill, err := os.ReadFile("../../examples/agents/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, body, ok := strings.Cut(strings.TrimPrefix(string(skill), "---\n"), "\n---\n")
+	if !ok || !strings.HasPrefix(string(skill), "---\n") {
+		t.Fatal("SKILL.md has no YAML front matter between --- lines")
+	}
+	if !regexp.MustCompile(`(?m)^name: [a-z0-9-]+$`).MatchString(front) || !regexp.MustCompile(`(?m)^description: \S`).MatchString(front) {
+		t.Errorf("SKILL.md's front matter lacks a name or a description:\n%s", front)
+	}
+	for _, m := range regexp.MustCompile("`([a-z]+)`").FindAllStringSubmatch(body, -1) {
+		if toolLike[m[1]] && !have[m[1]] {
+			t.Errorf("SKILL.md names a tool %s that the server does not have", m[1])
+		}
+	}
+	for name := range have {
+		if !strings.Contains(body, "`"+name+"`") {
+			t.Errorf("SKILL.md does not say when to use the tool %s", name)
+		}
+	}
+}
+
+// toolLike are words that SKILL.md would write in backticks for a tool.
+var toolLike = map[string]bool{"evaluate": true, "job": true, "jobs": true, "report": true, "profile": true,
+	"benchmarks": true, "targets": true, "cancel": true, "status": true}

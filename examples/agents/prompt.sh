@@ -1,5 +1,6 @@
-# prompt.sh: sourced by the agent adapters beside it. NOT EXERCISED BY THE
-# TESTS: no agent, model or network is available to them.
+# prompt.sh: sourced by the agent adapters beside it. optimize/agents_test.go
+# checks the prompt it builds for each mode from a real request; no agent,
+# model or network is available to the tests.
 #
 # It reads the request optimizer wrote to $OPTIMIZER_REQUEST
 # (docs/generators.md) with jq, and sets FILE, the target's file, and
