@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/excerpt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -49,7 +51,7 @@ func cannotRun(out *testOutcome) *BaseTestError {
 		return nil
 	}
 	if out.Exit == 127 || out.Exit == 126 || (out.Stdout == 0 && !ranTests(out.Output)) {
-		return &BaseTestError{Exit: out.Exit, Output: tail(stripEscapes(out.Output), 20)}
+		return &BaseTestError{Exit: out.Exit, Output: tail(excerpt.Strip(out.Output), 20)}
 	}
 	return nil
 }
@@ -210,4 +212,13 @@ func (j *job) putBaseline(ctx context.Context, out *testOutcome) {
 	if err != nil {
 		j.notRecorded("the baseline cache", err)
 	}
+}
+
+// testRun matches the lines by which test runners that write to stderr
+// (jest, Python's unittest) show that tests ran: a summary, or a verdict.
+var testRun = regexp.MustCompile(`(?mi)^\s*(?:tests?:\s.*\d|ran \d+ tests?\b|(?:fail|pass|ok|not ok)\b|--- (?:fail|pass)\b|failed \(|.*\b\d+ (?:passed|failed|passing|failing)\b)`)
+
+// ranTests says whether a command's output shows that tests ran.
+func ranTests(output string) bool {
+	return testRun.MatchString(excerpt.Strip(output))
 }

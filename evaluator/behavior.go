@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/excerpt"
 	"io"
 	"slices"
 	"strings"
@@ -376,7 +377,7 @@ func excerpts(run *gotest.Run, names []string, whole string) string {
 	if b.Len() == 0 {
 		return tail(gotest.Decode(whole), 40)
 	}
-	return capString(stripEscapes(b.String()), 8<<10)
+	return capString(excerpt.Strip(b.String()), 8<<10)
 }
 
 // heldBy says whether the output of one of shown that is an ancestor of
@@ -399,7 +400,7 @@ func first(s []string, n int) []string {
 
 // tail is the last lines of s, without escape sequences, at most 8 KiB.
 func tail(s string, lines int) string {
-	return capString(proc.Tail([]byte(stripEscapes(s)), lines), 8<<10)
+	return capString(proc.Tail([]byte(excerpt.Strip(s)), lines), 8<<10)
 }
 
 func capString(s string, n int) string {

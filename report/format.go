@@ -3,12 +3,12 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/excerpt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/result"
 )
@@ -22,7 +22,7 @@ const (
 
 // Write writes rep in format: FormatText (the default for any other
 // value), FormatJSON or FormatMarkdown.
-func Write(w io.Writer, rep *evaluator.Report, format string) error {
+func Write(w io.Writer, rep *result.Report, format string) error {
 	switch format {
 	case FormatJSON:
 		return JSON(w, rep)
@@ -33,9 +33,9 @@ func Write(w io.Writer, rep *evaluator.Report, format string) error {
 	}
 }
 
-// JSON writes rep as DESIGN.md's JSON contract: evaluator.Report's json
+// JSON writes rep as DESIGN.md's JSON contract: result.Report's json
 // tags, indented, nothing else on the stream.
-func JSON(w io.Writer, rep *evaluator.Report) error {
+func JSON(w io.Writer, rep *result.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -67,15 +67,15 @@ func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	ci := ciFor(rep, c)
 	var s string
 	switch {
-	case c.Qualifier == evaluator.QualifierFasterOnSome && c.Verdict == evaluator.VerdictWinner:
+	case c.Qualifier == result.QualifierFasterOnSome && c.Verdict == result.VerdictWinner:
 		s = fmt.Sprintf("%s; %s overall %s: the largest speedup among the candidates found faster",
 			fasterOnSome(c), speedupText(c.Speedup), ci)
-	case c.Qualifier == evaluator.QualifierFasterOnSome:
+	case c.Qualifier == result.QualifierFasterOnSome:
 		s = fmt.Sprintf("%s; %s overall, its interval %s does not clear %s", fasterOnSome(c), speedupText(c.Speedup), ci, threshold)
-		if c.Verdict == evaluator.VerdictNotFaster && rep.Winner != nil {
+		if c.Verdict == result.VerdictNotFaster && rep.Winner != nil {
 			s += fmt.Sprintf(", and %s was chosen", winnerName(rep))
 		}
-	case c.Verdict == evaluator.VerdictWinner:
+	case c.Verdict == result.VerdictWinner:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s: the largest significant speedup",
 			speedupText(c.Speedup), ci, threshold)
 	case c.Verdict == evaluator.VerdictFaster && rep.Winner == nil && Unfinished(rep):
@@ -84,18 +84,18 @@ func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	case c.Verdict == evaluator.VerdictFaster:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
 			speedupText(c.Speedup), ci, threshold, winnerName(rep))
-	case c.Verdict == evaluator.VerdictNotFaster && c.CI != nil && c.CI[0] >= 1+rep.MinSpeedup:
+	case c.Verdict == result.VerdictNotFaster && c.CI != nil && c.CI[0] >= 1+rep.MinSpeedup:
 		// Stopped (by a deadline) at a look whose pairs cannot reach the
 		// confidence a claim needs: the interval shown is the widest those
 		// pairs give, and backs nothing.
 		s = fmt.Sprintf("%s; too few pairs for a claim: its interval %s is short of the confidence a claim needs",
 			speedupText(c.Speedup), ci)
-	case c.Verdict == evaluator.VerdictNotFaster:
+	case c.Verdict == result.VerdictNotFaster:
 		s = fmt.Sprintf("%s; its interval %s does not clear %s (--min-speedup %s%%)",
 			speedupText(c.Speedup), ci, threshold, percent(rep.MinSpeedup))
-	case c.Verdict == evaluator.VerdictSlower:
+	case c.Verdict == result.VerdictSlower:
 		s = fmt.Sprintf("%s; its interval %s lies below 1×: slower than base", speedupText(c.Speedup), ci)
-	case c.Verdict == evaluator.VerdictMixed:
+	case c.Verdict == result.VerdictMixed:
 		s = fmt.Sprintf("%s overall, but the benchmarks disagree: %s", speedupText(c.Speedup), slowerBenchmarks(c, rep.MinSpeedup))
 		if fast := namedRows(c, c.FasterOn); fast != "" {
 			s += "; faster: " + fast
@@ -140,7 +140,7 @@ func choosing(rep *evaluator.Report) string {
 
 // fasterOnSome is "faster on 2 of 13 benchmarks, none slower: BenchmarkA
 // 2.50× [2.10×, 2.90×], BenchmarkB …".
-func fasterOnSome(c evaluator.CandidateResult) string {
+func fasterOnSome(c result.CandidateResult) string {
 	timed := 0
 	for _, b := range c.Benchmarks {
 		if !b.Exact {
@@ -151,7 +151,7 @@ func fasterOnSome(c evaluator.CandidateResult) string {
 }
 
 // namedRows lists the timed benchmark rows named, with their speedups.
-func namedRows(c evaluator.CandidateResult, names []string) string {
+func namedRows(c result.CandidateResult, names []string) string {
 	var out []string
 	for _, name := range names {
 		for _, b := range c.Benchmarks {
@@ -165,27 +165,27 @@ func namedRows(c evaluator.CandidateResult, names []string) string {
 }
 
 // otherReason is the reason of the verdicts that carry no speedup.
-func otherReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
+func otherReason(rep *result.Report, c result.CandidateResult) string {
 	var s string
 	switch c.Verdict {
-	case evaluator.VerdictPassed:
+	case result.VerdictPassed:
 		s = "tests pass; no benchmark was configured"
 		if c.Note != "" {
 			s = "tests pass; " + c.Note
 		}
 		return s
-	case evaluator.VerdictFailed:
+	case result.VerdictFailed:
 		if c.Failure == nil {
 			return "failed"
 		}
 		first, _, _ := strings.Cut(strings.TrimSpace(c.Failure.Message), "\n")
 		return fmt.Sprintf("%s failure: %s", c.Failure.Kind, first)
-	case evaluator.VerdictDuplicate:
+	case result.VerdictDuplicate:
 		if c.DuplicateOf == "base" {
 			return "produces base's own tree: it changes nothing, so it was not run"
 		}
 		return fmt.Sprintf("produces the same tree as %s, so it was not run again", c.DuplicateOf)
-	case evaluator.VerdictPending:
+	case result.VerdictPending:
 		if c.Note != "" && rep.State == "finished" {
 			return c.Note // left to another shard
 		}
@@ -203,7 +203,7 @@ func otherReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 }
 
 // slowerBenchmarks names the benchmarks that make a candidate mixed.
-func slowerBenchmarks(c evaluator.CandidateResult, minSpeedup float64) string {
+func slowerBenchmarks(c result.CandidateResult, minSpeedup float64) string {
 	var out []string
 	for _, b := range c.Benchmarks {
 		if c.BenchSlower(b, minSpeedup) {
@@ -216,7 +216,7 @@ func slowerBenchmarks(c evaluator.CandidateResult, minSpeedup float64) string {
 	return strings.Join(out, "; ")
 }
 
-func winnerName(rep *evaluator.Report) string {
+func winnerName(rep *result.Report) string {
 	if rep.Winner == nil {
 		return "another candidate"
 	}
@@ -225,14 +225,14 @@ func winnerName(rep *evaluator.Report) string {
 
 // failureDetails are the lines under a failed candidate: the failing tests
 // and the first lines of their output.
-func failureDetails(f *evaluator.Failure, maxLines int) (tests string, output []string) {
+func failureDetails(f *result.Failure, maxLines int) (tests string, output []string) {
 	if f == nil {
 		return "", nil
 	}
 	if len(f.Tests) > 0 {
 		tests = ListSome(f.Tests, 8)
 	}
-	lines, more := evaluator.KeyLines(f.Output, maxLines)
+	lines, more := excerpt.KeyLines(f.Output, maxLines)
 	if more > 0 {
 		lines = append(lines, fmt.Sprintf("[… %d more lines]", more))
 	}
@@ -241,7 +241,7 @@ func failureDetails(f *evaluator.Failure, maxLines int) (tests string, output []
 
 // ProfileText writes rep's profile section as text, with the raw profiles
 // it kept; it reports false, having written nothing, when rep has none.
-func ProfileText(w io.Writer, rep *evaluator.Report) (bool, error) {
+func ProfileText(w io.Writer, rep *result.Report) (bool, error) {
 	p, ok := rep.Profile.(textProfile)
 	if !ok {
 		return false, nil
@@ -321,7 +321,7 @@ func ciText(ci [2]float64, marks ...float64) string {
 	return fmt.Sprintf("[%s, %s]", boundText(ci[0], marks), boundText(ci[1], marks))
 }
 
-func ciOf(c evaluator.CandidateResult, marks ...float64) string {
+func ciOf(c result.CandidateResult, marks ...float64) string {
 	if c.CI == nil {
 		return "-"
 	}
@@ -331,7 +331,7 @@ func ciOf(c evaluator.CandidateResult, marks ...float64) string {
 // ciFor is c's aggregate interval, its bounds printed with enough digits
 // that none reads as equal to the threshold, or to 1×, when it is not:
 // 1.0477 beside "does not clear 1.05×" is "1.048×", not "1.05×".
-func ciFor(rep *evaluator.Report, c evaluator.CandidateResult) string {
+func ciFor(rep *result.Report, c result.CandidateResult) string {
 	return ciOf(c, 1+rep.MinSpeedup)
 }
 
@@ -436,7 +436,7 @@ func sig3(v float64) string {
 // are, since they do not come from the same test at the same level: the
 // intervals are corrected for the looks and for the number of benchmarks,
 // the p-values are not. It is empty for reports that predate the level.
-func levelNote(bs []evaluator.BenchResult) string {
+func levelNote(bs []result.BenchResult) string {
 	level, timed := 0.0, 0
 	for _, b := range bs {
 		if !b.Exact {
@@ -467,7 +467,7 @@ func levelText(level float64) string {
 
 // benchNote is the last column of a benchmark row: its verdict, and for
 // exact metrics whether they increased.
-func benchNote(b evaluator.BenchResult) string {
+func benchNote(b result.BenchResult) string {
 	var notes []string
 	if b.Verdict != "" {
 		notes = append(notes, string(b.Verdict))
@@ -484,7 +484,7 @@ func benchNote(b evaluator.BenchResult) string {
 // reusedText says what of c's evaluation came from earlier jobs through the
 // result cache, or "" when nothing did: "its tests' outcome from job X; 8
 // of its 8 benchmark pairs from job Y".
-func reusedText(c evaluator.CandidateResult) string {
+func reusedText(c result.CandidateResult) string {
 	var out []string
 	if c.ReusedFrom != "" {
 		out = append(out, fmt.Sprintf("its tests' outcome from job %s (same tree, base, test command and environment)", c.ReusedFrom))

@@ -1,4 +1,6 @@
-package evaluator
+// Package excerpt picks what a person reads first in a command's output:
+// the lines that name failures, without terminal escapes.
+package excerpt
 
 import (
 	"regexp"
@@ -10,9 +12,9 @@ import (
 // OSC (titles, links) and the two-byte ones.
 var escapes = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
 
-// stripEscapes removes terminal escape sequences, and the carriage returns
+// Strip removes terminal escape sequences, and the carriage returns
 // of progress lines, from a command's output.
-func stripEscapes(s string) string {
+func Strip(s string) string {
 	s = escapes.ReplaceAllString(s, "")
 	return strings.ReplaceAll(s, "\r\n", "\n")
 }
@@ -34,7 +36,7 @@ var blockStart = regexp.MustCompile(`:\s*[|>][-+]?$`)
 // any, else the last lines. more counts the lines left out. Terminal
 // escapes are stripped.
 func KeyLines(output string, n int) (lines []string, more int) {
-	output = strings.TrimRight(stripEscapes(output), "\n")
+	output = strings.TrimRight(Strip(output), "\n")
 	if output == "" || n <= 0 {
 		return nil, 0
 	}
@@ -63,13 +65,4 @@ func KeyLines(output string, n int) (lines []string, more int) {
 		lines = all[len(all)-n:]
 	}
 	return lines, len(all) - len(lines)
-}
-
-// testRun matches the lines by which test runners that write to stderr
-// (jest, Python's unittest) show that tests ran: a summary, or a verdict.
-var testRun = regexp.MustCompile(`(?mi)^\s*(?:tests?:\s.*\d|ran \d+ tests?\b|(?:fail|pass|ok|not ok)\b|--- (?:fail|pass)\b|failed \(|.*\b\d+ (?:passed|failed|passing|failing)\b)`)
-
-// ranTests says whether a command's output shows that tests ran.
-func ranTests(output string) bool {
-	return testRun.MatchString(stripEscapes(output))
 }
