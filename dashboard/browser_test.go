@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/browser"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -60,7 +60,7 @@ func TestBrowser_Pages(t *testing.T) {
 	}
 	evil := `<script>window.pwned=1</script>`
 	seedJob(t, db, src, "job-evil", "/src/evil", time.Now().Add(-time.Hour), []fixtureCandidate{
-		{res: measured(evil, evaluator.VerdictNotFaster, 1.01, 0.97, 1.05, 6), ratio: 1, pairs: 6},
+		{res: measured(evil, result.VerdictNotFaster, 1.01, 0.97, 1.05, 6), ratio: 1, pairs: 6},
 	})
 	origin := newTestServer(t, src)
 	b := browser.New(t)

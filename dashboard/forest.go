@@ -1,7 +1,7 @@
 package dashboard
 
 import (
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // The forest plot's geometry, in SVG user units.
@@ -82,7 +82,7 @@ func newForest(rows []forestEstimate, minSpeedup float64, markClass string) *for
 
 // candidateForest is the job's forest plot: one row per benchmarked
 // candidate, in report order.
-func candidateForest(rep *evaluator.Report) *forestView {
+func candidateForest(rep *result.Report) *forestView {
 	var rows []forestEstimate
 	for _, c := range rep.Candidates {
 		if !benchmarked(c) {
@@ -94,7 +94,7 @@ func candidateForest(rep *evaluator.Report) *forestView {
 }
 
 // benchmarkForest has one row per candidate and measured benchmark.
-func benchmarkForest(rep *evaluator.Report) *forestView {
+func benchmarkForest(rep *result.Report) *forestView {
 	var rows []forestEstimate
 	for _, c := range rep.Candidates {
 		for _, b := range c.Benchmarks {
@@ -113,6 +113,6 @@ func benchmarkForest(rep *evaluator.Report) *forestView {
 }
 
 // benchmarked reports whether c has a measured speedup to plot.
-func benchmarked(c evaluator.CandidateResult) bool {
+func benchmarked(c result.CandidateResult) bool {
 	return c.Speedup > 0 && len(c.Benchmarks) > 0
 }

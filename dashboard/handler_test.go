@@ -13,6 +13,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -122,7 +123,7 @@ func TestHandler_RepoPage(t *testing.T) {
 	src := newStoreSource(db)
 	demoLikeJob(t, db, src, "job-1", t0)
 	demoLikeJob(t, db, src, "job-2", t0.Add(time.Hour))
-	seedJob(t, db, src, "job-elsewhere", "/src/elsewhere", t0, []fixtureCandidate{{res: measured("x", evaluator.VerdictNotFaster, 1, 0.9, 1.1, 6)}})
+	seedJob(t, db, src, "job-elsewhere", "/src/elsewhere", t0, []fixtureCandidate{{res: measured("x", result.VerdictNotFaster, 1, 0.9, 1.1, 6)}})
 	url := newTestServer(t, src)
 
 	status, body := get(t, url+"/repo?path=/src/repo")
@@ -170,10 +171,10 @@ func TestHandler_EscapesUserText(t *testing.T) {
 	db := newTestDB(t)
 	src := newStoreSource(db)
 	evil := `<script>alert("name")</script>`
-	m := measured(evil, evaluator.VerdictWinner, 2, 1.8, 2.2, 6)
+	m := measured(evil, result.VerdictWinner, 2, 1.8, 2.2, 6)
 	seedJob(t, db, src, "job-x", "/src/<b>repo</b>", t0, []fixtureCandidate{
 		{res: m, ratio: 0.5, pairs: 6, diff: "+<script>alert('diff')</script>\n"},
-		{res: failed(`<img src=x onerror=alert(1)>`, evaluator.FailTest, `<script>alert("msg")</script>`,
+		{res: failed(`<img src=x onerror=alert(1)>`, result.FailTest, `<script>alert("msg")</script>`,
 			`<script>alert("output")</script>`, `Test<script>`), diff: "-</pre><script>alert(2)</script>\n"},
 	})
 	url := newTestServer(t, src)
@@ -320,7 +321,7 @@ func TestHandler_RunningJob(t *testing.T) {
 	db := newTestDB(t)
 	src := newStoreSource(db)
 	ctx := context.Background()
-	done, err := json.Marshal(failed("broken", evaluator.FailTest, "tests fail", "boom"))
+	done, err := json.Marshal(failed("broken", result.FailTest, "tests fail", "boom"))
 	if err != nil {
 		t.Fatal(err)
 	}

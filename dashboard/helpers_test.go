@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -80,7 +80,7 @@ func get(tb testing.TB, url string) (int, string) {
 // A fixtureCandidate is one candidate of a seeded job: its result, and for
 // a measured one the speedup of its pairs.
 type fixtureCandidate struct {
-	res   evaluator.CandidateResult
+	res   result.CandidateResult
 	ratio float64 // candidate/base of each pair; 0 for none
 	pairs int
 	diff  string
@@ -88,14 +88,14 @@ type fixtureCandidate struct {
 
 // seedJob records a finished job with these candidates in db, with samples
 // for the measured ones, and gives src their diffs.
-func seedJob(tb testing.TB, db *store.DB, src *storeSource, id, repo string, started time.Time, cands []fixtureCandidate) *evaluator.Report {
+func seedJob(tb testing.TB, db *store.DB, src *storeSource, id, repo string, started time.Time, cands []fixtureCandidate) *result.Report {
 	tb.Helper()
 	ctx := context.Background()
-	rep := &evaluator.Report{Job: id, Repo: repo, Base: strings.Repeat("ab", 20), Parallel: 2, MinSpeedup: 0.05,
+	rep := &result.Report{Job: id, Repo: repo, Base: strings.Repeat("ab", 20), Parallel: 2, MinSpeedup: 0.05,
 		State: "finished", Started: started, Seconds: 12.5}
 	var rows []store.Candidate
 	for i, c := range cands {
-		if c.res.Verdict == evaluator.VerdictWinner {
+		if c.res.Verdict == result.VerdictWinner {
 			name := c.res.Name
 			rep.Winner = &name
 		}
@@ -144,31 +144,31 @@ func seedJob(tb testing.TB, db *store.DB, src *storeSource, id, repo string, sta
 }
 
 // measured is a benchmarked candidate result with one benchmark.
-func measured(name string, verdict evaluator.Verdict, speedup, lo, hi float64, pairs int) evaluator.CandidateResult {
+func measured(name string, verdict result.Verdict, speedup, lo, hi float64, pairs int) result.CandidateResult {
 	ci := [2]float64{lo, hi}
-	return evaluator.CandidateResult{Name: name, Verdict: verdict, Speedup: speedup, CI: &ci, Pairs: pairs, Seconds: 3.2,
-		Benchmarks: []evaluator.BenchResult{{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 1e-4, Candidate: 1e-4 / speedup,
+	return result.CandidateResult{Name: name, Verdict: verdict, Speedup: speedup, CI: &ci, Pairs: pairs, Seconds: 3.2,
+		Benchmarks: []result.BenchResult{{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 1e-4, Candidate: 1e-4 / speedup,
 			Speedup: speedup, CI: ci, P: 0.0005, Level: 0.95, Pairs: pairs, Verdict: verdict}}}
 }
 
 // failed is a failed candidate result.
-func failed(name string, kind evaluator.FailureKind, msg, output string, tests ...string) evaluator.CandidateResult {
-	return evaluator.CandidateResult{Name: name, Verdict: evaluator.VerdictFailed,
-		Failure: &evaluator.Failure{Kind: kind, Message: msg, Output: output, Tests: tests}}
+func failed(name string, kind result.FailureKind, msg, output string, tests ...string) result.CandidateResult {
+	return result.CandidateResult{Name: name, Verdict: result.VerdictFailed,
+		Failure: &result.Failure{Kind: kind, Message: msg, Output: output, Tests: tests}}
 }
 
 // demoLikeJob is a job shaped like the demo's: a winner, a slower one, two
 // failures and a duplicate.
-func demoLikeJob(tb testing.TB, db *store.DB, src *storeSource, id string, started time.Time) *evaluator.Report {
-	winner := measured("fast", evaluator.VerdictWinner, 250, 230, 270, 8)
-	winner.Verdict = evaluator.VerdictWinner
+func demoLikeJob(tb testing.TB, db *store.DB, src *storeSource, id string, started time.Time) *result.Report {
+	winner := measured("fast", result.VerdictWinner, 250, 230, 270, 8)
+	winner.Verdict = result.VerdictWinner
 	return seedJob(tb, db, src, id, "/src/repo", started, []fixtureCandidate{
 		{res: winner, ratio: 1.0 / 250, pairs: 8, diff: "--- a/sumsq/sumsq.go\n+++ b/sumsq/sumsq.go\n@@ -1,3 +1,3 @@\n func f() {\n-\tslow()\n+\tfast()\n }\n"},
-		{res: measured("slower", evaluator.VerdictSlower, 0.5, 0.45, 0.55, 6), ratio: 2, pairs: 6},
-		{res: failed("broken", evaluator.FailTest, "tests fail: TestSumSquares", "--- FAIL: TestSumSquares/one (0.00s)\n    sumsq_test.go:20: got 0, want 1", "TestSumSquares/one"),
+		{res: measured("slower", result.VerdictSlower, 0.5, 0.45, 0.55, 6), ratio: 2, pairs: 6},
+		{res: failed("broken", result.FailTest, "tests fail: TestSumSquares", "--- FAIL: TestSumSquares/one (0.00s)\n    sumsq_test.go:20: got 0, want 1", "TestSumSquares/one"),
 			diff: "--- a/sumsq/sumsq.go\n+++ b/sumsq/sumsq.go\n@@ -1 +1 @@\n-\tfor i := 0; i < n; i++ {\n+\tfor i := 1; i < n; i++ {\n"},
-		{res: failed("nocompile", evaluator.FailBuild, "does not build", "./sumsq.go:9:9: invalid operation: mismatched types int and int64")},
-		{res: evaluator.CandidateResult{Name: "fast_again", Verdict: evaluator.VerdictDuplicate, DuplicateOf: "fast"}},
+		{res: failed("nocompile", result.FailBuild, "does not build", "./sumsq.go:9:9: invalid operation: mismatched types int and int64")},
+		{res: result.CandidateResult{Name: "fast_again", Verdict: result.VerdictDuplicate, DuplicateOf: "fast"}},
 	})
 }
 

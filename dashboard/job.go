@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/result"
 )
@@ -14,7 +13,7 @@ import (
 // jobView is the job page.
 type jobView struct {
 	ID         string // the Source's id of the job
-	Rep        *evaluator.Report
+	Rep        *result.Report
 	State      string
 	Live       bool   // the job is queued or running: the page follows it
 	Progress   string // "3/6 candidates, ETA 1m05s"
@@ -132,10 +131,10 @@ func (h *Handler) jobProgress(r *http.Request, id string, v *jobView) error {
 // evidence reads the samples and diffs behind the report: the pairs of
 // every benchmarked candidate, and the change of every failed one and of
 // the winner.
-func (h *Handler) evidence(r *http.Request, id string, rep *evaluator.Report, v *jobView) error {
+func (h *Handler) evidence(r *http.Request, id string, rep *result.Report, v *jobView) error {
 	ctx := r.Context()
 	for _, c := range rep.Candidates {
-		if c.Verdict == evaluator.VerdictFailed {
+		if c.Verdict == result.VerdictFailed {
 			f := failureView{Name: c.Name, Anchor: anchor("failure", c.Name)}
 			if c.Failure != nil {
 				f.Kind, f.Message, f.Tests, f.Output = string(c.Failure.Kind), c.Failure.Message, c.Failure.Tests, c.Failure.Output
@@ -162,7 +161,7 @@ func (h *Handler) evidence(r *http.Request, id string, rep *evaluator.Report, v 
 		if i := c.Interference; i.Significant() {
 			m.Interference = i.Summary()
 		}
-		if c.Verdict == evaluator.VerdictWinner {
+		if c.Verdict == result.VerdictWinner {
 			diff, err := h.src.Diff(ctx, id, c.Name)
 			if err != nil {
 				return fmt.Errorf("read diff of %s: %w", c.Name, err)
@@ -174,7 +173,7 @@ func (h *Handler) evidence(r *http.Request, id string, rep *evaluator.Report, v 
 	return nil
 }
 
-func newVerdictRow(rep *evaluator.Report, c evaluator.CandidateResult) verdictRow {
+func newVerdictRow(rep *result.Report, c result.CandidateResult) verdictRow {
 	verdict := string(c.Verdict)
 	if c.Failure != nil {
 		verdict += " (" + string(c.Failure.Kind) + ")"
@@ -209,7 +208,7 @@ var liveVerdict = map[string]string{
 	result.StageMeasuring:  "measuring",
 }
 
-func newBenchRow(b evaluator.BenchResult) benchRow {
+func newBenchRow(b result.BenchResult) benchRow {
 	row := benchRow{
 		Name: b.Name, Unit: b.Unit, Base: valueText(b.Unit, b.Base), Candidate: valueText(b.Unit, b.Candidate),
 		Speedup: speedupText(b.Speedup), Interval: intervalText(&b.CI), P: pText(b.P), Pairs: countText(b.Pairs),
@@ -231,7 +230,7 @@ func newBenchRow(b evaluator.BenchResult) benchRow {
 }
 
 // winnerText is the report's winner line.
-func winnerText(rep *evaluator.Report) string {
+func winnerText(rep *result.Report) string {
 	if rep.Winner == nil {
 		return report.NoWinner(rep)
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -49,7 +49,7 @@ type measuredPair struct {
 
 // newPairsViews draws one plot per measured (benchmark, unit) of c, in the
 // order of its report's benchmarks.
-func newPairsViews(c evaluator.CandidateResult, samples []store.BenchSample, minSpeedup float64) []pairsView {
+func newPairsViews(c result.CandidateResult, samples []store.BenchSample, minSpeedup float64) []pairsView {
 	type key struct{ bench, unit string }
 	rounds := map[key]map[int]*measuredPair{}
 	for _, s := range samples {

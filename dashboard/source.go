@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -24,7 +24,7 @@ type Source interface {
 	Job(ctx context.Context, jobID string) (Job, error)
 	// Report is a job's report: final once it finished, partial while it
 	// runs.
-	Report(ctx context.Context, jobID string) (*evaluator.Report, error)
+	Report(ctx context.Context, jobID string) (*result.Report, error)
 	// Samples are a candidate's raw benchmark samples, by measuring order
 	// (store.DB.BenchSamples).
 	Samples(ctx context.Context, jobID, candidate string) ([]store.BenchSample, error)

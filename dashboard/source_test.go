@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -45,7 +46,7 @@ func (s *storeSource) Jobs(ctx context.Context) ([]Job, error) {
 		job := Job{ID: j.ID, Kind: j.Kind, Repo: j.Repo, Base: j.Base, State: j.State, Total: len(cands),
 			Winner: j.Winner, Started: j.Started, Finished: j.Finished}
 		for _, c := range cands {
-			if c.Verdict != "" && c.Verdict != string(evaluator.VerdictPending) {
+			if c.Verdict != "" && c.Verdict != string(result.VerdictPending) {
 				job.Done++
 			}
 			if c.Name == j.Winner {
@@ -72,7 +73,7 @@ func (s *storeSource) Job(ctx context.Context, id string) (Job, error) {
 
 // Report is the stored report, or one rebuilt from the candidates' rows
 // while the job runs.
-func (s *storeSource) Report(ctx context.Context, id string) (*evaluator.Report, error) {
+func (s *storeSource) Report(ctx context.Context, id string) (*result.Report, error) {
 	j, err := s.db.Job(ctx, id)
 	if err != nil {
 		return nil, err

@@ -3,10 +3,10 @@ package premerge
 import (
 	"context"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // Job is a pull request made ready to judge: found, its sides resolved in
@@ -46,7 +46,7 @@ func Prepare(ctx context.Context, getenv func(string) string, dir, base, head st
 // Publish judges the head's result in rep against gates (report.JudgeGate)
 // and writes what the CI shows into the directory out (WriteOutputs). The
 // gate is returned even when writing fails.
-func (j Job) Publish(out string, rep *evaluator.Report, gates []string) (report.Gate, error) {
+func (j Job) Publish(out string, rep *result.Report, gates []string) (report.Gate, error) {
 	g := report.JudgeGate(rep, j.Candidates[0].Name, gates)
 	return g, WriteOutputs(out, j.PR, rep, g)
 }

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // TestPrepare: a GitHub Actions pull request job, with the event file
@@ -57,9 +57,9 @@ func TestPrepare_NotAPullRequest(t *testing.T) {
 func TestJob_Publish(t *testing.T) {
 	out := t.TempDir()
 	j := Job{Candidates: []candidate.Candidate{{Name: "feature"}, {Name: "other"}}}
-	rep := &evaluator.Report{Job: "job1", Candidates: []evaluator.CandidateResult{
-		{Name: "other", Verdict: evaluator.VerdictFaster, Speedup: 1.5},
-		{Name: "feature", Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{Kind: evaluator.FailTest}},
+	rep := &result.Report{Job: "job1", Candidates: []result.CandidateResult{
+		{Name: "other", Verdict: result.VerdictFaster, Speedup: 1.5},
+		{Name: "feature", Verdict: result.VerdictFailed, Failure: &result.Failure{Kind: result.FailTest}},
 	}}
 	g, err := j.Publish(out, rep, []string{report.GateRegression})
 	if err != nil {

@@ -6,15 +6,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // WriteOutputs writes into the directory out what the CI shows of rep,
 // judged by g: comment.md (the sticky comment, which links to the
 // artifacts in out), report.md and report.json; and appends the comment to
 // the pull request's step summary, if it has one.
-func WriteOutputs(out string, pr PullRequest, rep *evaluator.Report, g report.Gate) error {
+func WriteOutputs(out string, pr PullRequest, rep *result.Report, g report.Gate) error {
 	var comment, full, js bytes.Buffer
 	if err := report.Comment(&comment, rep, g, out); err != nil {
 		return err

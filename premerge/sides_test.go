@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // newTestRepo is a repository with main and a branch, feature, made from
@@ -131,7 +131,7 @@ func TestWriteOutputs(t *testing.T) {
 	if err := os.WriteFile(summary, []byte("before\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep := &evaluator.Report{Job: "job1", Candidates: []evaluator.CandidateResult{{Name: "feature", Verdict: evaluator.VerdictFaster, Speedup: 1.5}}}
+	rep := &result.Report{Job: "job1", Candidates: []result.CandidateResult{{Name: "feature", Verdict: result.VerdictFaster, Speedup: 1.5}}}
 	g := report.JudgeGate(rep, "feature", []string{report.GateRegression})
 	if err := WriteOutputs(out, PullRequest{Summary: summary}, rep, g); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@
 //
 // # What flows through it
 //
-// [evaluator.Event]s come in, from evaluator.Run in this process or from a
+// [result.Event]s come in, from evaluator.Run in this process or from a
 // daemon's job through package client; lines of text go out. What a line
 // says of a finished candidate is [report.ProgressLine]; the time left is
 // [eta.ETA]'s estimate. It decides nothing and reads no flags: the

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/watch"
 )
 
@@ -36,9 +36,9 @@ func (s *Screen) Show(ws *watch.Session, eta func(*watch.Work) *eta.ETA) {
 		tr = NewTracker(time.Now, eta(w))
 		s.SetStatus(w.Subject() + ": starting…")
 	}
-	ws.Progress = func(w *watch.Work, e evaluator.Event) { s.Progress(tr, w, e) }
+	ws.Progress = func(w *watch.Work, e result.Event) { s.Progress(tr, w, e) }
 	ws.Tick = func(w *watch.Work) { s.Tick(tr, w) }
-	ws.Finished = func(_ *watch.Work, rep *evaluator.Report) {
+	ws.Finished = func(_ *watch.Work, rep *result.Report) {
 		if s.Verbose {
 			s.Report(rep)
 		}
@@ -60,7 +60,7 @@ func (s *Screen) Record(r watch.Record) {
 
 // Report prints an evaluation's text report, for -v: on Out, or beside the
 // progress on Err when Out carries JSON.
-func (s *Screen) Report(rep *evaluator.Report) {
+func (s *Screen) Report(rep *result.Report) {
 	out := s.Out
 	if s.JSON {
 		out = s.Err
@@ -72,7 +72,7 @@ func (s *Screen) Report(rep *evaluator.Report) {
 // Progress shows an event of w, the evaluation in flight, that tr tracks: a
 // status line on a terminal, or when Verbose the plain progress lines. A
 // nil tr shows nothing.
-func (s *Screen) Progress(tr *Tracker, w *watch.Work, e evaluator.Event) {
+func (s *Screen) Progress(tr *Tracker, w *watch.Work, e result.Event) {
 	if tr == nil {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/watch"
 )
 
@@ -49,7 +49,7 @@ func TestScreen_JSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || got["state"] != "tested" || got["summary"] != "tests pass" {
 		t.Fatalf("out = %q (%v), want one JSON record", out.String(), err)
 	}
-	s.Report(&evaluator.Report{Job: "job1"})
+	s.Report(&result.Report{Job: "job1"})
 	if strings.Count(out.String(), "\n") != 1 || errw.Len() == 0 {
 		t.Errorf("the report went to out (%q), not err (%q)", out.String(), errw.String())
 	}
@@ -61,17 +61,17 @@ func TestScreen_Progress(t *testing.T) {
 	var out, errw strings.Builder
 	s := &Screen{Out: &out, Err: &errw, TTY: true}
 	tr := NewTracker(func() (t0 time.Time) { return t0 }, nil)
-	s.Progress(tr, &watch.Work{}, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
+	s.Progress(tr, &watch.Work{}, result.Event{Kind: result.EventPhase, Phase: "behavior"})
 	if got := errw.String(); !strings.HasSuffix(got, ": testing…") {
 		t.Errorf("status = %q, want it to end in testing…", got)
 	}
 	errw.Reset()
 	s = &Screen{Out: &out, Err: &errw, Verbose: true}
-	s.Progress(tr, &watch.Work{}, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
+	s.Progress(tr, &watch.Work{}, result.Event{Kind: result.EventPhase, Phase: "benchmark"})
 	if got := errw.String(); got != "phase: benchmark\n" {
 		t.Errorf("verbose = %q, want the plain line", got)
 	}
-	s.Progress(nil, &watch.Work{}, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}) // no tracker: nothing
+	s.Progress(nil, &watch.Work{}, result.Event{Kind: result.EventPhase, Phase: "benchmark"}) // no tracker: nothing
 	if out.Len() != 0 {
 		t.Errorf("progress wrote to out: %q", out.String())
 	}
@@ -90,10 +90,10 @@ func TestScreen_Show(t *testing.T) {
 		scr.Show(&ws, func(w *watch.Work) *eta.ETA { asked = append(asked, w); return nil })
 		w := &watch.Work{}
 		ws.Started(w)
-		ws.Progress(w, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
+		ws.Progress(w, result.Event{Kind: result.EventPhase, Phase: "behavior"})
 		ws.Tick(w) // the status again (no estimator: no ETA, and no refreshed line)
 		ws.Out(watch.Record{Subject: "12:00:00 a.go", Summary: "tests pass"})
-		ws.Finished(w, &evaluator.Report{Job: "job1"})
+		ws.Finished(w, &result.Report{Job: "job1"})
 		if len(asked) != 1 || asked[0] != w {
 			t.Errorf("verbose %v: eta asked for %v, want the started work once", verbose, asked)
 		}
@@ -117,10 +117,10 @@ func TestScreen_Show(t *testing.T) {
 func TestScreen_Tick(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	events := []evaluator.Event{{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"},
-		{Kind: evaluator.EventPhase, Phase: "behavior"},
-		{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"},
-		{Kind: evaluator.EventBaseline, Message: "baseline tests (cached): 1 passed", AtBase: 4 * time.Second}}
+	events := []result.Event{{Kind: result.EventJobStart, Total: 1, Message: "job1"},
+		{Kind: result.EventPhase, Phase: "behavior"},
+		{Kind: result.EventStart, Phase: "behavior", Candidate: "a"},
+		{Kind: result.EventBaseline, Message: "baseline tests (cached): 1 passed", AtBase: 4 * time.Second}}
 	w := &watch.Work{}
 
 	var errw strings.Builder

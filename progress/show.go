@@ -10,14 +10,14 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // Lines drains events until the channel is closed, writing a progress line
 // to w for each event that has one, and, while no event has one, a
 // refreshed line when the ETA on screen has gone wrong (Tracker.Refresh).
 // est estimates the time left (nil: none, and no refreshes).
-func Lines(events <-chan evaluator.Event, w io.Writer, est *eta.ETA) {
+func Lines(events <-chan result.Event, w io.Writer, est *eta.ETA) {
 	t := NewTracker(time.Now, est)
 	tick := time.NewTicker(refreshTick)
 	defer tick.Stop()
@@ -42,7 +42,7 @@ func Lines(events <-chan evaluator.Event, w io.Writer, est *eta.ETA) {
 // terminal, one overall bar with the current activity and the ETA now
 // (Tracker.Live, again every refreshTick), and printing each candidate's
 // line above it as the candidate finishes.
-func Bars(events <-chan evaluator.Event, w io.Writer, est *eta.ETA) {
+func Bars(events <-chan result.Event, w io.Writer, est *eta.ETA) {
 	t := NewTracker(time.Now, est)
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
 	var bar *mpb.Bar
@@ -62,7 +62,7 @@ func Bars(events <-chan evaluator.Event, w io.Writer, est *eta.ETA) {
 				return
 			}
 			line := t.Line(e)
-			if e.Kind == evaluator.EventJobStart && bar == nil {
+			if e.Kind == result.EventJobStart && bar == nil {
 				bar = p.AddBar(int64(max(1, e.Total)),
 					mpb.PrependDecorators(decor.Name("candidates "), decor.CountersNoUnit("%d/%d")),
 					mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Any(status, decor.WCSyncSpace)),
@@ -71,7 +71,7 @@ func Bars(events <-chan evaluator.Event, w io.Writer, est *eta.ETA) {
 			if line != "" {
 				fmt.Fprintln(p, line)
 			}
-			if bar != nil && e.Kind == evaluator.EventDone {
+			if bar != nil && e.Kind == result.EventDone {
 				bar.SetCurrent(int64(e.Done))
 			}
 		case <-tick.C:

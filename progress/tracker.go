@@ -6,9 +6,9 @@ import (
 	"path"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/report"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // Tracker turns a job's events into progress lines. It is used by one
@@ -44,7 +44,7 @@ func NewTracker(now func() time.Time, est *eta.ETA) *Tracker {
 }
 
 // Line returns the line to print for e, or "" for none.
-func (t *Tracker) Line(e evaluator.Event) string {
+func (t *Tracker) Line(e result.Event) string {
 	line := t.line(e)
 	if line != "" {
 		t.printed, t.refreshed = t.now(), false
@@ -52,7 +52,7 @@ func (t *Tracker) Line(e evaluator.Event) string {
 	return line
 }
 
-func (t *Tracker) line(e evaluator.Event) string {
+func (t *Tracker) line(e result.Event) string {
 	if e.Total > 0 {
 		t.total = e.Total
 	}
@@ -60,21 +60,21 @@ func (t *Tracker) line(e evaluator.Event) string {
 		t.ETA.Observe(e, t.now())
 	}
 	switch e.Kind {
-	case evaluator.EventJobStart:
+	case result.EventJobStart:
 		t.start = t.now()
 		return fmt.Sprintf("job %s: %d candidates", e.Message, e.Total)
-	case evaluator.EventBaseline:
+	case result.EventBaseline:
 		if t.ETA != nil {
 			// Base's time is the first thing that says how long a test
 			// takes: the tests' ETA starts here.
 			return "baseline: " + e.Message + t.eta()
 		}
 		return "baseline: " + e.Message
-	case evaluator.EventPhase:
+	case result.EventPhase:
 		t.phase = e.Phase
 		t.shown = time.Time{} // a tests ETA says nothing of the benchmarks
 		return "phase: " + e.Phase
-	case evaluator.EventStart:
+	case result.EventStart:
 		t.current, t.samples = e.Candidate, 0
 		if e.Phase == "behavior" {
 			t.testing[e.Candidate] = t.now()
@@ -89,11 +89,11 @@ func (t *Tracker) line(e evaluator.Event) string {
 		if e.Phase == "benchmark" || e.Phase == "profile" {
 			return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Phase)
 		}
-	case evaluator.EventSample:
+	case result.EventSample:
 		t.samples = max(t.samples+1, e.Pair) // reused pairs count: a refinement goes on from its quick look's
-	case evaluator.EventWarning:
+	case result.EventWarning:
 		return "warning: " + e.Message
-	case evaluator.EventWaiting:
+	case result.EventWaiting:
 		was := t.waiting
 		t.waiting = e.Message
 		switch {
@@ -103,18 +103,18 @@ func (t *Tracker) line(e evaluator.Event) string {
 			return "the machine is free"
 		}
 		return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)
-	case evaluator.EventStuck:
+	case result.EventStuck:
 		if e.Message == "" {
 			delete(t.stuck, e.Candidate)
 			return ""
 		}
 		t.stuck[e.Candidate] = testName(e.Message)
 		return fmt.Sprintf("[%d/%d] %s: %s looks stuck%s%s", t.done, t.total, e.Candidate, testName(e.Message), stuckFor(e, t.now()), t.eta())
-	case evaluator.EventTested:
+	case result.EventTested:
 		t.tested++
 		delete(t.testing, e.Candidate)
 		delete(t.stuck, e.Candidate)
-	case evaluator.EventDone:
+	case result.EventDone:
 		delete(t.testing, e.Candidate)
 		delete(t.stuck, e.Candidate)
 		t.done = max(t.done, e.Done)
@@ -243,7 +243,7 @@ func (t *Tracker) activity() string {
 
 // stuckFor is " (running 2.1s, 10ms at base)" for a stuck test, or "" when
 // the event does not say (a client that does not relay the times).
-func stuckFor(e evaluator.Event, now time.Time) string {
+func stuckFor(e result.Event, now time.Time) string {
 	if e.Since.IsZero() {
 		return ""
 	}

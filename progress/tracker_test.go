@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 func TestTracker_Line(t *testing.T) {
@@ -16,27 +16,27 @@ func TestTracker_Line(t *testing.T) {
 	ci := [2]float64{3.9, 4.3}
 	for _, tt := range []struct {
 		after time.Duration // since the job started
-		e     evaluator.Event
+		e     result.Event
 		want  string
 	}{
-		{0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 4, Message: "job1"}, "job job1: 4 candidates"},
-		{0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"}, "phase: behavior"},
-		{0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"}, ""},
-		{2 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "broken", Done: 1, Total: 4, Result: &evaluator.CandidateResult{
-			Verdict: evaluator.VerdictFailed, Seconds: 1.2, Failure: &evaluator.Failure{Kind: evaluator.FailTest, Tests: []string{"TestX"}},
+		{0, result.Event{Kind: result.EventJobStart, Total: 4, Message: "job1"}, "job job1: 4 candidates"},
+		{0, result.Event{Kind: result.EventPhase, Phase: "behavior"}, "phase: behavior"},
+		{0, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"}, ""},
+		{2 * time.Second, result.Event{Kind: result.EventDone, Candidate: "broken", Done: 1, Total: 4, Result: &result.CandidateResult{
+			Verdict: result.VerdictFailed, Seconds: 1.2, Failure: &result.Failure{Kind: result.FailTest, Tests: []string{"TestX"}},
 		}}, "[1/4] broken: failed (test: TestX) 1.2s, ETA 6.0s"},
-		{2 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "dup", Done: 2, Total: 4, Result: &evaluator.CandidateResult{
-			Verdict: evaluator.VerdictDuplicate, DuplicateOf: "fast",
+		{2 * time.Second, result.Event{Kind: result.EventDone, Candidate: "dup", Done: 2, Total: 4, Result: &result.CandidateResult{
+			Verdict: result.VerdictDuplicate, DuplicateOf: "fast",
 		}}, "[2/4] dup: duplicate of fast, ETA 2.0s"},
-		{3 * time.Second, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}, "phase: benchmark"},
-		{3 * time.Second, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "fast"}, "[2/4] fast: benchmark"},
-		{3 * time.Second, evaluator.Event{Kind: evaluator.EventSample, Candidate: "fast"}, ""},
-		{3 * time.Second, evaluator.Event{Kind: evaluator.EventWarning, Message: "noisy"}, "warning: noisy"},
-		{12 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "fast", Done: 3, Total: 4, Result: &evaluator.CandidateResult{
-			Verdict: evaluator.VerdictFaster, Speedup: 4.1, CI: &ci, Seconds: 9,
+		{3 * time.Second, result.Event{Kind: result.EventPhase, Phase: "benchmark"}, "phase: benchmark"},
+		{3 * time.Second, result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "fast"}, "[2/4] fast: benchmark"},
+		{3 * time.Second, result.Event{Kind: result.EventSample, Candidate: "fast"}, ""},
+		{3 * time.Second, result.Event{Kind: result.EventWarning, Message: "noisy"}, "warning: noisy"},
+		{12 * time.Second, result.Event{Kind: result.EventDone, Candidate: "fast", Done: 3, Total: 4, Result: &result.CandidateResult{
+			Verdict: result.VerdictFaster, Speedup: 4.1, CI: &ci, Seconds: 9,
 		}}, "[3/4] fast: faster 4.10× [3.90×, 4.30×] 9.0s, ETA 4.0s"},
-		{20 * time.Second, evaluator.Event{Kind: evaluator.EventDone, Candidate: "ok", Done: 4, Total: 4, Result: &evaluator.CandidateResult{
-			Verdict: evaluator.VerdictPassed, TestsPassed: 7, TestsTotal: 7, Seconds: 65,
+		{20 * time.Second, result.Event{Kind: result.EventDone, Candidate: "ok", Done: 4, Total: 4, Result: &result.CandidateResult{
+			Verdict: result.VerdictPassed, TestsPassed: 7, TestsTotal: 7, Seconds: 65,
 		}}, "[4/4] ok: passed (tests 7/7) 1m05s"},
 	} {
 		now = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC).Add(tt.after)
@@ -53,17 +53,17 @@ func TestTracker_Line(t *testing.T) {
 // status until it ends; a benchmark's wait shows beside its time.
 func TestTracker_Waiting(t *testing.T) {
 	tr := NewTracker(time.Now, nil)
-	tr.Line(evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"})
-	tr.Line(evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
-	tr.Line(evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "fast"})
+	tr.Line(result.Event{Kind: result.EventJobStart, Total: 2, Message: "job1"})
+	tr.Line(result.Event{Kind: result.EventPhase, Phase: "benchmark"})
+	tr.Line(result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "fast"})
 	msg := "waiting for the machine: optimizer pid 12 is benchmarking /src/r, since 12:03"
-	if got, want := tr.Line(evaluator.Event{Kind: evaluator.EventWaiting, Message: msg}), "[0/2] "+msg; got != want {
+	if got, want := tr.Line(result.Event{Kind: result.EventWaiting, Message: msg}), "[0/2] "+msg; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}
 	if got := tr.Status(); got != msg {
 		t.Errorf("status while waiting = %q, want %q", got, msg)
 	}
-	if got := tr.Line(evaluator.Event{Kind: evaluator.EventWaiting}); got != "the machine is free" {
+	if got := tr.Line(result.Event{Kind: result.EventWaiting}); got != "the machine is free" {
 		t.Errorf("line at the end of the wait = %q", got)
 	}
 	if got := tr.Status(); got != "benchmark fast (0 samples)" {
@@ -77,27 +77,27 @@ func TestTracker_Waiting(t *testing.T) {
 func TestTracker_ETA(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute})
 	tr, at := c.tr, c.at
-	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"})
-	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
-	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
-	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	failed := &result.CandidateResult{Verdict: result.VerdictFailed}
+	at(0, result.Event{Kind: result.EventJobStart, Total: 3, Message: "job1"})
+	at(0, result.Event{Kind: result.EventPhase, Phase: "behavior"})
+	at(0, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
+	at(0, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "b"})
 	// b has run as long as a took: as long again, 2 s; c queued at 2 s; up
 	// to b's timeout and the slack past it (evaluator's timeoutSlack, 1 s).
-	if got := at(2, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed}); !strings.HasSuffix(got, ", tests ETA 2.0s, up to 59s") {
+	if got := at(2, result.Event{Kind: result.EventDone, Candidate: "a", Done: 1, Result: failed}); !strings.HasSuffix(got, ", tests ETA 2.0s, up to 59s") {
 		t.Errorf("after a: %q, want the tests' 2.0s left, up to 59s", got)
 	}
-	at(3, evaluator.Event{Kind: evaluator.EventTested, Candidate: "b"})
-	at(3, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "c"})
-	at(4, evaluator.Event{Kind: evaluator.EventTested, Candidate: "c"})
-	at(4, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
-	at(4, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "b"})
-	at(5, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
-	at(6, evaluator.Event{Kind: evaluator.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
+	at(3, result.Event{Kind: result.EventTested, Candidate: "b"})
+	at(3, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "c"})
+	at(4, result.Event{Kind: result.EventTested, Candidate: "c"})
+	at(4, result.Event{Kind: result.EventPhase, Phase: "benchmark"})
+	at(4, result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "b"})
+	at(5, result.Event{Kind: result.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
+	at(6, result.Event{Kind: result.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
 	// c to come: no set-up (b's first pair ended 1 s after its start, two
 	// base samples) and 2 pairs (b's 2 averaged with four at its unchanged
 	// forecast, 2) at two base samples, 2.0 s; up to 10 pairs, 10 s.
-	if got := at(7, evaluator.Event{Kind: evaluator.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 2.0s, up to 10s" {
+	if got := at(7, result.Event{Kind: result.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 2.0s, up to 10s" {
 		t.Errorf("after b: %q, want c's 2.0s, up to 10s", got)
 	}
 	tr.ETA = nil // no estimator: the average per finished candidate
@@ -108,10 +108,10 @@ func TestTracker_ETA(t *testing.T) {
 
 // TestLines: one line per event that has one, nothing for the rest.
 func TestLines(t *testing.T) {
-	events := make(chan evaluator.Event, 4)
-	events <- evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"}
-	events <- evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"}
-	events <- evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Total: 1, Result: &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}}
+	events := make(chan result.Event, 4)
+	events <- result.Event{Kind: result.EventJobStart, Total: 1, Message: "job1"}
+	events <- result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"}
+	events <- result.Event{Kind: result.EventDone, Candidate: "a", Done: 1, Total: 1, Result: &result.CandidateResult{Verdict: result.VerdictFailed}}
 	close(events)
 	var b strings.Builder
 	Lines(events, &b, nil)
@@ -127,17 +127,17 @@ func TestLines(t *testing.T) {
 func TestTracker_Refresh(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
 	tr, at, refresh := c.tr, c.at, c.refresh
-	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
-		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	failed := &result.CandidateResult{Verdict: result.VerdictFailed}
+	at(0, result.Event{Kind: result.EventJobStart, Total: 3, Message: "job1"},
+		result.Event{Kind: result.EventPhase, Phase: "behavior"},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
 	if got := refresh(1.5); got != "" {
 		t.Errorf("with no estimate yet: %q, want none", got)
 	}
 	// The baseline line gives the first ETA: a has run base's 1.5 s, so as
 	// long again, and b and c 1.5 s each. At most, a runs to its
 	// one-minute timeout and b and c take a minute each.
-	if got, want := tr.Line(evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"}),
+	if got, want := tr.Line(result.Event{Kind: result.EventBaseline, Message: "baseline tests: 1 passed"}),
 		"baseline: baseline tests: 1 passed, tests ETA 4.5s, up to 2m59s"; got != want {
 		t.Errorf("baseline line: %q, want %q", got, want)
 	}
@@ -145,8 +145,8 @@ func TestTracker_Refresh(t *testing.T) {
 		t.Errorf("a second after a line whose ETA has not run out: %q, want none", got)
 	}
 	// a failed at 3 s, saying b and c have base's 1.5 s each left.
-	at(3, evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	at(3, result.Event{Kind: result.EventDone, Candidate: "a", Done: 1, Result: failed},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "b"})
 	if got := refresh(5.5); got != "" {
 		t.Errorf("2.5 s after a line: %q, want none", got)
 	}
@@ -161,12 +161,12 @@ func TestTracker_Refresh(t *testing.T) {
 
 	// With the ETA on screen on track, only the heartbeat.
 	c.tr = NewTracker(func() time.Time { return c.now }, &eta.ETA{Slots: 1, NoBench: true})
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 3, Message: "job1"},
-		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
-	at(60, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"},
-		evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	at(0, result.Event{Kind: result.EventJobStart, Total: 3, Message: "job1"},
+		result.Event{Kind: result.EventPhase, Phase: "behavior"},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
+	at(60, result.Event{Kind: result.EventBaseline, Message: "baseline tests: 1 passed"},
+		result.Event{Kind: result.EventDone, Candidate: "a", Done: 1, Result: failed},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "b"})
 	if got := refresh(70); got != "" {
 		t.Errorf("on track: %q, want none", got)
 	}
@@ -185,11 +185,11 @@ func TestTracker_Refresh(t *testing.T) {
 func TestTracker_Stuck(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, Timeout: 15 * time.Second, NoBench: true})
 	tr, start, at := c.tr, c.start, c.at
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
-	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
-	at(2, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 8 passed"})
-	at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "hang"})
-	got := at(4.5, evaluator.Event{Kind: evaluator.EventStuck, Candidate: "hang", Message: "example.com/demo/sumsq.TestSum/n=3",
+	at(0, result.Event{Kind: result.EventJobStart, Total: 1, Message: "job1"})
+	at(0, result.Event{Kind: result.EventPhase, Phase: "behavior"})
+	at(2, result.Event{Kind: result.EventBaseline, Message: "baseline tests: 8 passed"})
+	at(2, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "hang"})
+	got := at(4.5, result.Event{Kind: result.EventStuck, Candidate: "hang", Message: "example.com/demo/sumsq.TestSum/n=3",
 		Since: start.Add(3 * time.Second), AtBase: 2 * time.Millisecond})
 	if want := "[0/1] hang: sumsq.TestSum/n=3 looks stuck (running 1.5s, under 10ms at base), ETA 13s"; got != want {
 		t.Errorf("stuck line: %q, want %q", got, want)
@@ -198,7 +198,7 @@ func TestTracker_Stuck(t *testing.T) {
 	if got, want := tr.activity(), "[0/1] testing hang (38s, stuck in sumsq.TestSum/n=3)"; got != want {
 		t.Errorf("activity: %q, want %q", got, want)
 	}
-	at(41, evaluator.Event{Kind: evaluator.EventStuck, Candidate: "hang"})
+	at(41, result.Event{Kind: result.EventStuck, Candidate: "hang"})
 	if got, want := tr.activity(), "[0/1] testing hang (39s)"; got != want {
 		t.Errorf("activity after the test ended: %q, want %q", got, want)
 	}
@@ -210,14 +210,14 @@ func TestTracker_Stuck(t *testing.T) {
 func TestTracker_RanOut(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, NoBench: true})
 	at, refresh := c.at, c.refresh
-	failed := &evaluator.CandidateResult{Verdict: evaluator.VerdictFailed}
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"},
-		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	failed := &result.CandidateResult{Verdict: result.VerdictFailed}
+	at(0, result.Event{Kind: result.EventJobStart, Total: 2, Message: "job1"},
+		result.Event{Kind: result.EventPhase, Phase: "behavior"},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
 	// a fails at base's 1 s: b, started then, has 1 s left, on screen.
-	at(1, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"},
-		evaluator.Event{Kind: evaluator.EventDone, Candidate: "a", Done: 1, Result: failed},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	at(1, result.Event{Kind: result.EventBaseline, Message: "baseline tests: 1 passed"},
+		result.Event{Kind: result.EventDone, Candidate: "a", Done: 1, Result: failed},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "b"})
 	if got := refresh(1.5); got != "" {
 		t.Errorf("with the ETA on screen on track: %q, want none", got)
 	}
@@ -238,15 +238,15 @@ func TestTracker_RanOut(t *testing.T) {
 func TestTracker_FirstBenchmark(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, MinPairs: 4, MaxPairs: 10, Sample: 300 * time.Millisecond})
 	at := c.at
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 1, Message: "job1"})
-	at(0, evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"})
-	at(0, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
-	at(2, evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests: 1 passed"})
-	at(2, evaluator.Event{Kind: evaluator.EventTested, Candidate: "a"})
-	at(2, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"})
+	at(0, result.Event{Kind: result.EventJobStart, Total: 1, Message: "job1"})
+	at(0, result.Event{Kind: result.EventPhase, Phase: "behavior"})
+	at(0, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
+	at(2, result.Event{Kind: result.EventBaseline, Message: "baseline tests: 1 passed"})
+	at(2, result.Event{Kind: result.EventTested, Candidate: "a"})
+	at(2, result.Event{Kind: result.EventPhase, Phase: "benchmark"})
 	// A set-up of base's 2 s, then 6 pairs (the geometric middle of 4 and
 	// 10) of two 300 ms samples: 5.6 s.
-	if got, want := at(2, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "a"}), "[0/1] a: benchmark, ETA 5.6s"; got != want {
+	if got, want := at(2, result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "a"}), "[0/1] a: benchmark, ETA 5.6s"; got != want {
 		t.Errorf("first benchmark: %q, want %q", got, want)
 	}
 }
@@ -265,7 +265,7 @@ func newClock(est *eta.ETA) *clock {
 }
 
 // at shows evs s seconds after start and returns the last one's line.
-func (c *clock) at(s float64, evs ...evaluator.Event) string {
+func (c *clock) at(s float64, evs ...result.Event) string {
 	c.now = c.start.Add(time.Duration(s * float64(time.Second)))
 	line := ""
 	for _, e := range evs {
@@ -286,10 +286,10 @@ func (c *clock) refresh(s float64) string {
 func TestTracker_Live(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, NoBench: true})
 	at := c.at
-	at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"},
-		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
-		evaluator.Event{Kind: evaluator.EventBaseline, Message: "baseline tests (cached): 1 passed", AtBase: 4 * time.Second},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	at(0, result.Event{Kind: result.EventJobStart, Total: 2, Message: "job1"},
+		result.Event{Kind: result.EventPhase, Phase: "behavior"},
+		result.Event{Kind: result.EventBaseline, Message: "baseline tests (cached): 1 passed", AtBase: 4 * time.Second},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
 	// a has base's 4 s to run, b is queued at 4 s.
 	if got, want := c.tr.Live(), "testing, ETA 8.0s"; got != want {
 		t.Errorf("at the start: %q, want %q", got, want)
@@ -298,41 +298,41 @@ func TestTracker_Live(t *testing.T) {
 	if got, want := c.tr.Live(), "testing, ETA 5.0s"; got != want {
 		t.Errorf("3 s later, no event: %q, want %q", got, want)
 	}
-	at(3, evaluator.Event{Kind: evaluator.EventWaiting, Message: "waiting for the machine: optimizer pid 7"})
+	at(3, result.Event{Kind: result.EventWaiting, Message: "waiting for the machine: optimizer pid 7"})
 	if got, want := c.tr.Live(), "waiting for the machine: optimizer pid 7"; got != want {
 		t.Errorf("waiting: %q, want %q", got, want)
 	}
 	c.tr.ETA = nil
-	at(4, evaluator.Event{Kind: evaluator.EventWaiting})
+	at(4, result.Event{Kind: result.EventWaiting})
 	if got, want := c.tr.Live(), "testing"; got != want {
 		t.Errorf("no estimator, nothing finished: %q, want %q", got, want)
 	}
-	at(5, evaluator.Event{Kind: evaluator.EventTested, Candidate: "a"}, evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "b"})
+	at(5, result.Event{Kind: result.EventTested, Candidate: "a"}, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "b"})
 	if got, want := c.tr.Live(), "testing"; got != want {
 		t.Errorf("b's tests running: %q, want %q", got, want)
 	}
-	at(6, evaluator.Event{Kind: evaluator.EventTested, Candidate: "b"})
+	at(6, result.Event{Kind: result.EventTested, Candidate: "b"})
 	if got, want := c.tr.Live(), "tests done"; got != want {
 		t.Errorf("every candidate tested, the benchmarks not started: %q, want %q", got, want)
 	}
 	// A refinement's first pair is its quick look's 14th: the count says
 	// so (Event.Pair).
-	at(7, evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}, evaluator.Event{Kind: evaluator.EventStart, Phase: "benchmark", Candidate: "a"},
-		evaluator.Event{Kind: evaluator.EventSample, Candidate: "a", Pair: 14})
+	at(7, result.Event{Kind: result.EventPhase, Phase: "benchmark"}, result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "a"},
+		result.Event{Kind: result.EventSample, Candidate: "a", Pair: 14})
 	if got, want := c.tr.Status(), "benchmark a (14 samples)"; got != want {
 		t.Errorf("a refinement's first pair: %q, want %q", got, want)
 	}
 	// A candidate settled without tests of its own (a duplicate) is done.
 	c2 := newClock(nil)
-	c2.at(0, evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job2"},
-		evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"},
-		evaluator.Event{Kind: evaluator.EventDone, Candidate: "dup", Done: 1, Result: &evaluator.CandidateResult{Verdict: evaluator.VerdictDuplicate}},
-		evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: "a"})
+	c2.at(0, result.Event{Kind: result.EventJobStart, Total: 2, Message: "job2"},
+		result.Event{Kind: result.EventPhase, Phase: "behavior"},
+		result.Event{Kind: result.EventDone, Candidate: "dup", Done: 1, Result: &result.CandidateResult{Verdict: result.VerdictDuplicate}},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
 	activity := func() string { return strings.SplitN(c2.tr.Live(), ",", 2)[0] } // without the ETA
 	if got, want := activity(), "testing"; got != want {
 		t.Errorf("a duplicate settled, a's tests running: %q, want %q", got, want)
 	}
-	c2.at(1, evaluator.Event{Kind: evaluator.EventTested, Candidate: "a"})
+	c2.at(1, result.Event{Kind: result.EventTested, Candidate: "a"})
 	if got, want := activity(), "tests done"; got != want {
 		t.Errorf("a duplicate settled, a tested: %q, want %q", got, want)
 	}

@@ -4,7 +4,7 @@ import (
 	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // While runs job, which sends a job's events on the channel it is given,
@@ -13,8 +13,8 @@ import (
 // event has been shown, panics included. job must not send after it
 // returns. The job runs in this process (evaluator.Options.Events) or on a
 // daemon (client.Client.Follow).
-func While[T any](w io.Writer, bars bool, est *eta.ETA, job func(events chan<- evaluator.Event) (T, error)) (T, error) {
-	events := make(chan evaluator.Event, 64)
+func While[T any](w io.Writer, bars bool, est *eta.ETA, job func(events chan<- result.Event) (T, error)) (T, error) {
+	events := make(chan result.Event, 64)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

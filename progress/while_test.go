@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // TestWhile: every event job sends is shown by the time While returns,
@@ -14,12 +14,12 @@ import (
 func TestWhile(t *testing.T) {
 	var out bytes.Buffer
 	boom := errors.New("boom")
-	n, err := While(&out, false, nil, func(events chan<- evaluator.Event) (int, error) {
-		events <- evaluator.Event{Kind: evaluator.EventJobStart, Total: 2, Message: "job1"}
+	n, err := While(&out, false, nil, func(events chan<- result.Event) (int, error) {
+		events <- result.Event{Kind: result.EventJobStart, Total: 2, Message: "job1"}
 		for range 100 { // more than the channel holds: the display keeps draining
-			events <- evaluator.Event{Kind: evaluator.EventSample, Candidate: "fast"}
+			events <- result.Event{Kind: result.EventSample, Candidate: "fast"}
 		}
-		events <- evaluator.Event{Kind: evaluator.EventPhase, Phase: "benchmark"}
+		events <- result.Event{Kind: result.EventPhase, Phase: "benchmark"}
 		return 7, boom
 	})
 	if n != 7 || err != boom {
@@ -42,8 +42,8 @@ func TestWhile_Panic(t *testing.T) {
 			t.Errorf("the event before the panic was not shown: %q", out.String())
 		}
 	}()
-	While(&out, false, nil, func(events chan<- evaluator.Event) (int, error) {
-		events <- evaluator.Event{Kind: evaluator.EventPhase, Phase: "behavior"}
+	While(&out, false, nil, func(events chan<- result.Event) (int, error) {
+		events <- result.Event{Kind: result.EventPhase, Phase: "behavior"}
 		panic("job panicked")
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // commentMarker opens every comment optimizer ci writes, so that a workflow
@@ -19,7 +19,7 @@ const commentMarker = "<!-- optimizer ci -->"
 // only the benchmarks that changed significantly, and everything else
 // folded in <details>. It names no path of the machine it ran on: paths
 // under the repository, or under any of roots, are made relative.
-func Comment(w io.Writer, rep *evaluator.Report, g Gate, roots ...string) error {
+func Comment(w io.Writer, rep *result.Report, g Gate, roots ...string) error {
 	var buf bytes.Buffer
 	ew := &errWriter{w: &buf}
 	c := g.Head
@@ -74,7 +74,7 @@ func Comment(w io.Writer, rep *evaluator.Report, g Gate, roots ...string) error 
 
 // commentHeadline is the comment's one line: what the head is, with its
 // evidence, and the gate's outcome.
-func commentHeadline(rep *evaluator.Report, g Gate) string {
+func commentHeadline(rep *result.Report, g Gate) string {
 	c := g.Head
 	outcome := "gate passed"
 	if !g.Passed() {
@@ -89,22 +89,22 @@ func commentHeadline(rep *evaluator.Report, g Gate) string {
 	}
 	var what string
 	switch c.Verdict {
-	case evaluator.VerdictFailed:
+	case result.VerdictFailed:
 		what = "**failed**: " + mdText(Reason(rep, c))
-	case evaluator.VerdictPending:
+	case result.VerdictPending:
 		what = "**not finished**: the job stopped before the head was judged"
-	case evaluator.VerdictDuplicate:
+	case result.VerdictDuplicate:
 		what = "**no change**: the head's tree equals the base's"
-	case evaluator.VerdictPassed:
+	case result.VerdictPassed:
 		what = "**tests pass**, nothing measured"
 		if c.Note != "" {
 			what += ": " + mdText(c.Note)
 		}
-	case evaluator.VerdictWinner, evaluator.VerdictFaster:
+	case result.VerdictWinner, result.VerdictFaster:
 		what = fmt.Sprintf("**faster**, %s %s", speedupText(c.Speedup), ciOf(c))
-	case evaluator.VerdictSlower:
+	case result.VerdictSlower:
 		what = fmt.Sprintf("**slower**, %s %s", slowdownText(c.Speedup), slowdownCI(c.CI))
-	case evaluator.VerdictMixed:
+	case result.VerdictMixed:
 		f, s := countBenchmarks(c, rep.MinSpeedup)
 		what = fmt.Sprintf("**mixed**, faster on %d and slower on %d of %d benchmarks (%s overall %s)",
 			f, s, timedBenchmarks(c), speedupText(c.Speedup), ciOf(c))
@@ -132,7 +132,7 @@ func slowdownCI(ci *[2]float64, marks ...float64) string {
 
 // countBenchmarks counts c's timed benchmarks that are significantly
 // faster beyond the threshold, and significantly slower beyond it.
-func countBenchmarks(c evaluator.CandidateResult, minSpeedup float64) (faster, slower int) {
+func countBenchmarks(c result.CandidateResult, minSpeedup float64) (faster, slower int) {
 	for _, b := range c.Benchmarks {
 		switch {
 		case b.Exact:
@@ -145,7 +145,7 @@ func countBenchmarks(c evaluator.CandidateResult, minSpeedup float64) (faster, s
 	return faster, slower
 }
 
-func timedBenchmarks(c evaluator.CandidateResult) int {
+func timedBenchmarks(c result.CandidateResult) int {
 	n := 0
 	for _, b := range c.Benchmarks {
 		if !b.Exact {
@@ -156,7 +156,7 @@ func timedBenchmarks(c evaluator.CandidateResult) int {
 }
 
 // commentEffort says how much measuring stands behind the verdict.
-func commentEffort(rep *evaluator.Report, c evaluator.CandidateResult) string {
+func commentEffort(rep *result.Report, c result.CandidateResult) string {
 	switch {
 	case c.Pairs > 0:
 		return fmt.Sprintf("%d interleaved pairs on one machine, %s in all", c.Pairs, durationText(rep.Seconds))
@@ -177,11 +177,11 @@ func durationText(s float64) string {
 // significantly (either way), and the exact metrics that changed at all.
 // Bad news comes first: every slower benchmark, then exact metrics that
 // grew, then the faster ones and those that shrank.
-func writeCommentChanged(w io.Writer, rep *evaluator.Report, c evaluator.CandidateResult) {
+func writeCommentChanged(w io.Writer, rep *result.Report, c result.CandidateResult) {
 	if len(c.Benchmarks) == 0 {
 		return
 	}
-	var groups [4][]evaluator.BenchResult
+	var groups [4][]result.BenchResult
 	for _, b := range c.Benchmarks {
 		switch {
 		case b.Exact && b.Base == b.Candidate:
@@ -189,9 +189,9 @@ func writeCommentChanged(w io.Writer, rep *evaluator.Report, c evaluator.Candida
 			groups[1] = append(groups[1], b)
 		case b.Exact:
 			groups[3] = append(groups[3], b)
-		case b.Verdict == evaluator.VerdictSlower:
+		case b.Verdict == result.VerdictSlower:
 			groups[0] = append(groups[0], b)
-		case b.Verdict == evaluator.VerdictFaster:
+		case b.Verdict == result.VerdictFaster:
 			groups[2] = append(groups[2], b)
 		}
 	}
@@ -210,7 +210,7 @@ func writeCommentChanged(w io.Writer, rep *evaluator.Report, c evaluator.Candida
 			change, ci = "more (exact)", "-"
 		case b.Exact:
 			change, ci = "fewer (exact)", "-"
-		case b.Verdict == evaluator.VerdictSlower:
+		case b.Verdict == result.VerdictSlower:
 			change, ci = slowdownText(b.Speedup), slowdownCI(&b.CI, marks...)
 		default:
 			change = speedupText(b.Speedup) + " faster"
@@ -223,7 +223,7 @@ func writeCommentChanged(w io.Writer, rep *evaluator.Report, c evaluator.Candida
 
 // unsettledBenchmarks are, for a head whose measuring stopped before it
 // was settled, the benchmarks whose interval still straddles a threshold.
-func unsettledBenchmarks(c evaluator.CandidateResult, minSpeedup float64) []string {
+func unsettledBenchmarks(c result.CandidateResult, minSpeedup float64) []string {
 	if !c.Unsettled {
 		return nil
 	}
@@ -238,7 +238,7 @@ func unsettledBenchmarks(c evaluator.CandidateResult, minSpeedup float64) []stri
 	return out
 }
 
-func writeCommentFailure(w io.Writer, f *evaluator.Failure) {
+func writeCommentFailure(w io.Writer, f *result.Failure) {
 	tests, out := failureDetails(f, 40)
 	if tests != "" {
 		fmt.Fprintf(w, "Failing tests: %s.\n\n", mdText(tests))
@@ -253,7 +253,7 @@ func writeCommentFailure(w io.Writer, f *evaluator.Failure) {
 
 // writeCommentCandidates lists the other candidates of the job, when
 // --candidates added some to the head.
-func writeCommentCandidates(w io.Writer, rep *evaluator.Report) {
+func writeCommentCandidates(w io.Writer, rep *result.Report) {
 	fmt.Fprintf(w, "<details><summary>Every candidate (%d)</summary>\n\n", len(rep.Candidates))
 	fmt.Fprintln(w, "| candidate | verdict | speedup | interval |")
 	fmt.Fprintln(w, "|---|---|---:|---|")
@@ -264,7 +264,7 @@ func writeCommentCandidates(w io.Writer, rep *evaluator.Report) {
 }
 
 // commentMethod says how the numbers were made, for a reader who doubts them.
-func commentMethod(rep *evaluator.Report) string {
+func commentMethod(rep *result.Report) string {
 	return fmt.Sprintf("Base and head ran on the same machine in the same job, one process per sample, "+
 		"in pairs whose order a coin decides. A speedup is base time / head time; the interval is an exact "+
 		"Wilcoxon signed-rank interval of the paired ratios, corrected for looking after every pair. "+

@@ -1,5 +1,5 @@
-// Package report renders results: one job's [evaluator.Report], or one
-// candidate's [evaluator.CandidateResult], for people. Every output of the
+// Package report renders results: one job's [result.Report], or one
+// candidate's [result.CandidateResult], for people. Every output of the
 // CLI, the daemon and the dashboard goes through it, so that a result reads
 // the same wherever it is shown.
 //
@@ -18,7 +18,7 @@
 //
 // It decides no verdict. The rules that make them (what is significantly
 // faster or slower) live in stats and evaluator; readers of old
-// reports call them through [evaluator.CandidateResult.BenchSlower] and
+// reports call them through [result.CandidateResult.BenchSlower] and
 // BenchFaster.
 //
 // Every writer returns the first write error. None keeps state: they are

@@ -59,7 +59,7 @@ type (
 // Reason says in one line why c got its verdict, in terms of the numbers;
 // for a candidate of an unfinished job that has no final verdict yet, what
 // it is doing (or was doing when the job stopped).
-func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
+func Reason(rep *result.Report, c result.CandidateResult) string {
 	if c.Live != nil && Unfinished(rep) {
 		return liveReason(rep, c)
 	}
@@ -78,10 +78,10 @@ func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 	case c.Verdict == result.VerdictWinner:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s: the largest significant speedup",
 			speedupText(c.Speedup), ci, threshold)
-	case c.Verdict == evaluator.VerdictFaster && rep.Winner == nil && Unfinished(rep):
+	case c.Verdict == result.VerdictFaster && rep.Winner == nil && Unfinished(rep):
 		s = fmt.Sprintf("%s faster; its interval %s clears %s; %s",
 			speedupText(c.Speedup), ci, threshold, choosing(rep))
-	case c.Verdict == evaluator.VerdictFaster:
+	case c.Verdict == result.VerdictFaster:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
 			speedupText(c.Speedup), ci, threshold, winnerName(rep))
 	case c.Verdict == result.VerdictNotFaster && c.CI != nil && c.CI[0] >= 1+rep.MinSpeedup:
@@ -112,12 +112,12 @@ func Reason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 // Unfinished reports whether rep is the report of a job that has not
 // finished: running, or stopped before its end. Its verdicts may not be
 // final: no winner is chosen before every candidate is measured.
-func Unfinished(rep *evaluator.Report) bool {
+func Unfinished(rep *result.Report) bool {
 	return rep.State != "" && rep.State != "finished"
 }
 
 // liveReason is what c, still without its final verdict, is doing.
-func liveReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
+func liveReason(rep *result.Report, c result.CandidateResult) string {
 	if rep.State == "running" || rep.State == "queued" {
 		return c.Live.Text()
 	}
@@ -131,7 +131,7 @@ func liveReason(rep *evaluator.Report, c evaluator.CandidateResult) string {
 }
 
 // choosing says, of a job with no winner yet, when it will have one.
-func choosing(rep *evaluator.Report) string {
+func choosing(rep *result.Report) string {
 	if rep.State == "running" || rep.State == "queued" {
 		return "the winner is chosen once every candidate is measured"
 	}

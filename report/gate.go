@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // The --fail-on gates of optimizer ci.
@@ -34,7 +34,7 @@ func CheckGates(gates []string) error {
 // Gate is optimizer ci's judgement of the head: whether the head failed,
 // and which --fail-on conditions it meets.
 type Gate struct {
-	Head    evaluator.CandidateResult
+	Head    result.CandidateResult
 	Gates   []string     // --fail-on
 	Failed  string       // why the head failed, "" when it did not
 	Reasons []GateReason // the --fail-on conditions met
@@ -47,19 +47,19 @@ type GateReason struct {
 }
 
 // JudgeGate judges the candidate named head in rep against the gates.
-func JudgeGate(rep *evaluator.Report, head string, gates []string) Gate {
+func JudgeGate(rep *result.Report, head string, gates []string) Gate {
 	g := Gate{Gates: gates}
-	i := slices.IndexFunc(rep.Candidates, func(c evaluator.CandidateResult) bool { return c.Name == head })
+	i := slices.IndexFunc(rep.Candidates, func(c result.CandidateResult) bool { return c.Name == head })
 	if i < 0 {
 		g.Failed = "the head has no result"
 		return g
 	}
 	g.Head = rep.Candidates[i]
 	switch c := g.Head; c.Verdict {
-	case evaluator.VerdictFailed:
+	case result.VerdictFailed:
 		g.Failed = "its " + Reason(rep, c)
 		return g
-	case evaluator.VerdictPending:
+	case result.VerdictPending:
 		g.Failed = "it was not evaluated to the end"
 		return g
 	}
@@ -76,11 +76,11 @@ func JudgeGate(rep *evaluator.Report, head string, gates []string) Gate {
 			switch {
 			case len(slower) > 0:
 				g.Reasons = append(g.Reasons, GateReason{GateRegression, strings.Join(slower, "; ")})
-			case g.Head.Verdict == evaluator.VerdictSlower:
+			case g.Head.Verdict == result.VerdictSlower:
 				g.Reasons = append(g.Reasons, GateReason{GateRegression, fmt.Sprintf("%s overall %s", slowdownText(g.Head.Speedup), slowdownCI(g.Head.CI))})
 			}
 		case GateMixed:
-			if g.Head.Verdict == evaluator.VerdictMixed {
+			if g.Head.Verdict == result.VerdictMixed {
 				g.Reasons = append(g.Reasons, GateReason{GateMixed, slowerBenchmarks(g.Head, m)})
 			}
 		case GateAllocs:

@@ -8,54 +8,54 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // headReport is a report of one head, as optimizer ci sees it.
-func headReport(c evaluator.CandidateResult) *evaluator.Report {
-	return &evaluator.Report{
+func headReport(c result.CandidateResult) *result.Report {
+	return &result.Report{
 		Job: "ci0123456789", Repo: "/runner/work/project", Base: "0123456789abcdef0123456789abcdef01234567",
-		Parallel: 1, MinSpeedup: 0.05, Candidates: []evaluator.CandidateResult{c}, Seconds: 151,
+		Parallel: 1, MinSpeedup: 0.05, Candidates: []result.CandidateResult{c}, Seconds: 151,
 	}
 }
 
-func bench(name string, speedup, lo, hi float64) evaluator.BenchResult {
-	v := evaluator.VerdictNotFaster
+func bench(name string, speedup, lo, hi float64) result.BenchResult {
+	v := result.VerdictNotFaster
 	switch {
 	case lo >= 1.05:
-		v = evaluator.VerdictFaster
+		v = result.VerdictFaster
 	case hi < 1:
-		v = evaluator.VerdictSlower
+		v = result.VerdictSlower
 	}
-	return evaluator.BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / speedup,
+	return result.BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / speedup,
 		Speedup: speedup, CI: [2]float64{lo, hi}, P: 0.001, Pairs: 12, Verdict: v}
 }
 
-func allocs(name string, base, cand float64) evaluator.BenchResult {
-	return evaluator.BenchResult{Name: name, Unit: "allocs/op", Base: base, Candidate: cand, Exact: true, Increased: cand > base}
+func allocs(name string, base, cand float64) result.BenchResult {
+	return result.BenchResult{Name: name, Unit: "allocs/op", Base: base, Candidate: cand, Exact: true, Increased: cand > base}
 }
 
 // ciHeads are the heads the comment golden files show.
-func ciHeads() map[string]evaluator.CandidateResult {
+func ciHeads() map[string]result.CandidateResult {
 	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
-	return map[string]evaluator.CandidateResult{
-		"faster": {Name: "feature", Verdict: evaluator.VerdictWinner, Speedup: 1.42, CI: ci(1.31, 1.55), Pairs: 12,
-			TestEdits: &evaluator.TestEdits{Files: []string{"parse/parse_test.go"}, Added: []string{"parse/parse_test.go:TestParseEmpty"}, Judged: "candidate"},
-			Benchmarks: []evaluator.BenchResult{
+	return map[string]result.CandidateResult{
+		"faster": {Name: "feature", Verdict: result.VerdictWinner, Speedup: 1.42, CI: ci(1.31, 1.55), Pairs: 12,
+			TestEdits: &result.TestEdits{Files: []string{"parse/parse_test.go"}, Added: []string{"parse/parse_test.go:TestParseEmpty"}, Judged: "candidate"},
+			Benchmarks: []result.BenchResult{
 				bench("BenchmarkParse/small", 1.9, 1.8, 2.0), bench("BenchmarkParse/large", 1.06, 0.99, 1.12),
 				bench("BenchmarkEncode", 1.0, 0.98, 1.02), allocs("BenchmarkParse/small", 3, 1), allocs("BenchmarkEncode", 2, 2),
 			}},
-		"slower": {Name: "feature", Verdict: evaluator.VerdictSlower, Speedup: 0.5, CI: ci(0.47, 0.53), Pairs: 6,
-			Benchmarks: []evaluator.BenchResult{bench("BenchmarkParse", 0.5, 0.47, 0.53), allocs("BenchmarkParse", 1, 4)}},
-		"mixed": {Name: "feature", Verdict: evaluator.VerdictMixed, Speedup: 1.2, CI: ci(1.1, 1.3), Pairs: 18,
-			Benchmarks: []evaluator.BenchResult{bench("BenchmarkSum/4", 1.89, 1.8, 1.97), bench("BenchmarkSum/1M", 0.49, 0.46, 0.52),
+		"slower": {Name: "feature", Verdict: result.VerdictSlower, Speedup: 0.5, CI: ci(0.47, 0.53), Pairs: 6,
+			Benchmarks: []result.BenchResult{bench("BenchmarkParse", 0.5, 0.47, 0.53), allocs("BenchmarkParse", 1, 4)}},
+		"mixed": {Name: "feature", Verdict: result.VerdictMixed, Speedup: 1.2, CI: ci(1.1, 1.3), Pairs: 18,
+			Benchmarks: []result.BenchResult{bench("BenchmarkSum/4", 1.89, 1.8, 1.97), bench("BenchmarkSum/1M", 0.49, 0.46, 0.52),
 				bench("BenchmarkSum/100", 1.0, 0.97, 1.03)}},
-		"notsettled": {Name: "feature", Verdict: evaluator.VerdictNotFaster, Speedup: 1.04, CI: ci(0.97, 1.12), Pairs: 6,
+		"notsettled": {Name: "feature", Verdict: result.VerdictNotFaster, Speedup: 1.04, CI: ci(0.97, 1.12), Pairs: 6,
 			Note: "not settled after 6 pairs: the job's time budget ran out", Unsettled: true,
-			Benchmarks: []evaluator.BenchResult{bench("BenchmarkA", 1.04, 0.97, 1.12), bench("BenchmarkB", 1.0, 0.99, 1.01)}},
-		"failedtests": {Name: "feature", Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
-			Kind: evaluator.FailTest, Tests: []string{"TestParse"}, Message: "TestParse passed at base and fails here",
+			Benchmarks: []result.BenchResult{bench("BenchmarkA", 1.04, 0.97, 1.12), bench("BenchmarkB", 1.0, 0.99, 1.01)}},
+		"failedtests": {Name: "feature", Verdict: result.VerdictFailed, Failure: &result.Failure{
+			Kind: result.FailTest, Tests: []string{"TestParse"}, Message: "TestParse passed at base and fails here",
 			Output: "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: Parse(\"a,b\") = [a], want [a b]\nFAIL\n"}},
 	}
 }
@@ -64,7 +64,7 @@ func ciHeads() map[string]evaluator.CandidateResult {
 // stats: 8 pairs of three benchmarks where BenchmarkGetG takes
 // about 1.8 times as long, and one exact metric shrinks. The head settles
 // slower overall before any one benchmark's bound is attained.
-func lookedHead(t *testing.T) evaluator.CandidateResult {
+func lookedHead(t *testing.T) result.CandidateResult {
 	t.Helper()
 	zig := []float64{0.3, -0.8, 1, -0.1, 0.6, -0.5, 0.9, -1}
 	names := []string{"BenchmarkInsertG", "BenchmarkGetG", "BenchmarkDeleteG"}
@@ -81,16 +81,16 @@ func lookedHead(t *testing.T) evaluator.CandidateResult {
 	if dec.Verdict != stats.Slower {
 		t.Fatalf("the fixture is %s, want slower (%s)", dec.Verdict, dec.Reason)
 	}
-	c := evaluator.CandidateResult{Name: "feature", Verdict: evaluator.Verdict(dec.Verdict), Speedup: dec.Aggregate.Speedup,
+	c := result.CandidateResult{Name: "feature", Verdict: result.Verdict(dec.Verdict), Speedup: dec.Aggregate.Speedup,
 		CI: &[2]float64{dec.Aggregate.Low, dec.Aggregate.High}, Pairs: dec.Pairs}
 	for _, e := range dec.PerBench {
-		c.Benchmarks = append(c.Benchmarks, evaluator.BenchResult{Name: e.Name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / e.Speedup,
-			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Level: e.Level, Pairs: e.Pairs, Verdict: evaluator.Verdict(e.Verdict)})
+		c.Benchmarks = append(c.Benchmarks, result.BenchResult{Name: e.Name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / e.Speedup,
+			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Level: e.Level, Pairs: e.Pairs, Verdict: result.Verdict(e.Verdict)})
 	}
 	for _, b := range dec.SlowerOn {
 		c.SlowerOn = append(c.SlowerOn, names[b])
 	}
-	c.Benchmarks = append(c.Benchmarks, evaluator.BenchResult{Name: "BenchmarkInsertG", Unit: "B/op", Base: 19, Candidate: 18, Exact: true})
+	c.Benchmarks = append(c.Benchmarks, result.BenchResult{Name: "BenchmarkInsertG", Unit: "B/op", Base: 19, Candidate: 18, Exact: true})
 	return c
 }
 

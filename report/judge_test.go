@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // TestWriteReport_TestEdits: a candidate that edits the judge says so in
 // the text and markdown reports, and in JSON under test_edits.
 func TestWriteReport_TestEdits(t *testing.T) {
 	rep := sampleReport()
-	rep.Candidates[1].TestEdits = &evaluator.TestEdits{Files: []string{"sum/sum_test.go"},
+	rep.Candidates[1].TestEdits = &result.TestEdits{Files: []string{"sum/sum_test.go"},
 		Changed: []string{"sum/sum_test.go:TestSum"}, Judged: "base"}
-	rep.Candidates[2].TestEdits = &evaluator.TestEdits{Files: []string{"sum/new_test.go"},
+	rep.Candidates[2].TestEdits = &result.TestEdits{Files: []string{"sum/new_test.go"},
 		Added: []string{"sum/new_test.go:TestNew"}, Judged: "base"} // adds only: not flagged
 	for _, tt := range []struct{ format, want string }{
 		{FormatText, "    edits the judge: its tests: changes sum/sum_test.go:TestSum; judged with base's sum/sum_test.go\n"},
@@ -42,10 +42,10 @@ func TestWriteReport_TestEdits(t *testing.T) {
 // so, and how much, in every format.
 func TestWriteReport_Interference(t *testing.T) {
 	rep := sampleReport()
-	rep.Candidates[1].Interference = &evaluator.Interference{Samples: 12, Disturbed: 9, OtherCPU: 0.48,
+	rep.Candidates[1].Interference = &result.Interference{Samples: 12, Disturbed: 9, OtherCPU: 0.48,
 		MaxOtherCPU: 0.52, InvolSwitches: 31}
-	rep.Candidates[2].Interference = &evaluator.Interference{Samples: 12, OtherCPU: 0.01, MaxOtherCPU: 0.03}             // quiet
-	rep.Candidates[3].Interference = &evaluator.Interference{Samples: 4, Disturbed: 1, OtherCPU: 0.02, MaxOtherCPU: 0.2} // one burst
+	rep.Candidates[2].Interference = &result.Interference{Samples: 12, OtherCPU: 0.01, MaxOtherCPU: 0.03}             // quiet
+	rep.Candidates[3].Interference = &result.Interference{Samples: 4, Disturbed: 1, OtherCPU: 0.02, MaxOtherCPU: 0.2} // one burst
 	for _, tt := range []struct{ format, want string }{
 		{FormatText, "    measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU (at most 52%)"},
 		{FormatMarkdown, "  - measured on a busy machine: 9 of 12 samples disturbed: other work took a median 48% of the benchmark CPU"},
@@ -73,7 +73,7 @@ func TestWriteReport_Interference(t *testing.T) {
 // interval seems to clear the threshold (a deadline cut it off before any
 // claim was attainable) is not said to "not clear" it.
 func TestReason_TooFewPairs(t *testing.T) {
-	rep := &evaluator.Report{MinSpeedup: 0.05}
+	rep := &result.Report{MinSpeedup: 0.05}
 	for _, tt := range []struct {
 		name string
 		ci   [2]float64
@@ -83,7 +83,7 @@ func TestReason_TooFewPairs(t *testing.T) {
 		{"Straddles", [2]float64{0.97, 1.3}, "does not clear 1.05×"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := evaluator.CandidateResult{Name: "fast", Verdict: evaluator.VerdictNotFaster, Speedup: 2, CI: &tt.ci,
+			c := result.CandidateResult{Name: "fast", Verdict: result.VerdictNotFaster, Speedup: 2, CI: &tt.ci,
 				Pairs: 6, Unsettled: true, Note: "not settled after 6 pairs"}
 			if got := Reason(rep, c); !strings.Contains(got, tt.want) {
 				t.Errorf("Reason = %q, want it to contain %q", got, tt.want)

@@ -7,20 +7,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // ProgressLine says in a few words what became of a candidate, with its time:
 // "failed (test: TestX) 1.2s".
-func ProgressLine(r *evaluator.CandidateResult) string {
+func ProgressLine(r *result.CandidateResult) string {
 	if r == nil {
 		return "done"
 	}
 	var b strings.Builder
 	b.WriteString(string(r.Verdict))
 	switch r.Verdict {
-	case evaluator.VerdictFailed:
+	case result.VerdictFailed:
 		if f := r.Failure; f != nil {
 			b.WriteString(" (" + string(f.Kind))
 			if len(f.Tests) > 0 {
@@ -28,9 +28,9 @@ func ProgressLine(r *evaluator.CandidateResult) string {
 			}
 			b.WriteString(")")
 		}
-	case evaluator.VerdictDuplicate:
+	case result.VerdictDuplicate:
 		b.WriteString(" of " + r.DuplicateOf)
-	case evaluator.VerdictPassed:
+	case result.VerdictPassed:
 		if r.TestsTotal > 0 {
 			fmt.Fprintf(&b, " (tests %d/%d)", r.TestsPassed, r.TestsTotal)
 		}
@@ -76,16 +76,16 @@ func ShortDuration(d time.Duration) string {
 // WatchLine says what became of a candidate in a few words:
 // "tests 48/48 pass · BenchmarkSumSquares 3.10× faster [2.90×, 3.30×]" or
 // "FAIL TestX (sumsq_test.go:21)".
-func WatchLine(c *evaluator.CandidateResult) string {
+func WatchLine(c *result.CandidateResult) string {
 	switch c.Verdict {
-	case evaluator.VerdictFailed:
+	case result.VerdictFailed:
 		return failureLine(c.Failure)
-	case evaluator.VerdictDuplicate:
+	case result.VerdictDuplicate:
 		if c.DuplicateOf == "base" {
 			return "same tree as HEAD: nothing to evaluate"
 		}
 		return "same tree as " + c.DuplicateOf + ": not run again"
-	case evaluator.VerdictPending:
+	case result.VerdictPending:
 		return "not finished"
 	}
 	parts := []string{testsText(c)}
@@ -101,7 +101,7 @@ func WatchLine(c *evaluator.CandidateResult) string {
 	return strings.Join(parts, " · ")
 }
 
-func testsText(c *evaluator.CandidateResult) string {
+func testsText(c *result.CandidateResult) string {
 	if c.TestsTotal > 0 {
 		return fmt.Sprintf("tests %d/%d pass", c.TestsPassed, c.TestsTotal)
 	}
@@ -111,7 +111,7 @@ func testsText(c *evaluator.CandidateResult) string {
 // benchText is the measured part of a line: the benchmark's name when one
 // was measured, the speedup, its interval and what it means; and exact
 // metrics that increased.
-func benchText(c *evaluator.CandidateResult) string {
+func benchText(c *result.CandidateResult) string {
 	if c.Speedup <= 0 {
 		return ""
 	}
@@ -138,11 +138,11 @@ func benchText(c *evaluator.CandidateResult) string {
 	}
 	var s string
 	switch c.Verdict {
-	case evaluator.VerdictWinner, evaluator.VerdictFaster:
+	case result.VerdictWinner, result.VerdictFaster:
 		s = fmt.Sprintf("%s%s faster%s", what, speedupText(c.Speedup), ci)
-	case evaluator.VerdictSlower:
+	case result.VerdictSlower:
 		s = fmt.Sprintf("%s%s slower%s", what, speedupText(c.Speedup), ci)
-	case evaluator.VerdictMixed:
+	case result.VerdictMixed:
 		s = fmt.Sprintf("%s%s%s mixed: some benchmark is slower", what, speedupText(c.Speedup), ci)
 	default:
 		s = fmt.Sprintf("%s%s%s not faster", what, speedupText(c.Speedup), ci)
@@ -156,17 +156,17 @@ func benchText(c *evaluator.CandidateResult) string {
 
 // failureLine is "FAIL TestX (sumsq_test.go:21)", "FAIL build: … (x.go:3)",
 // "FAIL timeout: …".
-func failureLine(f *evaluator.Failure) string {
+func failureLine(f *result.Failure) string {
 	if f == nil {
 		return "FAIL"
 	}
 	var s string
 	switch {
-	case f.Kind == evaluator.FailTest && len(f.Tests) > 0:
+	case f.Kind == result.FailTest && len(f.Tests) > 0:
 		s = "FAIL " + ListSome(gotest.Names(f.Tests), 3)
-	case f.Kind == evaluator.FailTest:
+	case f.Kind == result.FailTest:
 		s = "FAIL " + firstLine(f.Message)
-	case f.Kind == evaluator.FailError:
+	case f.Kind == result.FailError:
 		s = "ERROR " + firstLine(f.Message)
 	default:
 		s = fmt.Sprintf("FAIL %s: %s", f.Kind, firstLine(f.Message))

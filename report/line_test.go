@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // TestProgressLine_Wait: a benchmark's wait for the machine shows beside its
 // time, in the progress line and in the report's time column.
 func TestProgressLine_Wait(t *testing.T) {
-	r := &evaluator.CandidateResult{Verdict: evaluator.VerdictNotFaster, Seconds: 9, WaitSeconds: 65}
+	r := &result.CandidateResult{Verdict: result.VerdictNotFaster, Seconds: 9, WaitSeconds: 65}
 	if got, want := ProgressLine(r), "not-faster 9.0s (after waiting 1m05s for the machine)"; got != want {
 		t.Errorf("ProgressLine = %q, want %q", got, want)
 	}
@@ -54,34 +54,34 @@ func TestWatchLine(t *testing.T) {
 	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
 	for _, tt := range []struct {
 		name string
-		c    evaluator.CandidateResult
+		c    result.CandidateResult
 		want string
 	}{
-		{"Faster", evaluator.CandidateResult{Verdict: evaluator.VerdictWinner, TestsPassed: 48, TestsTotal: 48,
-			Speedup: 3.1, CI: ci(2.9, 3.3), Benchmarks: []evaluator.BenchResult{
+		{"Faster", result.CandidateResult{Verdict: result.VerdictWinner, TestsPassed: 48, TestsTotal: 48,
+			Speedup: 3.1, CI: ci(2.9, 3.3), Benchmarks: []result.BenchResult{
 				{Name: "BenchmarkSumSquares", Unit: "sec/op"},
 				{Name: "BenchmarkSumSquares", Unit: "allocs/op", Exact: true, Increased: true}}},
 			"tests 48/48 pass · BenchmarkSumSquares 3.10× faster [2.90×, 3.30×] · allocs/op increased"},
-		{"NotFaster", evaluator.CandidateResult{Verdict: evaluator.VerdictNotFaster, Speedup: 1.01, CI: ci(0.98, 1.04),
-			Benchmarks: []evaluator.BenchResult{{Name: "BenchmarkA"}, {Name: "BenchmarkB"}}, Seconds: 12},
+		{"NotFaster", result.CandidateResult{Verdict: result.VerdictNotFaster, Speedup: 1.01, CI: ci(0.98, 1.04),
+			Benchmarks: []result.BenchResult{{Name: "BenchmarkA"}, {Name: "BenchmarkB"}}, Seconds: 12},
 			"tests pass · 2 benchmarks 1.01× [0.980×, 1.04×] not faster · 12s"},
-		{"Slower", evaluator.CandidateResult{Verdict: evaluator.VerdictSlower, Speedup: 0.5, CI: ci(0.45, 0.55)},
+		{"Slower", result.CandidateResult{Verdict: result.VerdictSlower, Speedup: 0.5, CI: ci(0.45, 0.55)},
 			"tests pass · 0.500× slower [0.450×, 0.550×]"},
-		{"Passed", evaluator.CandidateResult{Verdict: evaluator.VerdictPassed, TestsPassed: 3, TestsTotal: 4, Note: "no benchmark reaches the change"},
+		{"Passed", result.CandidateResult{Verdict: result.VerdictPassed, TestsPassed: 3, TestsTotal: 4, Note: "no benchmark reaches the change"},
 			"tests 3/4 pass · no benchmark reaches the change"},
-		{"FailTest", evaluator.CandidateResult{Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
-			Kind: evaluator.FailTest, Tests: []string{"TestX"}, Output: "--- TestX\n    sumsq_test.go:21: got 1, want 2\n"}},
+		{"FailTest", result.CandidateResult{Verdict: result.VerdictFailed, Failure: &result.Failure{
+			Kind: result.FailTest, Tests: []string{"TestX"}, Output: "--- TestX\n    sumsq_test.go:21: got 1, want 2\n"}},
 			"FAIL TestX (sumsq_test.go:21)"},
-		{"FailBuild", evaluator.CandidateResult{Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
-			Kind: evaluator.FailBuild, Message: "does not compile: example.com/m/x", Output: "# example.com/m/x\nx/x.go:3:9: undefined: y\n"}},
+		{"FailBuild", result.CandidateResult{Verdict: result.VerdictFailed, Failure: &result.Failure{
+			Kind: result.FailBuild, Message: "does not compile: example.com/m/x", Output: "# example.com/m/x\nx/x.go:3:9: undefined: y\n"}},
 			"FAIL build: does not compile: example.com/m/x (x/x.go:3)"},
-		{"FailTimeout", evaluator.CandidateResult{Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
-			Kind: evaluator.FailTimeout, Message: "the test command ran past --timeout 1s"}},
+		{"FailTimeout", result.CandidateResult{Verdict: result.VerdictFailed, Failure: &result.Failure{
+			Kind: result.FailTimeout, Message: "the test command ran past --timeout 1s"}},
 			"FAIL timeout: the test command ran past --timeout 1s"},
-		{"FailShell", evaluator.CandidateResult{Verdict: evaluator.VerdictFailed, Failure: &evaluator.Failure{
-			Kind: evaluator.FailTest, Message: "the test command exits 1 where base exits 0", Output: "at 12:03:41\ncheck.py:7: assertion\n"}},
+		{"FailShell", result.CandidateResult{Verdict: result.VerdictFailed, Failure: &result.Failure{
+			Kind: result.FailTest, Message: "the test command exits 1 where base exits 0", Output: "at 12:03:41\ncheck.py:7: assertion\n"}},
 			"FAIL the test command exits 1 where base exits 0 (check.py:7)"},
-		{"Duplicate", evaluator.CandidateResult{Verdict: evaluator.VerdictDuplicate, DuplicateOf: "base"},
+		{"Duplicate", result.CandidateResult{Verdict: result.VerdictDuplicate, DuplicateOf: "base"},
 			"same tree as HEAD: nothing to evaluate"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,14 +12,14 @@ import (
 // runningReport is a job in its benchmark phase: one candidate measured
 // faster before the winner is chosen, one measuring, one whose benchmark is
 // to come, one still waiting for a test slot.
-func runningReport(state string) *evaluator.Report {
-	return &evaluator.Report{
+func runningReport(state string) *result.Report {
+	return &result.Report{
 		Job: "20260101-000000-0123456789ab", Repo: "/src/repo", Base: strings.Repeat("ab", 20), Parallel: 2, MinSpeedup: 0.1, State: state,
-		Candidates: []evaluator.CandidateResult{
-			{Name: "quick", Verdict: evaluator.VerdictFaster, Speedup: 1.5, CI: &[2]float64{1.3, 1.7}, Pairs: 8},
-			{Name: "fast", Verdict: evaluator.VerdictPassed, Live: &evaluator.Live{Stage: result.StageMeasuring, Pair: 7, MaxPairs: 30}},
-			{Name: "later", Verdict: evaluator.VerdictPassed, Live: &evaluator.Live{Stage: result.StageBenchQueue}},
-			{Name: "last", Verdict: evaluator.VerdictPending, Live: &evaluator.Live{Stage: result.StageQueued}},
+		Candidates: []result.CandidateResult{
+			{Name: "quick", Verdict: result.VerdictFaster, Speedup: 1.5, CI: &[2]float64{1.3, 1.7}, Pairs: 8},
+			{Name: "fast", Verdict: result.VerdictPassed, Live: &evaluator.Live{Stage: result.StageMeasuring, Pair: 7, MaxPairs: 30}},
+			{Name: "later", Verdict: result.VerdictPassed, Live: &evaluator.Live{Stage: result.StageBenchQueue}},
+			{Name: "last", Verdict: result.VerdictPending, Live: &evaluator.Live{Stage: result.StageQueued}},
 		},
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // Markdown writes rep for a pull-request comment or a README: the same
 // content as Text, as tables, with failure output in collapsed blocks.
-func Markdown(w io.Writer, rep *evaluator.Report) error {
+func Markdown(w io.Writer, rep *result.Report) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## optimizer: %s\n\n", markdownWinner(rep))
 	state := rep.State
@@ -30,7 +30,7 @@ func Markdown(w io.Writer, rep *evaluator.Report) error {
 		if c.Qualifier != "" {
 			verdict += " (" + c.Qualifier + ")"
 		}
-		if c.Verdict == evaluator.VerdictWinner {
+		if c.Verdict == result.VerdictWinner {
 			verdict = "**" + verdict + "**"
 		}
 		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", code(c.Name), verdict,
@@ -49,7 +49,7 @@ func Markdown(w io.Writer, rep *evaluator.Report) error {
 		if r := reusedText(c); r != "" {
 			fmt.Fprintf(ew, "  - reused: %s\n", mdText(r))
 		}
-		if c.Verdict == evaluator.VerdictFailed {
+		if c.Verdict == result.VerdictFailed {
 			writeMarkdownFailure(ew, c.Failure)
 		}
 	}
@@ -81,12 +81,12 @@ func Markdown(w io.Writer, rep *evaluator.Report) error {
 }
 
 // markdownWinner is the heading's news: "winner `fast`, 11.80× faster [...]".
-func markdownWinner(rep *evaluator.Report) string {
+func markdownWinner(rep *result.Report) string {
 	if rep.Winner == nil {
 		return "no winner" + strings.TrimPrefix(NoWinner(rep), "none")
 	}
 	for _, c := range rep.Candidates {
-		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {
+		if c.Name == *rep.Winner && c.Qualifier == result.QualifierFasterOnSome {
 			return fmt.Sprintf("winner %s, %s", code(c.Name), mdText(fasterOnSome(c)))
 		}
 		if c.Name == *rep.Winner {
@@ -96,7 +96,7 @@ func markdownWinner(rep *evaluator.Report) string {
 	return "winner " + code(*rep.Winner)
 }
 
-func writeMarkdownFailure(w io.Writer, f *evaluator.Failure) {
+func writeMarkdownFailure(w io.Writer, f *result.Failure) {
 	tests, out := failureDetails(f, outputLines)
 	if tests != "" {
 		fmt.Fprintf(w, "  - tests: %s\n", mdText(tests))
@@ -117,7 +117,7 @@ func writeMarkdownFailure(w io.Writer, f *evaluator.Failure) {
 	fmt.Fprintf(w, "  %s\n\n  </details>\n", fence)
 }
 
-func writeMarkdownBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
+func writeMarkdownBenchmarks(w io.Writer, bs []result.BenchResult) {
 	fmt.Fprintln(w, "| benchmark | unit | base | candidate | speedup | interval | p | pairs | note |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---:|---:|---|")
 	for _, b := range bs {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/rogpeppe/go-internal/diff"
 )
 
@@ -35,10 +35,10 @@ func (p *fakeProfile) WriteMarkdown(w io.Writer) error {
 }
 
 // sampleReport has one candidate of every verdict, as a demo job gives.
-func sampleReport() *evaluator.Report {
+func sampleReport() *result.Report {
 	winner := "fast"
 	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
-	return &evaluator.Report{
+	return &result.Report{
 		Job:        "20250101-120000-0123456789ab",
 		Repo:       "/home/ada/sumsq",
 		Base:       "0123456789abcdef0123456789abcdef01234567",
@@ -48,45 +48,45 @@ func sampleReport() *evaluator.Report {
 		State:      "finished",
 		Started:    time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC),
 		Seconds:    41.25,
-		Phases:     &evaluator.Phases{Resolve: 0.4, Behavior: 16.5, Benchmark: 22.1, Profile: 2.6},
-		Noise:      &evaluator.Noise{Floor: 0.021, Pairs: 8},
+		Phases:     &result.Phases{Resolve: 0.4, Behavior: 16.5, Benchmark: 22.1, Profile: 2.6},
+		Noise:      &result.Noise{Floor: 0.021, Pairs: 8},
 		Profile:    &fakeProfile{Candidate: "fast"},
 		Warnings:   []string{"--min-speedup 5% is close to the noise floor ±2.1%"},
-		Candidates: []evaluator.CandidateResult{
-			{Name: "broken", ID: "t1", Verdict: evaluator.VerdictFailed, Seconds: 1.2, Failure: &evaluator.Failure{
-				Kind: evaluator.FailTest, Tests: []string{"TestSumSquares/one", "TestSumSquares/negative"},
+		Candidates: []result.CandidateResult{
+			{Name: "broken", ID: "t1", Verdict: result.VerdictFailed, Seconds: 1.2, Failure: &result.Failure{
+				Kind: result.FailTest, Tests: []string{"TestSumSquares/one", "TestSumSquares/negative"},
 				Message: "2 tests fail that pass at base",
 				Output:  "--- FAIL: TestSumSquares/one (0.00s)\n    sumsq_test.go:20: SumSquares([3]) = 0, want 9\n",
 			}},
-			{Name: "fast", ID: "t2", Verdict: evaluator.VerdictWinner, Speedup: 401.5, CI: ci(380.2, 420.9), Pairs: 6, Seconds: 6.4, TestSeconds: 1.1, BenchSeconds: 5.3,
-				Benchmarks: []evaluator.BenchResult{
-					{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 3.1e-4, Candidate: 7.72e-7, Speedup: 401.5, CI: [2]float64{380.2, 420.9}, P: 0.0002, Pairs: 6, Verdict: evaluator.VerdictFaster},
+			{Name: "fast", ID: "t2", Verdict: result.VerdictWinner, Speedup: 401.5, CI: ci(380.2, 420.9), Pairs: 6, Seconds: 6.4, TestSeconds: 1.1, BenchSeconds: 5.3,
+				Benchmarks: []result.BenchResult{
+					{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 3.1e-4, Candidate: 7.72e-7, Speedup: 401.5, CI: [2]float64{380.2, 420.9}, P: 0.0002, Pairs: 6, Verdict: result.VerdictFaster},
 					{Name: "BenchmarkSumSquares", Unit: "B/op", Base: 51077, Candidate: 0, Pairs: 6, Exact: true},
 					{Name: "BenchmarkSumSquares", Unit: "allocs/op", Base: 2001, Candidate: 0, Pairs: 6, Exact: true},
 				}},
-			{Name: "fast_again", ID: "t2", Verdict: evaluator.VerdictDuplicate, DuplicateOf: "fast"},
-			{Name: "hang", ID: "t3", Verdict: evaluator.VerdictFailed, Seconds: 15, Failure: &evaluator.Failure{
-				Kind: evaluator.FailTimeout, Message: "the test command ran past the 15s timeout and was killed",
+			{Name: "fast_again", ID: "t2", Verdict: result.VerdictDuplicate, DuplicateOf: "fast"},
+			{Name: "hang", ID: "t3", Verdict: result.VerdictFailed, Seconds: 15, Failure: &result.Failure{
+				Kind: result.FailTimeout, Message: "the test command ran past the 15s timeout and was killed",
 			}},
-			{Name: "nocompile", ID: "t4", Verdict: evaluator.VerdictFailed, Seconds: 0.8, Failure: &evaluator.Failure{
-				Kind: evaluator.FailBuild, Message: "example.com/fixture/sumsq does not build",
+			{Name: "nocompile", ID: "t4", Verdict: result.VerdictFailed, Seconds: 0.8, Failure: &result.Failure{
+				Kind: result.FailBuild, Message: "example.com/fixture/sumsq does not build",
 				Output: "sumsq/sumsq.go:16:3: invalid operation: total += n (mismatched types int and int64)\n",
 			}},
-			{Name: "slower", ID: "t5", Verdict: evaluator.VerdictSlower, Speedup: 0.52, CI: ci(0.49, 0.55), Pairs: 6, Seconds: 9.1,
-				Benchmarks: []evaluator.BenchResult{
-					{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 3.1e-4, Candidate: 5.96e-4, Speedup: 0.52, CI: [2]float64{0.49, 0.55}, P: 0.031, Pairs: 6, Verdict: evaluator.VerdictSlower},
+			{Name: "slower", ID: "t5", Verdict: result.VerdictSlower, Speedup: 0.52, CI: ci(0.49, 0.55), Pairs: 6, Seconds: 9.1,
+				Benchmarks: []result.BenchResult{
+					{Name: "BenchmarkSumSquares", Unit: "sec/op", Base: 3.1e-4, Candidate: 5.96e-4, Speedup: 0.52, CI: [2]float64{0.49, 0.55}, P: 0.031, Pairs: 6, Verdict: result.VerdictSlower},
 					{Name: "BenchmarkSumSquares", Unit: "allocs/op", Base: 2001, Candidate: 4002, Pairs: 6, Exact: true, Increased: true},
 				}},
-			{Name: "tweak", ID: "t6", Verdict: evaluator.VerdictNotFaster, Speedup: 1.02, CI: ci(0.97, 1.08), Pairs: 30, Seconds: 20},
-			{Name: "mixed|up", ID: "t7", Verdict: evaluator.VerdictMixed, Speedup: 1.4, CI: ci(1.2, 1.6), Pairs: 10, Seconds: 12,
-				Benchmarks: []evaluator.BenchResult{
-					{Name: "BenchmarkA", Unit: "sec/op", Base: 2e-3, Candidate: 1e-3, Speedup: 2, CI: [2]float64{1.8, 2.2}, P: 0.002, Pairs: 10, Verdict: evaluator.VerdictFaster},
-					{Name: "BenchmarkB", Unit: "sec/op", Base: 1e-3, Candidate: 1.25e-3, Speedup: 0.8, CI: [2]float64{0.75, 0.85}, P: 0.004, Pairs: 10, Verdict: evaluator.VerdictSlower},
+			{Name: "tweak", ID: "t6", Verdict: result.VerdictNotFaster, Speedup: 1.02, CI: ci(0.97, 1.08), Pairs: 30, Seconds: 20},
+			{Name: "mixed|up", ID: "t7", Verdict: result.VerdictMixed, Speedup: 1.4, CI: ci(1.2, 1.6), Pairs: 10, Seconds: 12,
+				Benchmarks: []result.BenchResult{
+					{Name: "BenchmarkA", Unit: "sec/op", Base: 2e-3, Candidate: 1e-3, Speedup: 2, CI: [2]float64{1.8, 2.2}, P: 0.002, Pairs: 10, Verdict: result.VerdictFaster},
+					{Name: "BenchmarkB", Unit: "sec/op", Base: 1e-3, Candidate: 1.25e-3, Speedup: 0.8, CI: [2]float64{0.75, 0.85}, P: 0.004, Pairs: 10, Verdict: result.VerdictSlower},
 				}},
-			{Name: "noop", ID: "t0", Verdict: evaluator.VerdictDuplicate, DuplicateOf: "base"},
-			{Name: "docs", ID: "t8", Verdict: evaluator.VerdictPassed, TestsPassed: 12, TestsTotal: 12, Seconds: 2.5,
+			{Name: "noop", ID: "t0", Verdict: result.VerdictDuplicate, DuplicateOf: "base"},
+			{Name: "docs", ID: "t8", Verdict: result.VerdictPassed, TestsPassed: 12, TestsTotal: 12, Seconds: 2.5,
 				Note: "no benchmark covers the packages it changes"},
-			{Name: "second", ID: "t9", Verdict: evaluator.VerdictFaster, Speedup: 3.1, CI: ci(2.9, 3.3), Pairs: 8, Seconds: 7},
+			{Name: "second", ID: "t9", Verdict: result.VerdictFaster, Speedup: 3.1, CI: ci(2.9, 3.3), Pairs: 8, Seconds: 7},
 		},
 	}
 }
@@ -95,7 +95,7 @@ func TestWriteReport_Golden(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		format string
-		rep    func() *evaluator.Report
+		rep    func() *result.Report
 	}{
 		{"all-verdicts.txt", FormatText, sampleReport},
 		{"all-verdicts.md", FormatMarkdown, sampleReport},
@@ -118,16 +118,16 @@ func TestWriteReport_Golden(t *testing.T) {
 
 // noWinnerReport is an interrupted job: nothing is faster, one candidate
 // never finished.
-func noWinnerReport() *evaluator.Report {
+func noWinnerReport() *result.Report {
 	rep := sampleReport()
 	rep.Winner = nil
 	rep.State = "interrupted"
 	rep.Profile = nil
 	rep.Noise = nil
 	rep.Warnings = nil
-	rep.Candidates = []evaluator.CandidateResult{
+	rep.Candidates = []result.CandidateResult{
 		rep.Candidates[6], // tweak: not-faster
-		{Name: "late", Verdict: evaluator.VerdictPending},
+		{Name: "late", Verdict: result.VerdictPending},
 	}
 	return rep
 }
@@ -136,35 +136,35 @@ func noWinnerReport() *evaluator.Report {
 // 2 of 4 benchmarks only, a candidate whose benchmarks disagree in direction
 // while its aggregate is flat, and one whose lower bound (1.0477) sits just
 // under the threshold.
-func acrossReport() *evaluator.Report {
+func acrossReport() *result.Report {
 	rep := sampleReport()
 	winner := "hash"
 	rep.Winner = &winner
 	rep.Profile, rep.Noise, rep.Warnings = nil, nil, nil
 	ci := func(lo, hi float64) *[2]float64 { return &[2]float64{lo, hi} }
-	row := func(name string, speedup, lo, hi, p float64, v evaluator.Verdict) evaluator.BenchResult {
-		return evaluator.BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / speedup, Speedup: speedup,
+	row := func(name string, speedup, lo, hi, p float64, v result.Verdict) result.BenchResult {
+		return result.BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Candidate: 1e-6 / speedup, Speedup: speedup,
 			CI: [2]float64{lo, hi}, P: p, Level: 0.99805, Pairs: 30, Verdict: v}
 	}
-	rep.Candidates = []evaluator.CandidateResult{
-		{Name: "hash", ID: "h1", Verdict: evaluator.VerdictWinner, Qualifier: evaluator.QualifierFasterOnSome,
+	rep.Candidates = []result.CandidateResult{
+		{Name: "hash", ID: "h1", Verdict: result.VerdictWinner, Qualifier: result.QualifierFasterOnSome,
 			Speedup: 1.17, CI: ci(1.0477, 1.31), Pairs: 30, Seconds: 300,
 			FasterOn: []string{"BenchmarkSum/4", "BenchmarkSum/100"},
-			Benchmarks: []evaluator.BenchResult{
-				row("BenchmarkSum/4", 2.5, 2.2, 2.8, 0.0001, evaluator.VerdictFaster),
-				row("BenchmarkSum/100", 1.6, 1.4, 1.8, 0.0001, evaluator.VerdictFaster),
-				row("BenchmarkSum/4K", 1.01, 0.97, 1.04, 0.4, evaluator.VerdictNotFaster),
-				row("BenchmarkSum/1M", 0.99, 0.96, 1.03, 0.002, evaluator.VerdictNotFaster),
+			Benchmarks: []result.BenchResult{
+				row("BenchmarkSum/4", 2.5, 2.2, 2.8, 0.0001, result.VerdictFaster),
+				row("BenchmarkSum/100", 1.6, 1.4, 1.8, 0.0001, result.VerdictFaster),
+				row("BenchmarkSum/4K", 1.01, 0.97, 1.04, 0.4, result.VerdictNotFaster),
+				row("BenchmarkSum/1M", 0.99, 0.96, 1.03, 0.002, result.VerdictNotFaster),
 			}},
-		{Name: "sizes", ID: "h2", Verdict: evaluator.VerdictMixed, Speedup: 0.98, CI: ci(0.94, 1.02), Pairs: 14, Seconds: 60,
+		{Name: "sizes", ID: "h2", Verdict: result.VerdictMixed, Speedup: 0.98, CI: ci(0.94, 1.02), Pairs: 14, Seconds: 60,
 			FasterOn: []string{"BenchmarkSum/4"}, SlowerOn: []string{"BenchmarkSum/1M"},
-			Benchmarks: []evaluator.BenchResult{
-				row("BenchmarkSum/4", 1.89, 1.8, 1.98, 0.0001, evaluator.VerdictFaster),
-				row("BenchmarkSum/100", 1.01, 0.97, 1.04, 0.4, evaluator.VerdictNotFaster),
-				row("BenchmarkSum/4K", 1.0, 0.97, 1.04, 0.9, evaluator.VerdictNotFaster),
-				row("BenchmarkSum/1M", 0.49, 0.46, 0.52, 0.0001, evaluator.VerdictSlower),
+			Benchmarks: []result.BenchResult{
+				row("BenchmarkSum/4", 1.89, 1.8, 1.98, 0.0001, result.VerdictFaster),
+				row("BenchmarkSum/100", 1.01, 0.97, 1.04, 0.4, result.VerdictNotFaster),
+				row("BenchmarkSum/4K", 1.0, 0.97, 1.04, 0.9, result.VerdictNotFaster),
+				row("BenchmarkSum/1M", 0.49, 0.46, 0.52, 0.0001, result.VerdictSlower),
 			}},
-		{Name: "near", ID: "h3", Verdict: evaluator.VerdictNotFaster, Speedup: 1.17, CI: ci(1.0477, 1.31), Pairs: 30, Seconds: 300},
+		{Name: "near", ID: "h3", Verdict: result.VerdictNotFaster, Speedup: 1.17, CI: ci(1.0477, 1.31), Pairs: 30, Seconds: 300},
 	}
 	return rep
 }

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // outputLines is how many lines of a failure's output the reports show.
@@ -17,7 +17,7 @@ const outputLines = 8
 // Text writes rep for a terminal: a header, one row per candidate in
 // input order, why each got its verdict, a benchmark table per measured
 // candidate, the profile, the noise floor and warnings.
-func Text(w io.Writer, rep *evaluator.Report) error {
+func Text(w io.Writer, rep *result.Report) error {
 	ew := &errWriter{w: w}
 	writeTextHeader(ew, rep)
 	writeTextTable(ew, rep)
@@ -33,7 +33,7 @@ func Text(w io.Writer, rep *evaluator.Report) error {
 		if r := reusedText(c); r != "" {
 			fmt.Fprintf(ew, "    reused: %s\n", r)
 		}
-		if c.Verdict != evaluator.VerdictFailed {
+		if c.Verdict != result.VerdictFailed {
 			continue
 		}
 		for _, l := range messageRest(c.Failure.Message, outputLines) {
@@ -75,7 +75,7 @@ func Text(w io.Writer, rep *evaluator.Report) error {
 	return ew.err
 }
 
-func writeTextHeader(w io.Writer, rep *evaluator.Report) {
+func writeTextHeader(w io.Writer, rep *result.Report) {
 	state := rep.State
 	if state == "" {
 		state = "finished"
@@ -90,18 +90,18 @@ func writeTextHeader(w io.Writer, rep *evaluator.Report) {
 
 // NoWinner says why rep has no winner: not chosen yet, every candidate
 // failed, nothing was measured, or none is faster beyond the threshold.
-func NoWinner(rep *evaluator.Report) string {
+func NoWinner(rep *result.Report) string {
 	if rep.State == "running" || rep.State == "queued" {
 		return "not chosen yet"
 	}
 	failed, passed, measured := 0, 0, 0
 	for _, c := range rep.Candidates {
 		switch {
-		case c.Verdict == evaluator.VerdictPending || c.Live != nil:
+		case c.Verdict == result.VerdictPending || c.Live != nil:
 			return "none: the job stopped before a winner was chosen"
-		case c.Verdict == evaluator.VerdictFailed:
+		case c.Verdict == result.VerdictFailed:
 			failed++
-		case c.Verdict == evaluator.VerdictPassed:
+		case c.Verdict == result.VerdictPassed:
 			passed++
 		case c.Pairs > 0:
 			measured++
@@ -126,7 +126,7 @@ func allOf(n int, what string) string {
 
 // phasesText is " (resolve 0.3s, behavior 14s, benchmark 8.1s)": the phases
 // that ran, or "" for a report without phase times.
-func phasesText(p *evaluator.Phases) string {
+func phasesText(p *result.Phases) string {
 	if p == nil {
 		return ""
 	}
@@ -135,10 +135,10 @@ func phasesText(p *evaluator.Phases) string {
 		name string
 		secs float64
 	}{
-		{evaluator.PhaseResolve, p.Resolve},
-		{evaluator.PhaseBehavior, p.Behavior},
-		{evaluator.PhaseBenchmark, p.Benchmark},
-		{evaluator.PhaseProfile, p.Profile},
+		{result.PhaseResolve, p.Resolve},
+		{result.PhaseBehavior, p.Behavior},
+		{result.PhaseBenchmark, p.Benchmark},
+		{result.PhaseProfile, p.Profile},
 	} {
 		if ph.secs > 0 {
 			parts = append(parts, ph.name+" "+ShortDuration(time.Duration(ph.secs*float64(time.Second))))
@@ -151,12 +151,12 @@ func phasesText(p *evaluator.Phases) string {
 }
 
 // winnerLine is "fast (11.80× faster [11.10×, 12.60×])" or why there is none.
-func winnerLine(rep *evaluator.Report) string {
+func winnerLine(rep *result.Report) string {
 	if rep.Winner == nil {
 		return NoWinner(rep)
 	}
 	for _, c := range rep.Candidates {
-		if c.Name == *rep.Winner && c.Qualifier == evaluator.QualifierFasterOnSome {
+		if c.Name == *rep.Winner && c.Qualifier == result.QualifierFasterOnSome {
 			return fmt.Sprintf("%s (%s; %s overall %s)", c.Name, fasterOnSome(c), speedupText(c.Speedup), ciFor(rep, c))
 		}
 		if c.Name == *rep.Winner {
@@ -166,7 +166,7 @@ func winnerLine(rep *evaluator.Report) string {
 	return *rep.Winner
 }
 
-func writeTextTable(w io.Writer, rep *evaluator.Report) {
+func writeTextTable(w io.Writer, rep *result.Report) {
 	rows := [][]string{{"CANDIDATE", "VERDICT", "SPEEDUP", "INTERVAL", "PAIRS", "TIME"}}
 	for _, c := range rep.Candidates {
 		verdict := string(c.Verdict)
@@ -183,7 +183,7 @@ func writeTextTable(w io.Writer, rep *evaluator.Report) {
 
 // timeText is a candidate's time, and beside it any wait for the machine
 // that its benchmark had, which the time leaves out: "4.1s (+1m05s wait)".
-func timeText(c evaluator.CandidateResult) string {
+func timeText(c result.CandidateResult) string {
 	if c.WaitSeconds < 1 {
 		return secondsText(c.Seconds)
 	}
@@ -192,7 +192,7 @@ func timeText(c evaluator.CandidateResult) string {
 
 // writeTextBenchmarks writes a benchstat-like table of one candidate's
 // benchmarks.
-func writeTextBenchmarks(w io.Writer, bs []evaluator.BenchResult) {
+func writeTextBenchmarks(w io.Writer, bs []result.BenchResult) {
 	rows := [][]string{{"BENCHMARK", "UNIT", "BASE", "CANDIDATE", "SPEEDUP", "INTERVAL", "P", "PAIRS", ""}}
 	for _, b := range bs {
 		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI), pText(b.P)
@@ -248,7 +248,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // SandboxLine is the header's account of the sandbox: "sandbox: bwrap", or
 // "sandbox: none (off), ..." saying candidates ran with the user's
 // privileges; "" for a report that does not say (one stored before).
-func SandboxLine(sb *evaluator.SandboxReport) string {
+func SandboxLine(sb *result.SandboxReport) string {
 	switch {
 	case sb == nil || (sb.Kind == "" && !sb.Active):
 		return ""
