@@ -30,32 +30,36 @@ type JobRequest struct {
 // JobOptions are the options of a job, as the CLI's flags give them.
 // Durations are Go durations ("90s", "10m").
 type JobOptions struct {
-	Test                string          `json:"test,omitempty"`
-	Bench               string          `json:"bench,omitempty"` // "none" skips the benchmark phase
-	Setup               string          `json:"setup,omitempty"`
-	CopyFiles           []string        `json:"copy_files,omitempty"` // relative to the repository root
-	Timeout             string          `json:"timeout,omitempty"`
-	MinSpeedup          float64         `json:"min_speedup,omitempty"` // percent
-	MinPairs            int             `json:"min_pairs,omitempty"`
-	MaxPairs            int             `json:"max_pairs,omitempty"`
-	BenchBudget         string          `json:"bench_budget,omitempty"`
-	Metric              string          `json:"metric,omitempty"` // wall or cpu
-	BenchFilter         string          `json:"bench_filter,omitempty"`
-	BenchArgs           []string        `json:"bench_args,omitempty"`
-	BuildFlags          []string        `json:"build_flags,omitempty"`
-	NoPin               bool            `json:"no_pin,omitempty"`
-	MemLimit            int64           `json:"mem_limit,omitempty"` // bytes per process; 0 is none
-	Sandbox             string          `json:"sandbox,omitempty"`   // auto, on, off
-	SandboxNet          bool            `json:"sandbox_net,omitempty"`
-	NoiseCheck          bool            `json:"noise_check,omitempty"`
-	All                 bool            `json:"all,omitempty"`
-	TrustCandidateTests bool            `json:"trust_candidate_tests,omitempty"`
-	NoCache             bool            `json:"no_cache,omitempty"` // reuse nothing from earlier jobs (the result cache)
-	Quick               bool            `json:"quick,omitempty"`    // a first look a later job refines: the budget may stop a benchmark before any claim
-	NoProfile           bool            `json:"no_profile,omitempty"`
-	ProfileCmd          string          `json:"profile_cmd,omitempty"`
-	Parallel            int             `json:"parallel,omitempty"` // most slots this job may hold; 0 is the daemon's budget
-	Config              json.RawMessage `json:"config,omitempty"`   // the client's effective configuration, recorded as is
+	Test                string   `json:"test,omitempty"`
+	Bench               string   `json:"bench,omitempty"` // "none" skips the benchmark phase
+	Setup               string   `json:"setup,omitempty"`
+	CopyFiles           []string `json:"copy_files,omitempty"` // relative to the repository root
+	Timeout             string   `json:"timeout,omitempty"`
+	MinSpeedup          float64  `json:"min_speedup,omitempty"` // percent
+	MinPairs            int      `json:"min_pairs,omitempty"`
+	MaxPairs            int      `json:"max_pairs,omitempty"`
+	BenchBudget         string   `json:"bench_budget,omitempty"`
+	Metric              string   `json:"metric,omitempty"` // wall or cpu
+	BenchFilter         string   `json:"bench_filter,omitempty"`
+	BenchArgs           []string `json:"bench_args,omitempty"`
+	BuildFlags          []string `json:"build_flags,omitempty"`
+	NoPin               bool     `json:"no_pin,omitempty"`
+	MemLimit            int64    `json:"mem_limit,omitempty"` // bytes per process; 0 is none
+	Sandbox             string   `json:"sandbox,omitempty"`   // auto, on, off
+	SandboxNet          bool     `json:"sandbox_net,omitempty"`
+	NoiseCheck          bool     `json:"noise_check,omitempty"`
+	All                 bool     `json:"all,omitempty"`
+	TrustCandidateTests bool     `json:"trust_candidate_tests,omitempty"`
+	NoCache             bool     `json:"no_cache,omitempty"` // reuse nothing from earlier jobs (the result cache)
+	Quick               bool     `json:"quick,omitempty"`    // a first look a later job refines: the budget may stop a benchmark before any claim
+	NoProfile           bool     `json:"no_profile,omitempty"`
+	ProfileCmd          string   `json:"profile_cmd,omitempty"`
+	Parallel            int      `json:"parallel,omitempty"` // most slots this job may hold; 0 is the daemon's budget
+	// Env is set for the job's test, bench and setup commands: the client's
+	// values of DefaultEnv and of what --env adds. The daemon drops a
+	// DefaultEnv name its policy does not allow, and refuses another.
+	Env    map[string]string `json:"env,omitempty"`
+	Config json.RawMessage   `json:"config,omitempty"` // the client's effective configuration, recorded as is
 }
 
 // Job is a job as the daemon lists it, and the body of GET /v1/jobs/{id}.

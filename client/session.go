@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
@@ -81,6 +82,20 @@ func InlineCandidate(c candidate.Candidate) (json.RawMessage, error) {
 	return json.Marshal(line)
 }
 
+// envMap is KEY=VALUE pairs as a map; nil for none.
+func envMap(env []string) map[string]string {
+	if len(env) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
 // JobOptionsOf is the daemon's form of an evaluator's options: the
 // inverse of the daemon's reading of JobOptions.
 func JobOptionsOf(o evaluator.Options) JobOptions {
@@ -91,6 +106,6 @@ func JobOptionsOf(o evaluator.Options) JobOptions {
 		BuildFlags: o.BuildFlags, NoPin: !o.Pin, MemLimit: o.MemLimit, Sandbox: string(o.Sandbox), SandboxNet: o.SandboxNet,
 		NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustCandidateTests,
 		NoProfile: !o.Profile && o.ProfileCmd == "", ProfileCmd: o.ProfileCmd, Parallel: o.Parallel, Config: o.Config,
-		NoCache: o.NoCache, Quick: o.Quick,
+		NoCache: o.NoCache, Quick: o.Quick, Env: envMap(o.Env),
 	}
 }

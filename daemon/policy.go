@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -30,7 +31,10 @@ type Policy struct {
 	// of the user's working tree into its slots.
 	AllowCopyIgnored bool
 	// AllowEnv (--allow-env) names the environment variables a job may set
-	// for its processes; "*" allows any.
+	// for its test, bench and setup commands: names, or prefixes ending in
+	// *; "*" allows any. nil is client.DefaultEnv, what a client sends by
+	// default (PATH, GOFLAGS, ...). A job's DefaultEnv variable outside it
+	// is dropped; any other is refused.
 	AllowEnv []string
 }
 
@@ -38,7 +42,15 @@ type Policy struct {
 func (p Policy) logValue() slog.Value {
 	return slog.GroupValue(slog.Bool("allow_unsandboxed", p.AllowUnsandboxed), slog.Bool("allow_setup", p.AllowSetup),
 		slog.Bool("allow_copy_ignored", p.AllowCopyIgnored), slog.Bool("allow_sandbox_net", p.AllowSandboxNet),
-		slog.String("allow_env", strings.Join(p.AllowEnv, ",")))
+		slog.String("allow_env", strings.Join(p.allowEnv(), ",")))
+}
+
+// allowEnv is AllowEnv, or its default.
+func (p Policy) allowEnv() []string {
+	if p.AllowEnv == nil {
+		return client.DefaultEnv
+	}
+	return p.AllowEnv
 }
 
 // forbidden is the 403 answer to a request beyond the policy.
@@ -73,7 +85,27 @@ func (p Policy) check(req client.JobRequest, sandboxErr func() error) error {
 	if len(o.CopyFiles) > 0 && !p.AllowCopyIgnored {
 		return forbidden("options.copy_files", "this daemon copies no ignored files into slots; start it with --allow-copy-ignored to allow this")
 	}
-	return nil
+	var asked []string
+	for _, name := range slices.Sorted(maps.Keys(o.Env)) {
+		if !client.EnvMatch(client.DefaultEnv, name) {
+			asked = append(asked, name) // a default one is dropped, not refused: see jobEnv
+		}
+	}
+	return p.CheckEnv("options.env", asked)
+}
+
+// jobEnv is the environment a job's commands get, as KEY=VALUE, sorted:
+// the request's variables the policy allows. A narrower policy than the
+// clients' default drops the rest (check refused any outside the default).
+func (p Policy) jobEnv(env map[string]string) (kept []string, dropped []string) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		if p.EnvAllowed(name) {
+			kept = append(kept, name+"="+env[name])
+		} else {
+			dropped = append(dropped, name)
+		}
+	}
+	return kept, dropped
 }
 
 // CheckEnv refuses environment variables the policy does not name. field
@@ -89,7 +121,7 @@ func (p Policy) CheckEnv(field string, names []string) error {
 
 // EnvAllowed reports whether a job may set the environment variable name.
 func (p Policy) EnvAllowed(name string) bool {
-	return slices.Contains(p.AllowEnv, "*") || slices.Contains(p.AllowEnv, name)
+	return client.EnvMatch(p.allowEnv(), name)
 }
 
 // sandboxMode is the sandbox a job runs with: "auto" becomes "on" unless

@@ -66,8 +66,46 @@ func TestPolicy_Check(t *testing.T) {
 	if err := p.CheckEnv("env", []string{"GOFLAGS", "LD_PRELOAD"}); err == nil || !strings.Contains(err.Error(), "--allow-env LD_PRELOAD") {
 		t.Errorf("LD_PRELOAD: got %v, want a refusal naming --allow-env LD_PRELOAD", err)
 	}
-	if !(Policy{AllowEnv: []string{"*"}}).EnvAllowed("ANY") || (Policy{}).EnvAllowed("PATH") {
-		t.Error("* allows every variable, and the default none")
+	if !(Policy{AllowEnv: []string{"*"}}).EnvAllowed("ANY") || !(Policy{}).EnvAllowed("PATH") || (Policy{}).EnvAllowed("LD_PRELOAD") {
+		t.Error("* allows every variable, and the default what clients send by default (PATH), no other")
+	}
+}
+
+// TestPolicy_JobEnv: a job's environment is what the policy allows. A
+// variable a client sends by default is dropped by a narrower policy; one
+// outside that list is refused unless the policy names it.
+func TestPolicy_JobEnv(t *testing.T) {
+	env := map[string]string{"PATH": "/opt/go/bin:/usr/bin", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
+	for _, tt := range []struct {
+		name    string
+		allow   []string
+		kept    string
+		dropped string
+	}{
+		{"Default", nil, "CGO_ENABLED=0 GOFLAGS=-mod=mod PATH=/opt/go/bin:/usr/bin", ""},
+		{"Narrowed", []string{"PATH"}, "PATH=/opt/go/bin:/usr/bin", "CGO_ENABLED GOFLAGS"},
+		{"Prefix", []string{"CGO_*"}, "CGO_ENABLED=0", "GOFLAGS PATH"},
+		{"None", []string{"none"}, "", "CGO_ENABLED GOFLAGS PATH"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Policy{AllowEnv: tt.allow}
+			if err := p.check(client.JobRequest{Options: client.JobOptions{Sandbox: "on", Env: env}}, func() error { return nil }); err != nil {
+				t.Fatalf("a client's default variables are refused: %v", err)
+			}
+			kept, dropped := p.jobEnv(env)
+			if got := strings.Join(kept, " "); got != tt.kept {
+				t.Errorf("kept %q, want %q", got, tt.kept)
+			}
+			if got := strings.Join(dropped, " "); got != tt.dropped {
+				t.Errorf("dropped %q, want %q", got, tt.dropped)
+			}
+		})
+	}
+	req := client.JobRequest{Options: client.JobOptions{Sandbox: "on", Env: map[string]string{"PATH": "/bin", "LD_PRELOAD": "/tmp/x.so"}}}
+	err := (Policy{}).check(req, func() error { return nil })
+	var re *requestError
+	if !errors.As(err, &re) || re.status != http.StatusForbidden || re.field != "options.env" || !strings.Contains(re.msg, "--allow-env LD_PRELOAD") {
+		t.Errorf("LD_PRELOAD on a default daemon: %v, want a 403 on options.env naming --allow-env LD_PRELOAD", err)
 	}
 }
 

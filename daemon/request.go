@@ -280,6 +280,11 @@ func checkOptions(req client.JobRequest) error {
 	case o.MemLimit < 0:
 		return badRequest("options.mem_limit", "%d is negative", o.MemLimit)
 	}
+	for name := range o.Env {
+		if name == "" || strings.ContainsAny(name, "= \x00") {
+			return badRequest("options.env", "%q is no environment variable's name", name)
+		}
+	}
 	for i, f := range o.CopyFiles {
 		if f == "" || path.IsAbs(f) || !filepath.IsLocal(filepath.FromSlash(f)) {
 			return badRequest(fmt.Sprintf("options.copy_files[%d]", i), "%q leaves the repository: give a relative path inside it", f)

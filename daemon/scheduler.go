@@ -166,6 +166,11 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 	opts.Sandbox = s.opts.Policy.sandboxMode(spec.Request.Options.Sandbox)
 	opts.SandboxHide = s.privateDirs()
 	opts.ID = rj.id
+	var dropped []string
+	opts.Env, dropped = s.opts.Policy.jobEnv(spec.Request.Options.Env)
+	if len(dropped) > 0 {
+		log.Info("the policy keeps these environment variables from the job", "dropped", dropped)
+	}
 	if err := keepInterruptedRun(ctx, e.db, rj.id); err != nil {
 		s.pools.put(context.WithoutCancel(ctx), e)
 		s.finishJob(ctx, rj, nil, err)

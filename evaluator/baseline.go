@@ -181,7 +181,14 @@ func (j *job) baselineKey() string {
 		}
 	}
 	for _, k := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOTOOLCHAIN", "PATH"} {
-		fmt.Fprintf(h, "\x00%s=%s", k, os.Getenv(k))
+		fmt.Fprintf(h, "\x00%s=%s", k, j.getenv(k))
+	}
+	for _, kv := range j.opts.Env { // what else the job's commands get: PYTHONPATH, say
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOTOOLCHAIN", "PATH":
+		default:
+			fmt.Fprintf(h, "\x00env %s", kv)
+		}
 	}
 	if tags := buildTags(j.opts.BuildFlags); tags != "" {
 		fmt.Fprintf(h, "\x00tags=%s", tags) // tests build with them (testGOFLAGS)

@@ -237,7 +237,7 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 	}
 	defer done()
 	parser := gotest.NewParser()
-	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: append(slot.Env(), "GOTMPDIR="+gotmp), Args: args, Timeout: j.opts.Timeout,
+	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: j.withEnv(append(slot.Env(), "GOTMPDIR="+gotmp)), Args: args, Timeout: j.opts.Timeout,
 		CPU: -1, MemLimit: j.opts.MemLimit, Stdout: parser, Sandbox: j.box(slot, nil, []string{gotmp})})
 	if err != nil {
 		return nil, err

@@ -31,7 +31,11 @@ const (
 type Options struct {
 	// ID is the job's id in the store; "" makes one. The store must not
 	// hold a job with this id.
-	ID         string
+	ID string
+	// Env is KEY=VALUE set for the test, bench and setup commands, over the
+	// optimizer's own environment: the daemon sets the client's PATH and
+	// what else its policy lets through. nil adds nothing.
+	Env        []string
 	Kind       string // run, watch, demo: recorded in the store
 	Repo       string // the user's repo root
 	Base       string // the resolved base commit, 40 hex

@@ -48,7 +48,7 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if sd == sideCand && s.baseWall > 0 {
 		timeout = min(timeout, slowFactor*s.baseWall+slowGrace)
 	}
-	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(s.j.bench), Timeout: timeout,
+	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: s.j.withEnv(slot.Env()), Args: proc.Shell(s.j.bench), Timeout: timeout,
 		CPU: s.j.cpu(), MemLimit: s.j.opts.MemLimit, Sandbox: s.j.box(slot, nil, nil)})
 	if err != nil {
 		return nil, err

@@ -95,7 +95,7 @@ func (j *job) prepare(ctx context.Context, slot *worktreepool.Slot) error {
 	if j.opts.Setup == "" {
 		return nil
 	}
-	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: slot.Env(), Args: proc.Shell(j.opts.Setup),
+	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: j.withEnv(slot.Env()), Args: proc.Shell(j.opts.Setup),
 		Timeout: j.opts.Timeout, CPU: -1, MemLimit: j.opts.MemLimit})
 	switch {
 	case ctx.Err() != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -66,7 +67,24 @@ func buildTags(flags []string) string {
 // testEnv is the environment a test command gets on top of the slot's:
 // GOFLAGS (testGOFLAGS), and gotmp as GOTMPDIR (see goTmpDir).
 func (j *job) testEnv(slotEnv []string, gotmp string) []string {
-	return append(slotEnv, "GOFLAGS="+testGOFLAGS(os.Getenv("GOFLAGS"), j.opts.BuildFlags), "GOTMPDIR="+gotmp)
+	return j.withEnv(append(slotEnv, "GOFLAGS="+testGOFLAGS(j.getenv("GOFLAGS"), j.opts.BuildFlags), "GOTMPDIR="+gotmp))
+}
+
+// withEnv is env after the job's own environment (Options.Env), so that
+// env's values win.
+func (j *job) withEnv(env []string) []string {
+	return append(slices.Clone(j.opts.Env), env...)
+}
+
+// getenv is the value of name for the job's commands: Options.Env's, else
+// the optimizer's own.
+func (j *job) getenv(name string) string {
+	for i := len(j.opts.Env) - 1; i >= 0; i-- {
+		if k, v, _ := strings.Cut(j.opts.Env[i], "="); k == name {
+			return v
+		}
+	}
+	return os.Getenv(name)
 }
 
 // goTmpDir makes a directory of its own for one run of a go command, to be

@@ -77,13 +77,14 @@ func (d *killDaemon) output() string {
 	return string(b)
 }
 
-// startKillDaemon starts optimizer daemon and waits until it is ready.
-func startKillDaemon(t *testing.T, bin, sock, state, mark, lock string, env []string, maxJobs int) *killDaemon {
+// startKillDaemon starts optimizer daemon, with extra flags, and waits
+// until it is ready.
+func startKillDaemon(t *testing.T, bin, sock, state, mark, lock string, env []string, maxJobs int, extra ...string) *killDaemon {
 	t.Helper()
 	d := &killDaemon{sock: sock, state: state, mark: mark, done: make(chan struct{}),
 		out: filepath.Join(mark, fmt.Sprintf("daemon-%d.log", time.Now().UnixNano()))}
-	d.cmd = exec.Command(bin, "daemon", "--socket", sock, "--state-dir", state, "-j", "2", "--max-jobs", fmt.Sprint(maxJobs), "--allow-unsandboxed",
-		"--machine-lock", lock) // the kill points' daemons take turns, apart from other tests
+	d.cmd = exec.Command(bin, append([]string{"daemon", "--socket", sock, "--state-dir", state, "-j", "2", "--max-jobs", fmt.Sprint(maxJobs), "--allow-unsandboxed",
+		"--machine-lock", lock}, extra...)...) // the kill points' daemons take turns, apart from other tests
 	d.cmd.Env = append(append(os.Environ(), "MARK="+mark), env...)
 	f, err := os.Create(d.out)
 	if err != nil {

@@ -3,8 +3,12 @@ package config
 import (
 	"encoding/json"
 	"log/slog"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
+	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
@@ -49,9 +53,22 @@ func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candid
 		ProfileCmd:          o.ProfileCmd,
 		Artifacts:           r.ArtifactsDir(),
 		Logger:              logger,
+		Env:                 o.JobEnv(os.Environ()),
 	}
 	opts.Config = o.Config(base, n, opts.Artifacts)
 	return opts
+}
+
+// JobEnv is what of environ a job's commands get set: client.DefaultEnv and
+// --env, as KEY=VALUE, sorted. In this process they have it anyway; a
+// daemon's job gets it from here.
+func (o Run) JobEnv(environ []string) []string {
+	m := client.EnvOf(append(slices.Clone(client.DefaultEnv), o.Env...), environ)
+	var env []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		env = append(env, k+"="+m[k])
+	}
+	return env
 }
 
 // GoBuildFlags returns the go test -c flags: --build-flags split on

@@ -60,6 +60,7 @@ type Run struct {
 	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
 	NoCache       bool          `json:"no_cache,omitempty"`
+	Env           []string      `json:"env,omitempty"` // names a daemon's job gets from this environment, besides client.DefaultEnv
 	Verbose       bool          `json:"-"`
 	Socket        string        `json:"-"` // the daemon's socket
 	NoDaemon      bool          `json:"-"` // run in-process even when a daemon answers
@@ -129,6 +130,7 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.SandboxBind, "sandbox-bind", o.SandboxBind, "show this path read-only in the sandbox, such as an interpreter under $HOME; the job then runs in this process, not on a daemon (repeatable)")
 	fs.BoolVar(&o.TrustTests, "trust-candidate-tests", o.TrustTests, "judge and measure each candidate with its own versions of the _test.go files it changes (default: base's, and the change is flagged)")
 	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "reuse nothing from earlier jobs in the store: run every candidate's and base's tests and measure every benchmark pair again (by default a candidate whose tree, base, test command and environment match an earlier job's reuses its test outcome, and byte-identical benchmark binaries reuse their pairs)")
+	fs.StringArrayVar(&o.Env, "env", o.Env, "an environment variable that a job on a daemon gets from this shell, besides PATH, GOFLAGS and the others it gets by default (repeatable; NAME or a prefix such as MYAPP_*)")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", o.Verbose, "log what happens to stderr, one line per event: slots made, adopted and reset; phases; each candidate's staging, tests and benchmark pairs, with times; the baseline run or cached; the profile")
 	fs.StringVar(&o.Setup, "setup", o.Setup, "command run with sh -c in each slot before its tests or benchmarks, every time the slot is lent (a failure stops the job)")
 	fs.StringArrayVar(&o.CopyIgnored, "copy-ignored", o.CopyIgnored, "ignored files of the working tree to copy into every slot: a path, a directory, or a glob such as '*.env' (repeatable)")
