@@ -11,7 +11,7 @@
 //
 //  1. Record (record.go): the job and all its candidates are written in one
 //     transaction, and each candidate's change is kept under the job's
-//     artifacts for optimizer apply (kept.go reads it back).
+//     artifacts for optimizer apply (apply.go reads it back).
 //  2. Baseline (baseline.go): base's tests start in a slot at once, or come
 //     from the store's cache; a test command that cannot run at base stops
 //     the job (BaseTestError).
@@ -20,11 +20,11 @@
 //     base or to an earlier candidate is a duplicate. A candidate goes on
 //     as soon as its own id is known.
 //  4. Phase 1, behaviour (behavior.go): one goroutine per candidate takes a
-//     slot, stages the candidate, runs the test command (faults.go retries
-//     in another slot when the slot broke; alone.go runs a timed-out test
+//     slot, stages the candidate, runs the test command (slot_faults.go retries
+//     in another slot when the slot broke; oversubscribed.go runs a timed-out test
 //     again alone when slots outnumber CPUs), releases the slot, then
 //     judges the tests against base's. Test files a candidate changes are
-//     judged as testedits.go and trust.go say, and tests it adds judge the
+//     judged as testedits.go and test_env.go say, and tests it adds judge the
 //     others (judge.go).
 //  5. Phase 2, benchmark (benchmark.go): each candidate that passed, one at
 //     a time with the machine to itself (machine.go waits for other
