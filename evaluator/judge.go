@@ -156,7 +156,9 @@ func (j *job) crossTests(ctx context.Context) {
 	if len(authors) == 0 || len(passed) == 0 {
 		return
 	}
-	j.event(ctx, "phase", "", "contributed-tests")
+	j.phase(ctx, PhaseContributed)
+	j.begin(PhaseContributed)
+	defer j.end(PhaseContributed)
 	var wg sync.WaitGroup
 	for _, a := range authors {
 		wg.Go(func() {
@@ -236,16 +238,25 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 		return nil, err
 	}
 	defer done()
+	on := "base"
+	if c != nil {
+		on = c.spec.Name
+		j.emit(Event{Kind: EventStart, Phase: PhaseContributed, Candidate: c.spec.Name, Index: c.idx, Message: author.spec.Name})
+	}
+	j.log.Debug("contributed tests start", "author", author.spec.Name, "on", on, "slot", slot.Name(), "tests", len(con.names))
 	parser := gotest.NewParser()
 	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: j.withEnv(append(slot.Env(), "GOTMPDIR="+gotmp)), Args: args, Timeout: j.opts.Timeout,
 		CPU: -1, MemLimit: j.opts.MemLimit, Stdout: parser, Sandbox: j.box(slot, nil, []string{gotmp})})
 	if err != nil {
 		return nil, err
 	}
+	run := parser.Result()
+	j.log.Debug("contributed tests end", "author", author.spec.Name, "on", on, "took", res.Wall.Round(time.Millisecond),
+		"passed", run.Passed, "failed", run.Failed, "timed_out", res.TimedOut)
 	if res.TimedOut {
 		return nil, fmt.Errorf("%w %s; its process group was killed", errContributedTimeout, j.opts.Timeout)
 	}
-	return parser.Result(), nil
+	return run, nil
 }
 
 func passedAny(run *gotest.Run) bool {

@@ -50,10 +50,11 @@ func (j *job) phaseTimes() *Phases {
 		return end.Sub(s.start).Seconds()
 	}
 	return &Phases{
-		Resolve:   secs(PhaseResolve),
-		Behavior:  secs(PhaseBehavior),
-		Benchmark: secs(PhaseBenchmark),
-		Profile:   secs(PhaseProfile),
+		Resolve:     secs(PhaseResolve),
+		Behavior:    secs(PhaseBehavior),
+		Contributed: secs(PhaseContributed),
+		Benchmark:   secs(PhaseBenchmark),
+		Profile:     secs(PhaseProfile),
 	}
 }
 

@@ -42,10 +42,11 @@ const (
 	FailTimeout = result.FailTimeout
 	FailError   = result.FailError
 
-	PhaseResolve   = result.PhaseResolve
-	PhaseBehavior  = result.PhaseBehavior
-	PhaseBenchmark = result.PhaseBenchmark
-	PhaseProfile   = result.PhaseProfile
+	PhaseResolve     = result.PhaseResolve
+	PhaseBehavior    = result.PhaseBehavior
+	PhaseContributed = result.PhaseContributed
+	PhaseBenchmark   = result.PhaseBenchmark
+	PhaseProfile     = result.PhaseProfile
 
 	EventJobStart = result.EventJobStart
 	EventBaseline = result.EventBaseline

@@ -31,6 +31,9 @@ type Tracker struct {
 	testing   map[string]time.Time // candidates whose tests run, since when
 	stuck     map[string]string    // the stuck test of a candidate whose tests run (EventStuck)
 	order     []string             // the order their tests started in
+	phaseFrom time.Time            // when the phase began
+	contrib   map[string]time.Time // candidates that other candidates' added tests run on, since when
+	corder    []string             // the order those runs started in
 	printed   time.Time            // when the last line was returned
 	refreshed bool                 // that line was a refresh
 	shown     time.Time            // when the ETA on screen was; zero: none in this phase
@@ -40,7 +43,8 @@ type Tracker struct {
 // NewTracker returns a tracker that reads the time from now, with the
 // estimator est (nil: none).
 func NewTracker(now func() time.Time, est *eta.ETA) *Tracker {
-	return &Tracker{ETA: est, now: now, start: now(), testing: map[string]time.Time{}, stuck: map[string]string{}}
+	return &Tracker{ETA: est, now: now, start: now(), testing: map[string]time.Time{}, stuck: map[string]string{},
+		contrib: map[string]time.Time{}}
 }
 
 // Line returns the line to print for e, or "" for none.
@@ -71,10 +75,24 @@ func (t *Tracker) line(e result.Event) string {
 		}
 		return "baseline: " + e.Message
 	case result.EventPhase:
-		t.phase = e.Phase
+		t.phase, t.phaseFrom = e.Phase, t.now()
 		t.shown = time.Time{} // a tests ETA says nothing of the benchmarks
+		if e.Phase != result.PhaseBehavior {
+			// Every candidate's own tests have ended: one left for the
+			// contributed tests has no verdict yet, but is not testing.
+			clear(t.testing)
+			clear(t.stuck)
+			t.order = nil
+		}
 		return "phase: " + e.Phase
 	case result.EventStart:
+		if e.Phase == result.PhaseContributed {
+			if _, ok := t.contrib[e.Candidate]; !ok {
+				t.contrib[e.Candidate] = t.now()
+				t.corder = append(t.corder, e.Candidate)
+			}
+			return ""
+		}
 		t.current, t.samples = e.Candidate, 0
 		if e.Phase == "behavior" {
 			t.testing[e.Candidate] = t.now()
@@ -117,6 +135,7 @@ func (t *Tracker) line(e result.Event) string {
 	case result.EventDone:
 		delete(t.testing, e.Candidate)
 		delete(t.stuck, e.Candidate)
+		delete(t.contrib, e.Candidate)
 		t.done = max(t.done, e.Done)
 		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, report.ProgressLine(e.Result), t.eta())
 	}
@@ -185,7 +204,7 @@ const (
 // benchmarks.
 func (t *Tracker) Refresh() string {
 	if t.ETA == nil || t.waiting != "" || t.total == 0 || t.done >= t.total ||
-		(t.phase != "behavior" && t.phase != "benchmark") {
+		(t.phase != "behavior" && t.phase != result.PhaseContributed && t.phase != "benchmark") {
 		return ""
 	}
 	now := t.now()
@@ -217,11 +236,15 @@ func (t *Tracker) drifted(est eta.Estimate, now time.Time) bool {
 }
 
 // activity is what the job is doing, for a refreshed line: "[2/6] testing
-// hang (12s), slower (3.0s)" or "[4/6] fast: benchmark, 5 pairs".
+// hang (12s), slower (3.0s)", "[2/6] contributed tests (12m25s): on fast
+// (3m02s)" or "[4/6] fast: benchmark, 5 pairs".
 func (t *Tracker) activity() string {
 	head := fmt.Sprintf("[%d/%d] ", t.done, t.total)
-	if t.phase == "benchmark" {
+	switch t.phase {
+	case "benchmark":
 		return head + fmt.Sprintf("%s: benchmark, %d pairs", t.current, t.samples)
+	case result.PhaseContributed:
+		return head + t.contributed()
 	}
 	var running []string
 	for _, name := range t.order {
@@ -239,6 +262,26 @@ func (t *Tracker) activity() string {
 		return head + "testing"
 	}
 	return head + "testing " + report.ListSome(running, 3)
+}
+
+// contributed is the contributed-tests phase, for a refreshed line:
+// "contributed tests (12m25s): on fast (3m02s), slow (40s)", or ": at
+// base" before any candidate's run has started.
+func (t *Tracker) contributed() string {
+	s := "contributed tests (" + report.ShortDuration(t.now().Sub(t.phaseFrom)) + ")"
+	var on []string
+	for _, name := range t.corder {
+		if from, ok := t.contrib[name]; ok {
+			on = append(on, name+" ("+report.ShortDuration(t.now().Sub(from))+")")
+		}
+	}
+	switch {
+	case len(t.corder) == 0:
+		return s + ": at base"
+	case len(on) == 0:
+		return s
+	}
+	return s + ": on " + report.ListSome(on, 3)
 }
 
 // stuckFor is " (running 2.1s, 10ms at base)" for a stuck test, or "" when

@@ -337,3 +337,39 @@ func TestTracker_Live(t *testing.T) {
 		t.Errorf("a duplicate settled, a tested: %q, want %q", got, want)
 	}
 }
+
+// TestTracker_Contributed: after phase 1, while the tests that candidates
+// add run on the others, the refreshed lines name that step, its time and
+// the candidates it runs on; never "testing hopt" for a candidate whose own
+// tests ended minutes ago.
+func TestTracker_Contributed(t *testing.T) {
+	c := newClock(&eta.ETA{Slots: 2, Timeout: time.Hour, NoBench: true})
+	tr, at, refresh := c.tr, c.at, c.refresh
+	at(0, result.Event{Kind: result.EventJobStart, Total: 2, Message: "job1"},
+		result.Event{Kind: result.EventPhase, Phase: "behavior"},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "hopt"},
+		result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "adds"})
+	at(20, result.Event{Kind: result.EventBaseline, Message: "baseline tests: 8 passed"})
+	if got, want := at(30, result.Event{Kind: result.EventPhase, Phase: result.PhaseContributed}),
+		"phase: contributed-tests"; got != want {
+		t.Errorf("phase line: %q, want %q", got, want)
+	}
+	c.now = c.start.Add(40 * time.Second)
+	if got, want := tr.activity(), "[0/2] contributed tests (10s): at base"; got != want {
+		t.Errorf("before any candidate's run: %q, want %q", got, want)
+	}
+	at(45, result.Event{Kind: result.EventStart, Phase: result.PhaseContributed, Candidate: "hopt", Message: "adds"})
+	c.now = c.start.Add(775 * time.Second)
+	if got, want := tr.activity(), "[0/2] contributed tests (12m25s): on hopt (12m10s)"; got != want {
+		t.Errorf("activity: %q, want %q", got, want)
+	}
+	if got := refresh(776); !strings.HasPrefix(got, "[0/2] contributed tests (12m26s): on hopt") {
+		t.Errorf("refreshed line: %q, want the contributed tests named", got)
+	}
+	at(780, result.Event{Kind: result.EventDone, Candidate: "hopt", Done: 1, Total: 2,
+		Result: &result.CandidateResult{Verdict: result.VerdictPassed}})
+	c.now = c.start.Add(781 * time.Second)
+	if got, want := tr.activity(), "[1/2] contributed tests (12m31s)"; got != want {
+		t.Errorf("after hopt's verdict: %q, want %q", got, want)
+	}
+}

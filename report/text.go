@@ -137,6 +137,7 @@ func phasesText(p *result.Phases) string {
 	}{
 		{result.PhaseResolve, p.Resolve},
 		{result.PhaseBehavior, p.Behavior},
+		{result.PhaseContributed, p.Contributed},
 		{result.PhaseBenchmark, p.Benchmark},
 		{result.PhaseProfile, p.Profile},
 	} {

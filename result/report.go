@@ -174,22 +174,26 @@ type Report struct {
 
 // The phases of a job, as Phases, events and -v name them.
 const (
-	PhaseResolve   = "resolve"
-	PhaseBehavior  = "behavior"
-	PhaseBenchmark = "benchmark"
-	PhaseProfile   = "profile"
+	PhaseResolve     = "resolve"
+	PhaseBehavior    = "behavior"
+	PhaseContributed = "contributed-tests" // the tests candidates add, run at base and on every candidate that passed
+	PhaseBenchmark   = "benchmark"
+	PhaseProfile     = "profile"
 )
 
 // Phases is the wall time of each phase of a job, in seconds; a phase that
 // did not run is 0. Resolve is computing the candidates' content ids;
 // behavior runs from the baseline's tests' start to the last candidate's
 // tests, so it overlaps resolve, and the phases may add up to more than the
-// job's Seconds.
+// job's Seconds. Contributed runs after behavior: the tests that
+// candidates add, at base and on every candidate that passed; it is left
+// out of the JSON when no candidate adds a test.
 type Phases struct {
-	Resolve   float64 `json:"resolve"`
-	Behavior  float64 `json:"behavior"`
-	Benchmark float64 `json:"benchmark"`
-	Profile   float64 `json:"profile"`
+	Resolve     float64 `json:"resolve"`
+	Behavior    float64 `json:"behavior"`
+	Contributed float64 `json:"contributed_tests,omitempty"`
+	Benchmark   float64 `json:"benchmark"`
+	Profile     float64 `json:"profile"`
 }
 
 // Noise is the result of an A/A check of base against itself.
