@@ -65,7 +65,8 @@ func (h Holder) String() string {
 	if h.Command != "" {
 		name = " (" + h.Command + ")"
 	}
-	return fmt.Sprintf("pid %d%s holds the lock and left no holder record: it is not an optimizer, or one older than holder records", h.PID, name)
+	return fmt.Sprintf("pid %d%s holds the lock and left no holder record: it is not an optimizer, or one older than holder records; "+
+		"see what it is with `ps -o pid,lstart,args -p %d` or `ls -l /proc/%d/exe`", h.PID, name, h.PID, h.PID)
 }
 
 // MachineWait is what a holder of a pool waiting for the machine lock
@@ -78,17 +79,28 @@ type MachineWait struct {
 }
 
 // String is "optimizer pid 12 is benchmarking /src/repo, since 12:03", one
-// clause per holder, or says that no holder can be named.
+// clause per holder, on one line. A holder that is not an optimizer is
+// named with the lock and how to see what it is. When no holder can be
+// named, it says so with the lock, the wait's start and how to find the
+// holder. Stale records are left out: they hold nothing, and those of
+// processes that are gone are removed as they are read, so a person has
+// nothing to do about them.
 func (w MachineWait) String() string {
-	if len(w.Holders) == 0 {
-		return fmt.Sprintf("the lock %s is held by a process that cannot be named (no holder record, and the kernel lists none)", w.Lock)
+	var parts []string
+	for _, h := range w.Holders {
+		if h.Stale {
+			continue
+		}
+		s := h.String()
+		if !h.Record {
+			s = fmt.Sprintf("%s (the lock %s, waited for since %s)", s, w.Lock, w.Since.Local().Format("15:04:05"))
+		}
+		parts = append(parts, s)
 	}
-	parts := make([]string, len(w.Holders))
-	for i, h := range w.Holders {
-		parts[i] = h.String()
-	}
-	if w.Holders[0].Stale {
-		parts = append([]string{fmt.Sprintf("the lock %s is held by a process that cannot be named", w.Lock)}, parts...)
+	if len(parts) == 0 {
+		return fmt.Sprintf("the lock %s has been held since at least %s by a process that left no holder record and that the kernel's "+
+			"lock list (/proc/locks) does not show to this one, such as one in another PID namespace; find it with `fuser -v %s`",
+			w.Lock, w.Since.Local().Format("15:04:05"), w.Lock)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -124,37 +124,64 @@ func TestPool_MachineWait(t *testing.T) {
 		lock := filepath.Join(t.TempDir(), "machine.lock")
 		pid := holdWithFlock(t, lock)
 		w := wait(t, open(repo, base, lock), true)
-		want := fmt.Sprintf("pid %d (flock) holds the lock and left no holder record: it is not an optimizer", pid)
-		if got := w.String(); !strings.Contains(got, want) {
-			t.Errorf("waiting for %q, want it to say %q", got, want)
+		for _, want := range []string{
+			fmt.Sprintf("pid %d (flock) holds the lock and left no holder record: it is not an optimizer", pid),
+			fmt.Sprintf("`ls -l /proc/%d/exe`", pid), // how to see what it is
+			"the lock " + lock + ", waited for since ",
+		} {
+			if got := w.String(); !strings.Contains(got, want) {
+				t.Errorf("waiting for %q, want it to say %q", got, want)
+			}
 		}
 	})
 
-	t.Run("StaleRecord", func(t *testing.T) {
+	// Records left by a run that was killed (one per activity) are removed
+	// and not mentioned: the wait is said in one clause, the same at every
+	// look, naming who really holds the lock.
+	t.Run("StaleRecords", func(t *testing.T) {
 		lock := filepath.Join(t.TempDir(), "machine.lock")
 		dead := deadPID(t)
 		dir := recordsDir(lock)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		rec := filepath.Join(dir, fmt.Sprintf("%d-1.json", dead))
-		b, _ := json.Marshal(holderRecord{PID: dead, What: WhatBenchmarking, Repo: "/gone/repo", Since: time.Now()})
-		if err := os.WriteFile(rec, b, 0o644); err != nil {
-			t.Fatal(err)
+		var recs []string
+		for i, what := range []string{WhatTesting, WhatTesting, WhatBenchmarking, WhatWaiting} {
+			rec := filepath.Join(dir, fmt.Sprintf("%d-%d.json", dead, i))
+			b, _ := json.Marshal(holderRecord{PID: dead, What: what, Repo: "/gone/repo", Since: time.Now()})
+			if err := os.WriteFile(rec, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, rec)
 		}
 		pid := holdWithFlock(t, lock)
-		got := wait(t, open(repo, base, lock), true).String()
-		for _, want := range []string{
-			fmt.Sprintf("pid %d (flock) holds the lock and left no holder record: it is not an optimizer", pid),
-			fmt.Sprintf("a stale holder record names optimizer pid %d (benchmarking /gone/repo", dead),
-			"that process is gone",
-		} {
+		p := open(repo, base, lock)
+		first := wait(t, p, true).String()
+		want := fmt.Sprintf("pid %d (flock) holds the lock and left no holder record: it is not an optimizer", pid)
+		if !strings.Contains(first, want) || strings.Contains(first, "stale") || strings.Contains(first, "/gone/repo") ||
+			strings.Count(first, ";") != 1 {
+			t.Errorf("waiting for %q, want one clause saying %q and nothing of the stale records", first, want)
+		}
+		if again, _ := p.MachineWait(); again.String() != first {
+			t.Errorf("the next look says %q, the first said %q: each change is another line on the terminal", again.String(), first)
+		}
+		for _, rec := range recs {
+			if _, err := os.Stat(rec); !os.IsNotExist(err) {
+				t.Errorf("the stale record %s is still there: %v", rec, err)
+			}
+		}
+	})
+
+	// A holder that neither left a record nor shows in the kernel's list
+	// (another PID namespace) is described by the lock, the wait's start
+	// and how to find it.
+	t.Run("CannotBeNamed", func(t *testing.T) {
+		since := time.Date(2026, 11, 27, 12, 3, 4, 0, time.Local)
+		got := MachineWait{Lock: "/tmp/m.lock", Since: since, Exclusive: true}.String()
+		for _, want := range []string{"the lock /tmp/m.lock", "since at least 12:03:04", "`fuser -v /tmp/m.lock`"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("waiting for %q, want it to say %q", got, want)
 			}
-		}
-		if _, err := os.Stat(rec); !os.IsNotExist(err) {
-			t.Errorf("the stale record is still there: %v", err)
 		}
 	})
 
