@@ -176,9 +176,21 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 	}
 	j.log.Debug("tests end", "candidate", c.spec.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
 	if out.TimedOut {
+		building := j.goTest && (out.Tests == nil || len(out.Tests.Tests) == 0)
+		if building {
+			// Killed before any test started: go test was still
+			// building. Whether it compiles is found out now, so that a
+			// compile error is not called a timeout.
+			if f := j.buildCheck(ctx, slot); f != nil {
+				return nil, f
+			}
+		}
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
 			Output:  tail(out.text(), 40)}
+		if building && ctx.Err() == nil {
+			f.Message += "; no test had started: it compiles, so building alone took longer than the timeout (is the machine loaded?)"
+		}
 		if unfinished := failing(out.Tests); len(unfinished) > 0 {
 			// go test -json: the tests still running when it was killed
 			// count as failed; their own output says more than the stream.
@@ -189,6 +201,35 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 		return nil, f
 	}
 	return out, nil
+}
+
+// buildCheckTimeout bounds buildCheck: a build, not a test run, so not
+// --timeout, which the build has already run past.
+const buildCheckTimeout = 5 * time.Minute
+
+// buildCheck builds the Go tests staged in slot without running any, and
+// returns the build failure, or nil when they compile (or the check could
+// not tell).
+func (j *job) buildCheck(ctx context.Context, slot *worktreepool.Slot) *Failure {
+	gotmp, done, err := j.goTmpDir()
+	if err != nil {
+		return nil
+	}
+	defer done()
+	parser := gotest.NewParser()
+	cmd := proc.Cmd{Dir: slot.Dir(), Env: j.testEnv(slot.Env(), gotmp), Args: []string{"go", "test", "-count=1", "-run=^$", "-json", "./..."},
+		Timeout: buildCheckTimeout, CPU: -1, MemLimit: j.opts.MemLimit, Sandbox: j.box(slot, nil, []string{gotmp}), Stdout: parser}
+	res, err := proc.Run(ctx, cmd)
+	if err != nil || res.TimedOut {
+		return nil
+	}
+	run := parser.Result()
+	if run == nil || len(run.BuildFailed) == 0 {
+		return nil
+	}
+	return &Failure{Kind: FailBuild,
+		Message: "does not compile: " + strings.Join(run.BuildFailed, ", ") + fmt.Sprintf(" (found by building alone after the tests ran past --timeout %s while building)", j.opts.Timeout),
+		Output:  excerpts(run, run.BuildFailed, string(res.Output))}
 }
 
 // failing lists the tests of a go test run that did not pass, sorted; nil

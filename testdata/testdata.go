@@ -46,17 +46,27 @@ type DemoCandidate struct {
 	Path    string // its path in Demo: NAME.patch or NAME (a directory)
 	Verdict string // the verdict it is there to show
 	About   string // one line on what the change does
+	Failure string // for a failed Verdict, the failure kind it is there to show
+}
+
+// Expected is the verdict as the demo's EXPECTED column and the report's
+// verdict column write it: "failed (build)", "winner".
+func (c DemoCandidate) Expected() string {
+	if c.Failure != "" {
+		return c.Verdict + " (" + c.Failure + ")"
+	}
+	return c.Verdict
 }
 
 // DemoCandidates lists the demo set in the order their names sort, which is
 // the order a candidates directory is read in.
 var DemoCandidates = []DemoCandidate{
-	{"broken", "broken.patch", "failed", "skips the first element: a test fails"},
-	{"fast", "fast.patch", "winner", "a plain loop with x*x: correct and far faster"},
-	{"fast_again", "fast_again", "duplicate", "whole files giving the same tree as fast"},
-	{"hang", "hang.patch", "failed", "forgets i++ in its loop: the tests time out"},
-	{"nocompile", "nocompile.patch", "failed", "adds an int64 to an int: it does not compile"},
-	{"slower", "slower.patch", "slower", "sums twice to check itself: correct, about 2x slower"},
+	{"broken", "broken.patch", "failed", "skips the first element: a test fails", "test"},
+	{"fast", "fast.patch", "winner", "a plain loop with x*x: correct and far faster", ""},
+	{"fast_again", "fast_again", "duplicate", "whole files giving the same tree as fast", ""},
+	{"hang", "hang.patch", "failed", "forgets i++ in its loop: the tests time out", "timeout"},
+	{"nocompile", "nocompile.patch", "failed", "adds an int64 to an int: it does not compile", "build"},
+	{"slower", "slower.patch", "slower", "sums twice to check itself: correct, about 2x slower", ""},
 }
 
 // WriteFixture writes the fixture module into dir, creating it if needed.

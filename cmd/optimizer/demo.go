@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/demo"
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -19,7 +21,8 @@ type demoOptions struct {
 	Keep     bool   // keep the directory afterwards
 	Format   string
 	Verbose  bool
-	Optimize bool // run the optimisation loop with the example generator instead
+	Optimize bool          // run the optimisation loop with the example generator instead
+	Timeout  time.Duration // one test run's timeout; 0 is demo.Timeout
 }
 
 func newDemoCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -45,6 +48,7 @@ evaluate them with two slots. Nothing outside that directory is touched.`,
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the demo directory afterwards, to look around with history and show")
 	cmd.Flags().StringVar(&o.Format, "format", config.FormatText, "report format: text, json or markdown")
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "log what happens to stderr")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", demo.Timeout, "bound one run of the tests; a tiny one shows what the demo says on a loaded machine")
 	cmd.Flags().BoolVar(&o.Optimize, "optimize", false, "run the optimisation loop on the example, with the example generator, instead of the candidate set")
 	return cmd
 }
@@ -60,6 +64,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 		return err
 	}
 	defer d.Remove()
+	d.Timeout = o.Timeout
 	intro := stdout
 	if o.Format == config.FormatJSON {
 		intro = stderr // stdout holds the JSON report and nothing else
@@ -82,12 +87,27 @@ func demoRun(ctx context.Context, o demoOptions, d demo.Dir, stdout, stderr io.W
 	ro.Repo = d.Repo
 	ro.Candidates = []string{d.Candidates}
 	ro.Parallel = demo.Parallel
-	ro.Timeout = demo.Timeout
+	ro.Timeout = d.Timeout
 	ro.BenchBudget = demo.Budget
 	ro.MaxPairs = demo.MaxPairs
 	ro.Format = o.Format
 	ro.Verbose = o.Verbose
-	return runJob(ctx, ro, stdout, stderr)
+	plan, err := planJob(ctx, ro, stderr)
+	if err != nil {
+		return err
+	}
+	return executeJob(ctx, ro, plan, stderr, func(rep *evaluator.Report, err error) error {
+		stopped := ""
+		if rep != nil {
+			stopped = "job " + rep.Job + " is recorded as interrupted"
+		}
+		if err := endRun(ctx, ro, rep, err, stdout, stopped); err != nil {
+			return err
+		}
+		// The demo shows each verdict: one that differs is a failure,
+		// said with its reason, not a success with a surprising table.
+		return d.Check(rep)
+	})
 }
 
 // demoOptimize runs the optimisation loop on the demo repository, with the
@@ -100,7 +120,7 @@ func demoOptimize(ctx context.Context, o demoOptions, repoDir string, stdout, st
 	lo.Targets = []string{"sumsq.SumSquares"}
 	lo.Generate = []string{selfCommand() + " demo-generator"}
 	lo.Parallel = demo.Parallel
-	lo.Timeout = demo.Timeout
+	lo.Timeout = o.Timeout
 	lo.BenchBudget = demo.Budget
 	lo.MaxPairs = demo.MaxPairs
 	lo.Format = o.Format

@@ -20,13 +20,16 @@ const (
 	exitError      = 1
 	exitUsage      = 2
 	exitRegression = 3
-	exitHeadFailed = 4 // optimizer ci: the pull request's head itself failed
+	exitHeadFailed = 4 // optimizer ci: the pull request's head itself failed; run: every candidate failed (--fail-on-failed)
 )
 
 var (
 	// errRegression is returned, wrapped, when --fail-on-regression is set
 	// and some candidate is slower or mixed.
 	errRegression = errors.New("regression")
+	// errAllFailed is returned, wrapped, when --fail-on-failed is set and
+	// every candidate failed.
+	errAllFailed = errors.New("every candidate failed")
 	// errInterrupted is returned when a signal cut the job short.
 	errInterrupted = errors.New("interrupted")
 )
@@ -60,7 +63,7 @@ func exitCode(err error) int {
 		return 128 + int(se.sig)
 	case errors.As(err, &ue):
 		return exitUsage
-	case errors.Is(err, errHeadFailed):
+	case errors.Is(err, errHeadFailed), errors.Is(err, errAllFailed):
 		return exitHeadFailed
 	case errors.Is(err, errRegression):
 		return exitRegression
@@ -103,7 +106,8 @@ daemon; --socket or $OPTIMIZER_SOCKET), run and watch go through it, with the
 same output and exit status; --no-daemon runs in this process.
 
 Exit status: 0 done, 1 error, 2 usage, 3 regression (--fail-on-regression),
-4 the head failed (optimizer ci), 130 and 143 stopped by SIGINT and SIGTERM.
+4 the head failed (optimizer ci) or every candidate failed (--fail-on-failed),
+130 and 143 stopped by SIGINT and SIGTERM.
 
 ` + benchContract
 	root.AddCommand(

@@ -136,10 +136,22 @@ func endRun(ctx context.Context, o runOptions, rep *evaluator.Report, err error,
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("evaluate: %w", err)
+	case o.FailOnFailed && allFailed(rep):
+		return fmt.Errorf("%w (--fail-on-failed): %s", errAllFailed, strings.TrimPrefix(report.NoWinner(rep), "none: "))
 	case o.FailOnRegr:
 		return regressions(rep)
 	}
 	return nil
+}
+
+// allFailed reports whether rep has candidates and every one failed.
+func allFailed(rep *evaluator.Report) bool {
+	for _, c := range rep.Candidates {
+		if c.Verdict != evaluator.VerdictFailed {
+			return false
+		}
+	}
+	return len(rep.Candidates) > 0
 }
 
 // jobPlan is what a job is about: the repository, the base commit and the

@@ -15,6 +15,7 @@ var WatchRefused = map[string]string{
 	"base":               "watch compares against HEAD and follows it",
 	"candidate-ref":      "watch evaluates the working tree (and --candidates DIR)",
 	"fail-on-regression": "watch has no exit status per evaluation",
+	"fail-on-failed":     "watch has no exit status per evaluation",
 }
 
 // RegisterForWatch adjusts run's flags on fs (Register) for watch: the

@@ -10,8 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
@@ -29,8 +32,9 @@ const (
 // Dir is a demo's directory, as Write made it.
 type Dir struct {
 	testdata.DemoDir
-	Path string // the directory: the one given, or a new temporary one
-	Kept bool   // it stays after the demo: given, or kept on request
+	Path    string        // the directory: the one given, or a new temporary one
+	Kept    bool          // it stays after the demo: given, or kept on request
+	Timeout time.Duration // the test timeout the job runs with; 0 is Timeout
 }
 
 // Write writes the demo into dir (testdata.WriteDemo), or into a new
@@ -68,12 +72,83 @@ func (d Dir) WriteIntro(w io.Writer) {
 	fmt.Fprintf(w, "strconv round trips), committed in %s, and six candidate changes in %s:\n\n", d.Repo, d.Candidates)
 	rows := [][]string{{"  CANDIDATE", "EXPECTED", "WHAT IT DOES"}}
 	for _, c := range testdata.DemoCandidates {
-		rows = append(rows, []string{"  " + c.Name, c.Verdict, c.About})
+		rows = append(rows, []string{"  " + c.Name, c.Expected(), c.About})
 	}
 	report.Columns(w, "", rows)
 	fmt.Fprintf(w, "\nEach candidate's tests run in its own git worktree, two at a time, against the baseline's;\n")
-	fmt.Fprintf(w, "hang is killed at the %s timeout. The correct ones are then benchmarked one at a time,\n", Timeout)
-	fmt.Fprintf(w, "interleaved with base, and the winner is profiled. Progress goes to stderr.\n\n")
+	fmt.Fprintf(w, "hang is killed at the %s timeout. The correct ones are then benchmarked one at a time,\n", d.timeout())
+	fmt.Fprintf(w, "interleaved with base, and the winner is profiled. Progress goes to stderr. The demo checks\n")
+	fmt.Fprintf(w, "its verdicts against EXPECTED at the end, and fails saying why if one differs.\n\n")
+}
+
+func (d Dir) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
+	}
+	return Timeout
+}
+
+// A MismatchError says which verdicts of the demo's job differ from its
+// EXPECTED column, and why.
+type MismatchError struct {
+	Lines []string // one per candidate, then what the machine was like
+}
+
+func (e *MismatchError) Error() string {
+	return "the demo's verdicts differ from its EXPECTED column:\n  " + strings.Join(e.Lines, "\n  ")
+}
+
+// Check compares the verdicts of rep, the demo's job, with the EXPECTED
+// column, and returns a *MismatchError naming each one that differs, with
+// the report's reason; a test timeout where none was expected is blamed on
+// the machine's load, which it names.
+func (d Dir) Check(rep *evaluator.Report) error {
+	byName := map[string]evaluator.CandidateResult{}
+	for _, c := range rep.Candidates {
+		byName[c.Name] = c
+	}
+	var lines []string
+	timedOut := false
+	for _, dc := range testdata.DemoCandidates {
+		c, ok := byName[dc.Name]
+		if !ok {
+			lines = append(lines, fmt.Sprintf("%s: expected %s, but the job has no such candidate", dc.Name, dc.Expected()))
+			continue
+		}
+		got := string(c.Verdict)
+		if c.Failure != nil {
+			got += " (" + string(c.Failure.Kind) + ")"
+		}
+		if got == dc.Expected() {
+			continue
+		}
+		line := fmt.Sprintf("%s: expected %s, got %s: %s", dc.Name, dc.Expected(), got, report.Reason(rep, c))
+		if c.Failure != nil && c.Failure.Kind == evaluator.FailTimeout {
+			timedOut = true
+			line += fmt.Sprintf(" (its tests ran past the demo's %s timeout)", d.timeout())
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	if timedOut {
+		lines = append(lines, fmt.Sprintf("why: tests that finish in well under a second here ran past %s: the machine is loaded%s; run the demo again when it is quieter", d.timeout(), loadText()))
+	}
+	return &MismatchError{Lines: lines}
+}
+
+// loadText is " (load average 12.4 on 2 CPUs)", or "" where it is unknown.
+func loadText() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (load average %s on %d CPUs)", f[0], runtime.NumCPU())
 }
 
 // WriteOptimizeIntro says what demo --optimize is about to do.

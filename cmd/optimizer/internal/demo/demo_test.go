@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -38,7 +40,7 @@ func TestDir_WriteOutro(t *testing.T) {
 func TestDir_WriteIntro(t *testing.T) {
 	var b strings.Builder
 	Dir{DemoDir: testdata.DemoDir{Repo: "/d/repo", Candidates: "/d/candidates"}}.WriteIntro(&b)
-	want := []string{"committed in /d/repo, and six candidate changes in /d/candidates", "  CANDIDATE   EXPECTED   WHAT IT DOES", "killed at the 15s timeout"}
+	want := []string{"committed in /d/repo, and six candidate changes in /d/candidates", "  CANDIDATE   EXPECTED          WHAT IT DOES", "nocompile   failed (build)", "killed at the 15s timeout"}
 	for _, c := range testdata.DemoCandidates {
 		want = append(want, c.Name, c.About)
 	}
@@ -83,5 +85,67 @@ func TestWrite(t *testing.T) {
 	}
 	if _, err := Write(ctx, dir, false, true); !errors.Is(err, testdata.ErrExists) {
 		t.Errorf("a second demo in %s: %v, want ErrExists", dir, err)
+	}
+}
+
+// demoReport is a report of the demo's job with every verdict as EXPECTED
+// says, then changed by change.
+func demoReport(change func(map[string]*evaluator.CandidateResult)) *evaluator.Report {
+	rep := &evaluator.Report{State: "finished", MinSpeedup: 0.05}
+	byName := map[string]*evaluator.CandidateResult{}
+	for _, dc := range testdata.DemoCandidates {
+		c := evaluator.CandidateResult{Name: dc.Name, Verdict: evaluator.Verdict(dc.Verdict)}
+		if dc.Failure != "" {
+			c.Failure = &evaluator.Failure{Kind: evaluator.FailureKind(dc.Failure), Message: "it failed"}
+		}
+		rep.Candidates = append(rep.Candidates, c)
+	}
+	for i := range rep.Candidates {
+		byName[rep.Candidates[i].Name] = &rep.Candidates[i]
+	}
+	if change != nil {
+		change(byName)
+	}
+	return rep
+}
+
+// TestDir_Check: the demo passes when every verdict is as EXPECTED says,
+// and otherwise fails naming each one that differs and why; timeouts on a
+// loaded machine are said to be that.
+func TestDir_Check(t *testing.T) {
+	d := Dir{Timeout: 15 * time.Second}
+	if err := d.Check(demoReport(nil)); err != nil {
+		t.Errorf("every verdict as expected: %v", err)
+	}
+	timedOut := func(cs map[string]*evaluator.CandidateResult) {
+		for _, n := range []string{"fast", "slower", "broken"} {
+			cs[n].Verdict = evaluator.VerdictFailed
+			cs[n].Failure = &evaluator.Failure{Kind: evaluator.FailTimeout, Message: "the test command ran past --timeout 15s"}
+		}
+	}
+	err := d.Check(demoReport(timedOut))
+	var me *MismatchError
+	if !errors.As(err, &me) {
+		t.Fatalf("Check = %v, want a *MismatchError", err)
+	}
+	for _, want := range []string{
+		"fast: expected winner, got failed (timeout): timeout failure: the test command ran past --timeout 15s",
+		"slower: expected slower, got failed (timeout)",
+		"broken: expected failed (test), got failed (timeout)",
+		"ran past 15s: the machine is loaded",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "hang:") || strings.Contains(err.Error(), "nocompile:") {
+		t.Errorf("the error names a candidate whose verdict is as expected:\n%v", err)
+	}
+	notFaster := func(cs map[string]*evaluator.CandidateResult) {
+		cs["fast"].Verdict, cs["fast"].Speedup, cs["fast"].CI = evaluator.VerdictNotFaster, 1.01, &[2]float64{0.9, 1.1}
+	}
+	err = d.Check(demoReport(notFaster))
+	if err == nil || !strings.Contains(err.Error(), "fast: expected winner, got not-faster: 1.01×") || strings.Contains(err.Error(), "loaded") {
+		t.Errorf("a not-faster winner: %v", err)
 	}
 }
