@@ -143,7 +143,9 @@ func (f *fieldChecker) events(path string) int {
 // (submit, job while it runs and once it ended, list, report, events,
 // health, errors) for a field openapi.json does not list.
 func TestOpenAPI_EveryFieldSent(t *testing.T) {
-	repo := newTestRepo(t, map[string]string{"ok": "yes\n", "speed": "0.05\n",
+	// fast sleeps 0.3 s less than base: a winner even on a busy machine,
+	// whose noise was 0.1 s a sample at a load of 18 on 2 CPUs.
+	repo := newTestRepo(t, map[string]string{"ok": "yes\n", "speed": "0.3\n",
 		"bench.sh": "sleep $(cat speed)\n", "prof.sh": "echo profiled > prof.txt\n"})
 	_, c := startServer(t, func(o *Options) { o.Policy.AllowUnsandboxed = true })
 	doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
@@ -153,11 +155,11 @@ func TestOpenAPI_EveryFieldSent(t *testing.T) {
 	f := &fieldChecker{t: t, doc: doc, hc: unixHTTP(c.Socket()), missing: map[string]bool{}}
 	req := client.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{
-			inline(t, "fast", map[string]string{"speed": "0.005\n"}),
+			inline(t, "fast", map[string]string{"speed": "0.001\n"}),
 			inline(t, "broken", map[string]string{"ok": "no\n"}),
 			inline(t, "same", map[string]string{"prof.sh": "echo same > prof.txt\n"}),
 		},
-		Options: client.JobOptions{Test: shellTest, Bench: "sh bench.sh", ProfileCmd: "sh prof.sh", MaxPairs: 12,
+		Options: client.JobOptions{Test: shellTest, Bench: "sh bench.sh", ProfileCmd: "sh prof.sh", MaxPairs: 10,
 			NoPin: true, Sandbox: "off", Timeout: "2m", Env: map[string]string{"PATH": "/usr/bin:/bin"}}}
 	b, _ := json.Marshal(req)
 	resp, err := f.hc.Post("http://optimizer/v1/jobs", "application/json", bytes.NewReader(b))
@@ -190,7 +192,7 @@ func TestOpenAPI_EveryFieldSent(t *testing.T) {
 	var j client.Job
 	json.Unmarshal(f.get("/v1/jobs/"+sub.ID, "Job"), &j)
 	if j.State != "finished" || j.Report == nil || j.Report.Winner == nil {
-		t.Fatalf("the job ended %s with winner %v: want one, so that every part of the report is sent", j.State, j.Report)
+		t.Fatalf("the job ended %s with no winner: want one, so that every part of the report is sent", j.State)
 	}
 	f.get("/v1/jobs?limit=5", "JobList")
 	f.get("/v1/jobs/"+sub.ID+"/report?format=json", "Report")
