@@ -30,6 +30,12 @@ type Policy struct {
 	// AllowCopyIgnored (--allow-copy-ignored) lets a job copy ignored files
 	// of the user's working tree into its slots.
 	AllowCopyIgnored bool
+	// AllowBuildFlags (--allow-build-flags) lets a job pass the go command
+	// any build flag. Without it only those that run no program of the
+	// job's choosing and read nothing outside the slot are let through
+	// (safeBuildFlags): go test -c runs outside the sandbox, and
+	// -toolexec, -exec or an -ldflags=-extld would run any command there.
+	AllowBuildFlags bool
 	// AllowEnv (--allow-env) names the environment variables a job may set
 	// for its test, bench and setup commands: names, or prefixes ending in
 	// *; "*" allows any. nil is client.DefaultEnv, what a client sends by
@@ -42,6 +48,7 @@ type Policy struct {
 func (p Policy) logValue() slog.Value {
 	return slog.GroupValue(slog.Bool("allow_unsandboxed", p.AllowUnsandboxed), slog.Bool("allow_setup", p.AllowSetup),
 		slog.Bool("allow_copy_ignored", p.AllowCopyIgnored), slog.Bool("allow_sandbox_net", p.AllowSandboxNet),
+		slog.Bool("allow_build_flags", p.AllowBuildFlags),
 		slog.String("allow_env", strings.Join(p.allowEnv(), ",")))
 }
 
@@ -85,6 +92,11 @@ func (p Policy) check(req client.JobRequest, sandboxErr func() error) error {
 	if len(o.CopyFiles) > 0 && !p.AllowCopyIgnored {
 		return forbidden("options.copy_files", "this daemon copies no ignored files into slots; start it with --allow-copy-ignored to allow this")
 	}
+	if !p.AllowBuildFlags {
+		if bad := unsafeBuildFlag(o.BuildFlags); bad != "" {
+			return forbidden("options.build_flags", "%q: go test -c runs outside the sandbox, and this daemon lets jobs give it only -tags, -race, -msan, -asan, -cover, -covermode, -trimpath, -mod, -buildvcs, -gcflags and -ldflags without -extld; start it with --allow-build-flags to allow this", bad)
+		}
+	}
 	var asked []string
 	for _, name := range slices.Sorted(maps.Keys(o.Env)) {
 		if !client.EnvMatch(client.DefaultEnv, name) {
@@ -106,6 +118,39 @@ func (p Policy) jobEnv(env map[string]string) (kept []string, dropped []string) 
 		}
 	}
 	return kept, dropped
+}
+
+// safeBuildFlags are the go build flags a job may give without
+// --allow-build-flags, and whether each takes a value.
+var safeBuildFlags = map[string]bool{
+	"tags": true, "race": false, "msan": false, "asan": false, "cover": false, "covermode": true,
+	"trimpath": false, "mod": true, "buildvcs": true, "gcflags": true, "ldflags": true,
+}
+
+// unsafeBuildFlag returns the first of flags (go test's arguments, a
+// value in the same element after = or in the next) that is not a safe
+// build flag, or "" when all are.
+func unsafeBuildFlag(flags []string) string {
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		takes, ok := safeBuildFlags[name]
+		if !strings.HasPrefix(f, "-") || !ok {
+			return f
+		}
+		if takes && !hasValue {
+			if i+1 == len(flags) {
+				return f
+			}
+			i++
+			value = flags[i]
+		}
+		// The external linker, and its flags, name programs to run.
+		if name == "ldflags" && strings.Contains(value, "extld") {
+			return f
+		}
+	}
+	return ""
 }
 
 // CheckEnv refuses environment variables the policy does not name. field

@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -44,6 +45,14 @@ func TestPolicy_Check(t *testing.T) {
 		{name: "SetupAllowed", opts: client.JobOptions{Setup: "make gen"}, sandbox: works, allow: Policy{AllowSetup: true}},
 		{name: "CopyIgnored", opts: client.JobOptions{CopyFiles: []string{".env"}}, sandbox: works, flag: "--allow-copy-ignored"},
 		{name: "CopyIgnoredAllowed", opts: client.JobOptions{CopyFiles: []string{".env"}}, sandbox: works, allow: Policy{AllowCopyIgnored: true}},
+		{name: "SafeBuildFlags", opts: client.JobOptions{BuildFlags: []string{"-tags=noasm", "-race", "-gcflags", "all=-N -l", "-ldflags=-s -w -X main.v=1", "--mod=vendor"}}, sandbox: works},
+		{name: "Toolexec", opts: client.JobOptions{BuildFlags: []string{"-tags=x", "-toolexec=sh -c 'id' sh"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "Exec", opts: client.JobOptions{BuildFlags: []string{"-exec", "sh"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "Extld", opts: client.JobOptions{BuildFlags: []string{"-ldflags", "-linkmode=external -extld=/tmp/x"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "Overlay", opts: client.JobOptions{BuildFlags: []string{"-overlay=/etc/o.json"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "StrayArgument", opts: client.JobOptions{BuildFlags: []string{"-race", "./..."}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "MissingValue", opts: client.JobOptions{BuildFlags: []string{"-tags"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "BuildFlagsAllowed", opts: client.JobOptions{BuildFlags: []string{"-toolexec=sh -c 'id' sh"}}, sandbox: works, allow: Policy{AllowBuildFlags: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.allow.check(client.JobRequest{Options: tt.opts}, tt.sandbox)
@@ -232,5 +241,41 @@ func TestPolicy_Queued(t *testing.T) {
 	}
 	if _, err := os.Stat(leak); err == nil {
 		t.Error("the setup of a job the policy refuses ran")
+	}
+}
+
+// TestPolicy_Toolexec performs a policy bypass through build flags: go
+// test -c builds the benchmark binaries outside the sandbox, and a job's
+// -toolexec makes it run any command there. A default daemon refuses the
+// job; one started with --allow-build-flags runs it, and the command ran
+// on the host (the control: the bypass is real).
+func TestPolicy_Toolexec(t *testing.T) {
+	testenv.Long(t)
+	repo := newTestRepo(t, map[string]string{
+		"go.mod":    "module m\n\ngo 1.21\n",
+		"p.go":      "package p\n\n// F is one.\nfunc F() int { return 1 }\n",
+		"p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {\n\tif F() != 1 {\n\t\tt.Fatal(F())\n\t}\n}\n\nfunc BenchmarkF(b *testing.B) {\n\tfor range b.N {\n\t\tF()\n\t}\n}\n",
+	})
+	mark := filepath.Join(t.TempDir(), "ran-on-the-host")
+	req := client.JobRequest{Repo: repo,
+		Candidates: []json.RawMessage{inline(t, "same", map[string]string{"p.go": "package p\n\n// F is one, still.\nfunc F() int { return 1 }\n"})},
+		Options: client.JobOptions{Timeout: "3m", BenchBudget: "20s", MaxPairs: 4, NoProfile: true,
+			BuildFlags: []string{`-toolexec=sh -c 'touch ` + mark + `; exec "$@"' sh`}}}
+
+	_, c := startServer(t, nil)
+	_, err := c.Submit(t.Context(), req)
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden || apiErr.Field != "options.build_flags" {
+		t.Fatalf("a default daemon: %v, want 403 on options.build_flags", err)
+	}
+
+	_, oc := startServer(t, func(o *Options) { o.Policy.AllowBuildFlags = true })
+	sub, err := oc.Submit(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := waitJob(t, oc, sub.ID)
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("with --allow-build-flags the toolexec command did not run on the host (job %s: %s): the control fails", j.State, j.Error)
 	}
 }

@@ -35,9 +35,12 @@ What a job may do is the daemon's policy, set by these flags, not the
 client's wish. By default candidates run only in the sandbox (a job with
 sandbox off, or any job on a machine without a working bwrap, is refused),
 and no job runs a setup command, copies ignored files, gives sandboxed
-processes the network or sets environment variables. --allow-unsandboxed,
---allow-setup, --allow-copy-ignored, --allow-sandbox-net and --allow-env
-allow them; a refused request is HTTP 403 naming the flag.`,
+processes the network, passes go test -c a flag that runs a program
+(-toolexec, -exec) or sets environment variables beyond those clients send
+by default (PATH, GOFLAGS, ...). --allow-unsandboxed,
+--allow-setup, --allow-copy-ignored, --allow-sandbox-net,
+--allow-build-flags and --allow-env allow them; a refused request is HTTP
+403 naming the flag.`,
 		Example: `  optimizer daemon
   optimizer daemon --listen 127.0.0.1:7070   # adds TCP, with a bearer token
   optimizer daemon --allow-setup --allow-copy-ignored   # jobs may prepare their slots`,

@@ -44,6 +44,7 @@ func (d *Daemon) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.Policy.AllowSandboxNet, "allow-sandbox-net", false, "let jobs give sandboxed processes the network (sandbox_net)")
 	fs.BoolVar(&d.Policy.AllowSetup, "allow-setup", false, "let jobs run a setup command (--setup), which runs outside the sandbox")
 	fs.BoolVar(&d.Policy.AllowCopyIgnored, "allow-copy-ignored", false, "let jobs copy ignored files of the working tree into slots (--copy-ignored)")
+	fs.BoolVar(&d.Policy.AllowBuildFlags, "allow-build-flags", false, "let jobs pass go test -c any build flag (-toolexec, -exec, -overlay, ...), which runs outside the sandbox; without it only -tags, -race, -cover, -mod, -gcflags, -ldflags and the like")
 	fs.StringSliceVar(&d.Policy.AllowEnv, "allow-env", nil, "environment variables jobs may set for their test, bench and setup commands, by name or prefix* (comma-separated or repeated; * for any; none for none) (default: what clients send by default: PATH, GOFLAGS, GOPATH, CGO_*, PYTHONPATH, NODE_PATH, ...)")
 	fs.BoolVarP(&d.Verbose, "verbose", "v", false, "log at debug level")
 }

@@ -37,7 +37,7 @@ func TestDaemon_DaemonOptions(t *testing.T) {
 	}{
 		{"Defaults", []string{"--state-dir", "/s"}, ""},
 		{"Set", []string{"--state-dir", "/s", "--socket", "/d.sock", "-j", "-3", "--pool-disk", "1G", "-v"}, ""},
-		{"Policy", []string{"--state-dir", "/s", "--allow-unsandboxed", "--allow-setup", "--allow-copy-ignored", "--allow-sandbox-net", "--allow-env", "GOFLAGS,CGO_ENABLED", "--allow-env", "GOPROXY"}, ""},
+		{"Policy", []string{"--state-dir", "/s", "--allow-unsandboxed", "--allow-setup", "--allow-copy-ignored", "--allow-sandbox-net", "--allow-build-flags", "--allow-env", "GOFLAGS,CGO_ENABLED", "--allow-env", "GOPROXY"}, ""},
 		{"BadSize", []string{"--state-dir", "/s", "--pool-disk", "lots"}, `--pool-disk "lots": want a size such as 20G`},
 		{"ZeroSize", []string{"--state-dir", "/s", "--pool-disk", "0"}, "--pool-disk"},
 	} {
@@ -75,7 +75,7 @@ func TestDaemon_DaemonOptions(t *testing.T) {
 					t.Errorf("the default policy allows %+v, want nothing", opts.Policy)
 				}
 			case "Policy":
-				want := daemon.Policy{AllowUnsandboxed: true, AllowSetup: true, AllowCopyIgnored: true, AllowSandboxNet: true,
+				want := daemon.Policy{AllowUnsandboxed: true, AllowSetup: true, AllowCopyIgnored: true, AllowSandboxNet: true, AllowBuildFlags: true,
 					AllowEnv: []string{"GOFLAGS", "CGO_ENABLED", "GOPROXY"}}
 				if !reflect.DeepEqual(opts.Policy, want) {
 					t.Errorf("policy %+v, want %+v", opts.Policy, want)
