@@ -31,6 +31,7 @@ type JobRequest struct {
 // Durations are Go durations ("90s", "10m").
 type JobOptions struct {
 	Test                string   `json:"test,omitempty"`
+	TestReports         []string `json:"test_reports,omitempty"`
 	Bench               string   `json:"bench,omitempty"` // "none" skips the benchmark phase
 	Setup               string   `json:"setup,omitempty"`
 	CopyFiles           []string `json:"copy_files,omitempty"` // relative to the repository root

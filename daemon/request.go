@@ -263,6 +263,11 @@ func checkOptions(req client.JobRequest) error {
 	default:
 		return badRequest("options.metric", "%q: want wall or cpu", o.Metric)
 	}
+	for _, r := range o.TestReports {
+		if err := evaluator.CheckTestReport(r); err != nil {
+			return badRequest("options.test_reports", "%v", err)
+		}
+	}
 	switch o.Sandbox {
 	case "", "auto", "on", "off":
 	default:

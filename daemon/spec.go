@@ -31,6 +31,7 @@ func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (
 		Parallel:            parallel,
 		CPUs:                cpus,
 		Test:                o.Test,
+		TestReports:         o.TestReports,
 		Setup:               o.Setup,
 		CopyFiles:           o.CopyFiles,
 		Bench:               o.Bench,

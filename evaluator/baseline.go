@@ -151,6 +151,9 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 		base.set(nil, fmt.Errorf("run baseline tests: %w", err))
 		return
 	}
+	if len(j.reports) > 0 && !out.JUnit && !out.TimedOut {
+		j.warn(ctx, "%s at base: candidates are judged by its exit code, not test by test", out.NoReport)
+	}
 	if out.TimedOut {
 		j.warn(ctx, "the baseline tests timed out after %s: candidates are compared per test only", j.opts.Timeout)
 	} else if out.Exit != 0 {
@@ -189,6 +192,9 @@ func (j *job) baselineKey() string {
 		default:
 			fmt.Fprintf(h, "\x00env %s", kv)
 		}
+	}
+	if len(j.reports) > 0 {
+		fmt.Fprintf(h, "\x00reports=%s", strings.Join(j.reports, "\x00"))
 	}
 	if tags := buildTags(j.opts.BuildFlags); tags != "" {
 		fmt.Fprintf(h, "\x00tags=%s", tags) // tests build with them (testGOFLAGS)

@@ -28,6 +28,10 @@ type testOutcome struct {
 	// Stdout counts the bytes the command wrote to stdout: a runner that
 	// ran tests prints something there.
 	Stdout int64 `json:"stdout_bytes,omitempty"`
+	// JUnit says Tests came from the command's JUnit XML reports;
+	// NoReport says why a run that should have written them has none.
+	JUnit    bool   `json:"junit,omitempty"`
+	NoReport string `json:"no_report,omitempty"`
 }
 
 // behavior is phase 1: every candidate's tests run concurrently with the
@@ -287,6 +291,9 @@ func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*
 	if c != nil {
 		stopWatch = j.watchStuck(ctx, c, parser)
 	}
+	if err := clearReports(slot.Dir(), j.reports); err != nil {
+		return nil, err
+	}
 	res, err := proc.Run(ctx, cmd)
 	stopWatch()
 	if err != nil {
@@ -296,6 +303,10 @@ func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*
 		Stdout: stdout.n}
 	if parser != nil {
 		out.Tests = parser.Result()
+	}
+	if len(j.reports) > 0 {
+		out.Tests, out.NoReport = readReports(slot.Dir(), j.reports)
+		out.JUnit = out.Tests != nil
 	}
 	return out, nil
 }
@@ -339,10 +350,34 @@ func (j *job) judge(base, out *testOutcome) *Failure {
 				Output:  excerpts(out.Tests, d.Regressed, out.Output)}
 		}
 	}
+	if f := judgeReport(base, out); f != nil {
+		return f
+	}
 	if out.Exit != 0 && base.Exit == 0 {
 		return &Failure{Kind: FailTest,
 			Message: fmt.Sprintf("the test command exits %d where base exits 0", out.Exit),
 			Output:  tail(out.text(), 40)}
+	}
+	return nil
+}
+
+// judgeReport judges what JUnit reports add to the per-test comparison: a
+// candidate that writes no report where base wrote one fails, and one that
+// exits non-zero where base exits 0 names its new failing tests.
+func judgeReport(base, out *testOutcome) *Failure {
+	switch {
+	case base.JUnit && !out.JUnit:
+		return &Failure{Kind: FailTest,
+			Message: fmt.Sprintf("%s where base wrote one (exit %d)", out.NoReport, out.Exit),
+			Output:  tail(out.text(), 40)}
+	case !out.JUnit || !base.JUnit || out.Exit == 0 || base.Exit != 0:
+		return nil
+	}
+	if d := gotest.Compare(base.Tests, out.Tests); len(d.NewFailures) > 0 {
+		return &Failure{Kind: FailTest, Tests: d.NewFailures,
+			Message: fmt.Sprintf("the test command exits %d where base exits 0; new tests fail: %s", out.Exit,
+				strings.Join(first(d.NewFailures, 5), ", ")),
+			Output: excerpts(out.Tests, d.NewFailures, out.Output)}
 	}
 	return nil
 }
@@ -375,7 +410,7 @@ func crashers(d gotest.Diff, cand *gotest.Run) []string {
 // text is the run's output as a person would read it: go test -json
 // decoded, terminal escapes stripped.
 func (o *testOutcome) text() string {
-	if o.Tests != nil {
+	if o.Tests != nil && !o.JUnit {
 		return gotest.Decode(o.Output)
 	}
 	return o.Output

@@ -56,6 +56,7 @@ type job struct {
 	goMod   bool                    // the repo root holds a go.mod
 	test    string                  // effective test command
 	goTest  bool                    // test output is go test -json
+	reports []string                // JUnit XML reports the test command writes (testreport.go)
 	bench   string                  // effective bench command; "" means Go benchmarks
 	noBench bool                    // no benchmark phase
 	tmp     string                  // scratch directory for binaries, removed at the end
@@ -229,6 +230,11 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		j.test = "go test -json ./..."
 	}
 	j.goTest = isGoTestJSON(j.test)
+	reports, err := testReports(opts, j.test, j.goTest)
+	if err != nil {
+		return nil, err
+	}
+	j.reports = reports
 	switch opts.Bench {
 	case "none":
 		j.noBench = true

@@ -49,6 +49,12 @@ type Options struct {
 	Test    string        // shell line; "" detects (go test -json ./... for a Go module)
 	Bench   string        // shell line; "" detects (Go benchmarks of touched packages); "none" disables
 	Timeout time.Duration // one run of the test command
+
+	// TestReports are paths or globs, relative to the repository root, of
+	// the JUnit XML reports the test command writes; each run's are read
+	// for per-test results. Empty: those the command's flags name
+	// (junit.Detect), if any. Unused with go test -json.
+	TestReports []string
 	// Setup is a shell line run in each slot whenever it is lent, before
 	// tests or benchmarks: after CopyFiles are copied in. It fails the job,
 	// not a candidate, when it exits non-zero.

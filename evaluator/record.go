@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/shard"
 	"github.com/optimizer-dev/optimizer/store"
@@ -231,7 +230,7 @@ func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
 	}
 	rows := make([]store.TestResult, 0, len(out.Tests.Tests))
 	for key, st := range out.Tests.Tests {
-		pkg, test := gotest.SplitKey(key)
+		pkg, test := out.Tests.Split(key)
 		rows = append(rows, store.TestResult{JobID: j.id, Candidate: name, Package: pkg, Test: test,
 			Status: string(st), Output: out.Tests.Output[key]})
 	}

@@ -26,6 +26,7 @@ func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candid
 		Candidates:          cands,
 		Parallel:            n,
 		Test:                o.Test,
+		TestReports:         o.TestReports,
 		Setup:               o.Setup,
 		CopyFiles:           o.CopyFiles,
 		Bench:               o.Bench,

@@ -31,6 +31,7 @@ type Run struct {
 	CandidateRefs []string      `json:"candidate_refs,omitempty"`
 	Parallel      Parallel      `json:"parallel_candidates"`
 	Test          string        `json:"test,omitempty"`
+	TestReports   []string      `json:"test_report,omitempty"`
 	Bench         string        `json:"bench,omitempty"`
 	Timeout       time.Duration `json:"timeout"`
 	MinSpeedup    float64       `json:"min_speedup"` // percent
@@ -104,6 +105,7 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.CandidateRefs, "candidate-ref", o.CandidateRefs, "a git ref whose diff from base is a candidate, named by the ref (a commit hash by its first 12 characters) (repeatable)")
 	fs.VarP(&o.Parallel, "parallel-candidates", "j", "slots: candidates tested at once; 0 means one per candidate; auto is CPUs-1 (at least 2 on 2+ CPUs for a test command other than go test), lowered when memory is short")
 	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS so that go test never answers from its cache (default: go test -json ./... in a Go module)")
+	fs.StringArrayVar(&o.TestReports, "test-report", o.TestReports, "JUnit XML report the test command writes, relative to the repository root (a glob is fine): its tests are compared with base's one by one (default: the path the command's flags name, for pytest --junitxml, node --test-reporter=junit, vitest, jest-junit, ctest, nextest, mvn and gradle) (repeatable)")
 	fs.StringVar(&o.Bench, "bench", o.Bench, `benchmark command, run with sh -c (default: the Go benchmarks of the touched packages; "none" disables)`)
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "limit on one run of the test command")
 	fs.Var(Percent{&o.MinSpeedup}, "min-speedup", "percent, such as 5 or 5%: faster means the interval's lower bound clears 1 + this")
@@ -159,6 +161,11 @@ func (o *Run) Validate() error {
 		return fmt.Errorf("--sandbox %q: want auto, on or off", o.Sandbox)
 	case o.NoProfile && o.ProfileCmd != "":
 		return errors.New("--profile and --no-profile contradict each other")
+	}
+	for _, p := range o.TestReports {
+		if err := evaluator.CheckTestReport(p); err != nil {
+			return err
+		}
 	}
 	if o.BenchFilter != "" {
 		if _, err := gobench.NewFilter(o.BenchFilter); err != nil {
