@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"os"
+	"path"
 	"strconv"
 	"strings"
 
@@ -13,10 +14,13 @@ import (
 // 20 GB) fails alone instead of taking the machine, while a normal one, and
 // the slots beside it, have room. It is 0, no cap, when the test or bench
 // command says -race, whose shadow memory reserves terabytes of address
-// space, and where physical memory is unknown or there is no prlimit to
-// apply a cap.
+// space; when it runs a JavaScript tool, whose WebAssembly memories
+// reserve 10 GB of address space each (vitest failed "Cannot allocate Wasm
+// memory" under a 12 GB cap); and where physical memory is unknown or there
+// is no prlimit to apply a cap.
 func DefaultMemLimit(test, bench string) int64 {
-	if strings.Contains(test, "-race") || strings.Contains(bench, "-race") || !proc.CanLimitMemory() {
+	if strings.Contains(test, "-race") || strings.Contains(bench, "-race") || !proc.CanLimitMemory() ||
+		runsJS(test) || runsJS(bench) {
 		return 0
 	}
 	b, err := os.ReadFile("/proc/meminfo")
@@ -39,4 +43,15 @@ func memTotal(meminfo []byte) int64 {
 		}
 	}
 	return 0
+}
+
+// runsJS says whether a command line names a JavaScript runtime or tool.
+func runsJS(cmd string) bool {
+	for _, f := range strings.Fields(cmd) {
+		switch path.Base(strings.Trim(f, `"'();&|`)) {
+		case "node", "npx", "npm", "yarn", "pnpm", "bun", "deno", "vitest", "jest":
+			return true
+		}
+	}
+	return false
 }

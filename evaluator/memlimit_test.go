@@ -37,9 +37,10 @@ func TestDefaultMemLimit(t *testing.T) {
 	if got, want := DefaultMemLimit("go test ./...", ""), memTotal(b)/2; got != want || got <= 0 {
 		t.Errorf("DefaultMemLimit = %d, want half of MemTotal, %d", got, want)
 	}
-	for _, cmds := range [][2]string{{"go test -race ./...", ""}, {"", "go test -race -bench ."}} {
+	for _, cmds := range [][2]string{{"go test -race ./...", ""}, {"", "go test -race -bench ."},
+		{"node_modules/.bin/vitest run", ""}, {"pytest", "npx vitest bench --run"}} {
 		if got := DefaultMemLimit(cmds[0], cmds[1]); got != 0 {
-			t.Errorf("DefaultMemLimit(%q) = %d, want 0 under -race", cmds, got)
+			t.Errorf("DefaultMemLimit(%q) = %d, want 0 under -race or for a JavaScript tool", cmds, got)
 		}
 	}
 }
