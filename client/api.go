@@ -33,6 +33,8 @@ type JobOptions struct {
 	Test                string   `json:"test,omitempty"`
 	TestReports         []string `json:"test_reports,omitempty"`
 	Bench               string   `json:"bench,omitempty"` // "none" skips the benchmark phase
+	BenchFormat         string   `json:"bench_format,omitempty"`
+	BenchReports        []string `json:"bench_reports,omitempty"`
 	Setup               string   `json:"setup,omitempty"`
 	CopyFiles           []string `json:"copy_files,omitempty"` // relative to the repository root
 	Timeout             string   `json:"timeout,omitempty"`

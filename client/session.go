@@ -100,7 +100,8 @@ func envMap(env []string) map[string]string {
 // inverse of the daemon's reading of JobOptions.
 func JobOptionsOf(o evaluator.Options) JobOptions {
 	return JobOptions{
-		Test: o.Test, TestReports: o.TestReports, Bench: o.Bench, Setup: o.Setup, CopyFiles: o.CopyFiles,
+		Test: o.Test, TestReports: o.TestReports, Bench: o.Bench,
+		BenchFormat: o.BenchFormat, BenchReports: o.BenchReports, Setup: o.Setup, CopyFiles: o.CopyFiles,
 		Timeout: o.Timeout.String(), MinSpeedup: o.MinSpeedup * 100, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
 		BenchBudget: o.Budget.String(), Metric: string(o.Metric), BenchFilter: o.BenchFilter, BenchArgs: o.BenchArgs,
 		BuildFlags: o.BuildFlags, NoPin: !o.Pin, MemLimit: o.MemLimit, Sandbox: string(o.Sandbox), SandboxNet: o.SandboxNet,

@@ -19,6 +19,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/benchformat"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
@@ -263,8 +264,16 @@ func checkOptions(req client.JobRequest) error {
 	default:
 		return badRequest("options.metric", "%q: want wall or cpu", o.Metric)
 	}
+	if o.BenchFormat != "" && !benchformat.Valid(benchformat.Format(o.BenchFormat)) {
+		return badRequest("options.bench_format", "%q is no known format", o.BenchFormat)
+	}
+	for _, r := range o.BenchReports {
+		if err := evaluator.CheckReportPath(r); err != nil {
+			return badRequest("options.bench_reports", "%v", err)
+		}
+	}
 	for _, r := range o.TestReports {
-		if err := evaluator.CheckTestReport(r); err != nil {
+		if err := evaluator.CheckReportPath(r); err != nil {
 			return badRequest("options.test_reports", "%v", err)
 		}
 	}

@@ -35,6 +35,8 @@ func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (
 		Setup:               o.Setup,
 		CopyFiles:           o.CopyFiles,
 		Bench:               o.Bench,
+		BenchFormat:         o.BenchFormat,
+		BenchReports:        o.BenchReports,
 		MinSpeedup:          minSpeedup,
 		MinPairs:            o.MinPairs,
 		MaxPairs:            o.MaxPairs,

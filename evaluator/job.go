@@ -66,6 +66,10 @@ type job struct {
 	// a caller that may have stopped reading events.
 	cancelled <-chan struct{}
 
+	// benchReports are the files the bench command writes its results to
+	// (benchreport.go).
+	benchReports []string
+
 	base    *baseline     // set by startBaseline, before any candidate's tests start
 	sandbox SandboxReport // whether processes run sandboxed, and why not
 	jail    *jail         // what every sandbox shares; nil: no sandbox
@@ -235,6 +239,9 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		return nil, err
 	}
 	j.reports = reports
+	if j.benchReports, err = benchReports(opts); err != nil {
+		return nil, err
+	}
 	switch opts.Bench {
 	case "none":
 		j.noBench = true

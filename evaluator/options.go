@@ -55,6 +55,14 @@ type Options struct {
 	// for per-test results. Empty: those the command's flags name
 	// (junit.Detect), if any. Unused with go test -json.
 	TestReports []string
+
+	// BenchFormat is the format of the bench command's results
+	// (benchformat.Format); "" detects it from what the command writes.
+	// BenchReports are paths or globs, relative to the repository root,
+	// of the files the command writes them to; empty: its stdout, unless
+	// its flags name a file (benchformat.DetectReport).
+	BenchFormat  string
+	BenchReports []string
 	// Setup is a shell line run in each slot whenever it is lent, before
 	// tests or benchmarks: after CopyFiles are copied in. It fails the job,
 	// not a candidate, when it exits non-zero.

@@ -48,8 +48,12 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if sd == sideCand && s.baseWall > 0 {
 		timeout = min(timeout, slowFactor*s.baseWall+slowGrace)
 	}
+	if err := clearReports(slot.Dir(), s.j.benchReports); err != nil {
+		return nil, err
+	}
+	stdout := &cappedBuffer{max: maxReport}
 	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: s.j.withEnv(slot.Env()), Args: proc.Shell(s.j.bench), Timeout: timeout,
-		CPU: s.j.cpu(), MemLimit: s.j.opts.MemLimit, Sandbox: s.j.box(slot, nil, nil)})
+		CPU: s.j.cpu(), MemLimit: s.j.opts.MemLimit, Sandbox: s.j.box(slot, nil, nil), Stdout: stdout})
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +71,11 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	if sd == sideBase && res.Wall > s.baseWall {
 		s.baseWall = res.Wall
 	}
-	if ms, err := gobench.ParseOutput(res.Output); err == nil && len(ms) > 0 {
+	ms, err := s.j.benchResults(slot.Dir(), stdout.b, res.Output)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) > 0 {
 		var out []metric
 		for _, m := range ms {
 			if s.filter == nil || s.filter.Match(m.Bench) {

@@ -19,9 +19,9 @@ import (
 // junit.Detect). The reports are read from the slot after each run, and
 // removed before it, so that a stale or staged file is never read.
 
-// ErrTestReport is the error of a --test-report path that cannot name a file
-// in the slot.
-var ErrTestReport = errors.New("bad --test-report")
+// ErrReportPath is the error of a --test-report or --bench-report path that
+// cannot name a file in the slot.
+var ErrReportPath = errors.New("bad report path")
 
 // testReports returns the job's report patterns: opts.TestReports, else
 // those the test command names. go test -json needs none.
@@ -40,15 +40,16 @@ func testReports(opts Options, test string, goTest bool) ([]string, error) {
 			if len(opts.TestReports) == 0 {
 				continue // a detected path outside the tree: judged by exit code, as before
 			}
-			return nil, err
+			return nil, fmt.Errorf("--test-report: %w", err)
 		}
 		out = append(out, clean)
 	}
 	return out, nil
 }
 
-// CheckTestReport checks a --test-report path or glob as a job would.
-func CheckTestReport(p string) error {
+// CheckReportPath checks a --test-report or --bench-report path or glob as
+// a job would.
+func CheckReportPath(p string) error {
 	_, err := reportPattern(p)
 	return err
 }
@@ -59,12 +60,12 @@ func reportPattern(p string) (string, error) {
 	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	switch {
 	case p == "" || path.IsAbs(p):
-		return "", fmt.Errorf("%w %q: want a path relative to the repository root (each candidate runs in its own copy of the tree)", ErrTestReport, p)
+		return "", fmt.Errorf("%w %q: want a path relative to the repository root (each candidate runs in its own copy of the tree)", ErrReportPath, p)
 	case clean == ".." || strings.HasPrefix(clean, "../"):
-		return "", fmt.Errorf("%w %q: the path leaves the repository", ErrTestReport, p)
+		return "", fmt.Errorf("%w %q: the path leaves the repository", ErrReportPath, p)
 	}
 	if _, err := path.Match(clean, ""); err != nil {
-		return "", fmt.Errorf("%w %q: %v", ErrTestReport, p, err)
+		return "", fmt.Errorf("%w %q: %v", ErrReportPath, p, err)
 	}
 	return clean, nil
 }

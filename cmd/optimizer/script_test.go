@@ -31,6 +31,11 @@ func TestMain(m *testing.M) {
 // or read the store.
 func TestScript(t *testing.T) {
 	goEnv := goEnvironment(t)
+	jsTools, err := filepath.Abs("../../testdata/jstools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("JSTOOLS", jsTools) // for [exists:$JSTOOLS/…]
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -44,6 +49,7 @@ func TestScript(t *testing.T) {
 				"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=",
 			)
 			env.Vars = append(env.Vars, goEnv...)
+			env.Vars = append(env.Vars, "JSTOOLS="+jsTools)
 			return nil
 		},
 		Condition: scriptCondition,
@@ -59,10 +65,14 @@ func TestScript(t *testing.T) {
 
 // scriptCondition knows [long]: true when the long tests are on
 // (OPTIMIZER_LONG_TESTS=1), so that a script that runs whole jobs can say
-// [!long] skip.
+// [!long] skip; and [exists:PATH], for a tool's file ($JSTOOLS expanded).
 func scriptCondition(cond string) (bool, error) {
 	if cond == "long" {
 		return testenv.LongOn(), nil
+	}
+	if p, ok := strings.CutPrefix(cond, "exists:"); ok {
+		_, err := os.Stat(os.ExpandEnv(p))
+		return err == nil, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

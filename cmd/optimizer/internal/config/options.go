@@ -30,6 +30,8 @@ func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candid
 		Setup:               o.Setup,
 		CopyFiles:           o.CopyFiles,
 		Bench:               o.Bench,
+		BenchFormat:         o.BenchFormat,
+		BenchReports:        o.BenchReports,
 		Timeout:             o.Timeout,
 		MinSpeedup:          o.MinSpeedup / 100,
 		MinPairs:            o.MinPairs,

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/benchformat"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/shard"
 )
@@ -33,6 +34,8 @@ type Run struct {
 	Test          string        `json:"test,omitempty"`
 	TestReports   []string      `json:"test_report,omitempty"`
 	Bench         string        `json:"bench,omitempty"`
+	BenchFormat   string        `json:"bench_format,omitempty"`
+	BenchReports  []string      `json:"bench_report,omitempty"`
 	Timeout       time.Duration `json:"timeout"`
 	MinSpeedup    float64       `json:"min_speedup"` // percent
 	Format        string        `json:"format"`
@@ -107,6 +110,8 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Test, "test", o.Test, "test command, run with sh -c in each slot, with -count=1 added to GOFLAGS so that go test never answers from its cache (default: go test -json ./... in a Go module)")
 	fs.StringArrayVar(&o.TestReports, "test-report", o.TestReports, "JUnit XML report the test command writes, relative to the repository root (a glob is fine): its tests are compared with base's one by one (default: the path the command's flags name, for pytest --junitxml, node --test-reporter=junit, vitest, jest-junit, ctest, nextest, mvn and gradle) (repeatable)")
 	fs.StringVar(&o.Bench, "bench", o.Bench, `benchmark command, run with sh -c (default: the Go benchmarks of the touched packages; "none" disables)`)
+	fs.StringVar(&o.BenchFormat, "bench-format", o.BenchFormat, "format of the --bench command's results: go, pytest-benchmark, google-benchmark, criterion, vitest, tinybench, hyperfine or jmh (default: detected from what it writes; none found: its run time is judged)")
+	fs.StringArrayVar(&o.BenchReports, "bench-report", o.BenchReports, "file the --bench command writes its results to, relative to the repository root (a glob is fine), read after each run instead of its stdout (default: the file its flags name: --benchmark-json, --benchmark_out, --export-json, --outputJson, -rff) (repeatable)")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "limit on one run of the test command")
 	fs.Var(Percent{&o.MinSpeedup}, "min-speedup", "percent, such as 5 or 5%: faster means the interval's lower bound clears 1 + this")
 	fs.StringVar(&o.Format, "format", o.Format, "report format: text, json or markdown")
@@ -162,9 +167,17 @@ func (o *Run) Validate() error {
 	case o.NoProfile && o.ProfileCmd != "":
 		return errors.New("--profile and --no-profile contradict each other")
 	}
+	if o.BenchFormat != "" && !benchformat.Valid(benchformat.Format(o.BenchFormat)) {
+		return fmt.Errorf("--bench-format %q: want one of go, pytest-benchmark, google-benchmark, criterion, vitest, tinybench, hyperfine, jmh", o.BenchFormat)
+	}
+	for _, p := range o.BenchReports {
+		if err := evaluator.CheckReportPath(p); err != nil {
+			return fmt.Errorf("--bench-report: %w", err)
+		}
+	}
 	for _, p := range o.TestReports {
-		if err := evaluator.CheckTestReport(p); err != nil {
-			return err
+		if err := evaluator.CheckReportPath(p); err != nil {
+			return fmt.Errorf("--test-report: %w", err)
 		}
 	}
 	if o.BenchFilter != "" {
