@@ -206,11 +206,35 @@ func improved(w *cand) *profileTarget {
 			t.allocs = true
 		}
 		if !b.Exact && b.Verdict == VerdictFaster && samePackage(w, b.Name, t.bench) {
-			names = append(names, regexp.QuoteMeta(topLevel(b.Name)))
+			names = append(names, b.Name)
 		}
 	}
-	t.pattern = "^(" + strings.Join(dedupe(names), "|") + ")$"
+	t.pattern = benchPattern(names)
 	return &t
+}
+
+// benchPattern is the -test.bench pattern that runs the benchmarks names
+// (full names, BenchmarkX/n=10) and, in the common cases, nothing else:
+// go test matches a pattern level by level, split at its slashes, so each
+// level is an alternation of the names' parts at that level. A benchmark
+// measured without sub-benchmarks runs whole, whatever the deeper levels
+// say. Names that differ at two levels (A/x and B/y) select their cross
+// product too (A/y and B/x, when those exist).
+func benchPattern(names []string) string {
+	var levels [][]string
+	for _, name := range names {
+		for i, part := range strings.Split(name, "/") {
+			if i == len(levels) {
+				levels = append(levels, nil)
+			}
+			levels[i] = append(levels[i], regexp.QuoteMeta(part))
+		}
+	}
+	parts := make([]string, len(levels))
+	for i, alts := range levels {
+		parts[i] = "^(" + strings.Join(dedupe(alts), "|") + ")$"
+	}
+	return strings.Join(parts, "/")
 }
 
 // topLevel is a benchmark's top-level name: BenchmarkX of BenchmarkX/n=10.

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +173,64 @@ func TestRun_ProfileCommand(t *testing.T) {
 				t.Errorf("state %s", rep.State)
 			}
 		})
+	}
+}
+
+// opsBenchmarks has one benchmark with three sub-benchmarks and two plain
+// ones; each says when it runs.
+const opsBenchmarks = `package ops
+
+import "testing"
+
+func BenchmarkOps(b *testing.B) {
+	for _, n := range []string{"Prev", "Next", "Seek"} {
+		b.Run(n, func(b *testing.B) { b.Log("ran " + b.Name()) })
+	}
+}
+
+func BenchmarkA(b *testing.B) { b.Log("ran " + b.Name()) }
+func BenchmarkB(b *testing.B) { b.Log("ran " + b.Name()) }
+`
+
+// TestBenchPattern: the winner's profile runs the benchmarks that improved
+// and no other: the sub-benchmarks a --bench-filter chose, not their whole
+// top-level benchmark. Checked on a real test binary.
+func TestBenchPattern(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{"go.mod": "module example.com/ops\n\ngo 1.22\n", "ops_test.go": opsBenchmarks} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "ops.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c: %v\n%s", err, out)
+	}
+	ran := regexp.MustCompile(`ran (\S+)`)
+	for _, tt := range []struct{ names []string }{
+		{[]string{"BenchmarkOps/Prev", "BenchmarkOps/Next"}},
+		{[]string{"BenchmarkOps/Seek"}},
+		{[]string{"BenchmarkA"}},
+		{[]string{"BenchmarkA", "BenchmarkOps/Next"}},
+	} {
+		pattern := benchPattern(tt.names)
+		out, err := exec.Command(bin, "-test.run=^$", "-test.bench="+pattern, "-test.benchtime=1x", "-test.v").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s -test.bench=%s: %v\n%s", bin, pattern, err, out)
+		}
+		var got []string
+		for _, m := range ran.FindAllStringSubmatch(string(out), -1) {
+			got = append(got, m[1])
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tt.names))
+		if !slices.Equal(slices.Compact(got), want) {
+			t.Errorf("benchPattern(%q) = %q ran %q, want %q", tt.names, pattern, slices.Compact(got), want)
+		}
 	}
 }
