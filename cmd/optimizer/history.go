@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
@@ -37,6 +38,9 @@ func history(ctx context.Context, o historyOptions, w io.Writer) error {
 	db, _, err := o.open(ctx)
 	if errors.Is(err, store.ErrNoJobs) {
 		report.History(w, nil, nil)
+		if msg := err.Error(); strings.Contains(msg, "optimizer ci keeps") {
+			fmt.Fprintf(w, "%s\n", msg[strings.Index(msg, "optimizer ci keeps"):])
+		}
 		return nil
 	}
 	if err != nil {

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -31,20 +35,45 @@ func (o storeOptions) open(ctx context.Context) (*store.DB, gitcmd.Repo, error) 
 		return nil, gitcmd.Repo{}, err
 	}
 	db, err := openStoreToRead(ctx, r.StorePath(o.DB))
-	return db, r, err
+	return db, r, o.ciHint(r, err)
+}
+
+// ciHint adds to a store.ErrNoJobs, when --db is not given and optimizer
+// ci's store is found beside the repository or here, where ci keeps its
+// jobs: apart from the repository's store, in --out (optimizer-ci).
+func (o storeOptions) ciHint(r gitcmd.Repo, err error) error {
+	if o.DB != "" || !errors.Is(err, store.ErrNoJobs) {
+		return err
+	}
+	if p := ciStore(r); p != "" {
+		return fmt.Errorf("%w; optimizer ci keeps its jobs apart, in %s: add --db %s", err, p, p)
+	}
+	return err
+}
+
+// ciStore is the path of optimizer ci's store with its default --out, in
+// the current directory or at the repository's top, or "".
+func ciStore(r gitcmd.Repo) string {
+	for _, dir := range []string{".", r.Root} {
+		p := filepath.Join(dir, "optimizer-ci", "optimizer.db")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
 }
 
 // jobReport opens the store and reads job id's report back from it
 // (evaluator.JobReport): the latest job's for "".
 func (o storeOptions) jobReport(ctx context.Context, id string) (*evaluator.Report, store.Job, error) {
-	db, _, err := o.open(ctx)
+	db, r, err := o.open(ctx)
 	if err != nil {
 		return nil, store.Job{}, err
 	}
 	defer db.Close()
 	j, err := db.FindJob(ctx, id)
 	if err != nil {
-		return nil, j, err
+		return nil, j, o.ciHint(r, err)
 	}
 	rep, err := evaluator.JobReport(ctx, db, j)
 	return rep, j, err
