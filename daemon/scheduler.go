@@ -40,6 +40,7 @@ type runningJob struct {
 	done    chan struct{} // closed once its end is recorded
 	live    *liveReport
 	gate    atomic.Pointer[gateJob] // its account at the gate, once it has one
+	started time.Time
 }
 
 func newScheduler(s *Server) *scheduler {
@@ -92,13 +93,13 @@ func (sc *scheduler) startQueued(ctx context.Context, wg *sync.WaitGroup) {
 			continue
 		}
 		jctx, cancel := context.WithCancelCause(ctx)
-		rj := &runningJob{id: qj.ID, seq: qj.Seq, session: spec.Request.Session, cancel: cancel,
+		rj := &runningJob{id: qj.ID, seq: qj.Seq, started: time.Now(), session: spec.Request.Session, cancel: cancel,
 			done: make(chan struct{}), live: newLiveReport(qj, &spec)}
 		sc.mu.Lock()
 		sc.running[qj.ID] = rj
 		sc.mu.Unlock()
 		sc.s.broker.Open(qj.ID)
-		sc.s.met.started()
+		sc.s.met.started(qj.Submitted)
 		wg.Go(func() {
 			defer func() {
 				sc.mu.Lock()
@@ -224,6 +225,7 @@ func (s *Server) finishJob(ctx context.Context, rj *runningJob, rep *evaluator.R
 	if rep != nil { // a cancelled job's report says interrupted, as a CLI run's does
 		b, _ = json.Marshal(rep)
 	}
+	s.met.ran(state, time.Since(rj.started), rep)
 	s.endJob(context.WithoutCancel(ctx), rj.id, state, msg, b)
 	s.log.Info("job end", "job", rj.id, "state", state, "error", msg)
 }

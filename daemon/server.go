@@ -308,6 +308,7 @@ func (s *Server) Run(ctx context.Context) error {
 		})
 	}
 	s.log.Info("ready", "socket", s.opts.Socket, "listen", s.opts.Listen, "slots", s.opts.Slots, "policy", s.opts.Policy.logValue())
+	s.logDashboard(lns)
 	if s.opts.Ready != nil {
 		s.opts.Ready()
 	}
@@ -414,4 +415,21 @@ func LoadToken(path string) (string, error) {
 		return "", fmt.Errorf("write token: %w", err)
 	}
 	return t, nil
+}
+
+// logDashboard says where the dashboard is: the TCP address a browser
+// opens, with how to pass the token once (never the token itself); or,
+// with the socket only, how to reach it and how to open it to a browser.
+func (s *Server) logDashboard(lns []net.Listener) {
+	if len(lns) < 2 {
+		s.log.Info("dashboard on the socket only", "try", "curl --unix-socket "+s.opts.Socket+" http://optimizer/",
+			"browser", "start the daemon with --listen 127.0.0.1:7070")
+		return
+	}
+	url := "http://" + lns[1].Addr().String() + "/"
+	login := url + "?token=TOKEN, once (it sets a cookie)"
+	if s.opts.TokenFile != "" {
+		login = url + "?token=$(cat " + s.opts.TokenFile + "), once (it sets a cookie)"
+	}
+	s.log.Info("dashboard", "url", url, "login", login)
 }
