@@ -1,8 +1,8 @@
 // Package eta estimates how long a job has left from the events it emits.
-// It gives a range: what is left if the job goes on as measured, and the
-// most it can take if every running test runs to its timeout and every
-// benchmark to its pair cap. Waits for the machine are left out: another
-// job's hold on the machine cannot be foreseen.
+// It gives a range. Left is what remains if the job goes on as measured.
+// Most is what remains if every test runs to its timeout and every
+// benchmark to its pair cap. Waits for the machine are left out, since no
+// one can foresee another job's hold on it.
 package eta
 
 import (
@@ -239,9 +239,9 @@ func (e *ETA) pace() time.Duration {
 }
 
 // benchLeft is the benchmark under way and those to come. One to come
-// takes a set-up and the median pairs of the finished benchmarks (or of
-// earlier jobs, else the geometric middle of the pair limits); at most it
-// runs to --max-pairs, and never past the budget.
+// takes a set-up and the median pairs of the finished benchmarks. Before
+// any finish, it takes those of earlier jobs, else the geometric middle of
+// the pair limits. At most it runs to --max-pairs, never past the budget.
 func (e *ETA) benchLeft(w time.Duration, untested int, pair time.Duration) (left, most time.Duration) {
 	setup := e.baseTest
 	if len(e.setups) > 0 {

@@ -32,8 +32,8 @@ var failureLine = regexp.MustCompile(`^(?:\s*--- FAIL|FAIL\b|\s*FAIL\s|FAILED\s|
 var blockStart = regexp.MustCompile(`:\s*[|>][-+]?$`)
 
 // KeyLines picks at most n lines of a command's output for a person to read
-// first: the lines that name failures, in order, each once, when there are
-// any, else the last lines. more counts the lines left out. Terminal
+// first. These are the lines that name failures, in order and each once;
+// without any, the last lines. more counts the lines left out. Terminal
 // escapes are stripped.
 func KeyLines(output string, n int) (lines []string, more int) {
 	output = strings.TrimRight(Strip(output), "\n")

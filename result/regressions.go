@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// Regressions is the regression gate (optimizer run --fail-on-regression):
-// the candidates that are slower or mixed, or have any benchmark
-// significantly slower by more than the threshold whatever their verdict,
-// each with why, in the report's order. None is a pass.
+// Regressions is the gate of optimizer run --fail-on-regression. It names
+// the candidates that are slower or mixed, or that have any benchmark
+// significantly slower beyond the threshold, each with why. None is a pass.
 func (r *Report) Regressions() []string {
 	var names []string
 	for _, c := range r.Candidates {

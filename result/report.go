@@ -50,9 +50,9 @@ type Failure struct {
 }
 
 // BenchSlower reports whether c's benchmark b is significantly slower than
-// base by more than the threshold, as the evaluator judged it (SlowerOn);
-// in a report from before benchmarks had a Level, by b's interval and the
-// same rule (stats.SlowerBeyond). Exact metrics are never tested.
+// base beyond the threshold, as the evaluator judged it (SlowerOn). An old
+// report without a Level is judged by b's interval (stats.SlowerBeyond).
+// Exact metrics are never tested.
 func (c CandidateResult) BenchSlower(b BenchResult, minSpeedup float64) bool {
 	if b.Level > 0 {
 		return !b.Exact && slices.Contains(c.SlowerOn, b.Name)
@@ -102,10 +102,10 @@ type CandidateResult struct {
 	CI          *[2]float64   `json:"ci,omitempty"`
 	Pairs       int           `json:"pairs,omitempty"`
 	Benchmarks  []BenchResult `json:"benchmarks,omitempty"`
-	// FasterOn names the benchmarks that are significantly faster by at
-	// least the threshold, SlowerOn those significantly slower by more
-	// than it, each judged on its interval corrected for the number of
-	// benchmarks. A candidate with any SlowerOn fails the regression gate.
+	// FasterOn names the benchmarks significantly faster by at least the
+	// threshold, and SlowerOn those significantly slower beyond it. Each is
+	// judged on its interval, corrected for the number of benchmarks. Any
+	// SlowerOn fails the regression gate.
 	FasterOn []string `json:"faster_on,omitempty"`
 	SlowerOn []string `json:"slower_on,omitempty"`
 	// Qualifier refines the verdict: QualifierFasterOnSome on a
@@ -182,12 +182,11 @@ const (
 )
 
 // Phases is the wall time of each phase of a job, in seconds; a phase that
-// did not run is 0. Resolve is computing the candidates' content ids;
-// behavior runs from the baseline's tests' start to the last candidate's
-// tests, so it overlaps resolve, and the phases may add up to more than the
-// job's Seconds. Contributed runs after behavior: the tests that
-// candidates add, at base and on every candidate that passed; it is left
-// out of the JSON when no candidate adds a test.
+// did not run is 0. Resolve computes the candidates' content ids. Behavior
+// runs from the start of base's tests to the end of the last candidate's.
+// The two overlap, so the phases may add up to more than the job's Seconds.
+// Contributed is the tests candidates add, run at base and on every
+// candidate that passed; it is left out when no candidate adds a test.
 type Phases struct {
 	Resolve     float64 `json:"resolve"`
 	Behavior    float64 `json:"behavior"`
@@ -239,23 +238,20 @@ type Event struct {
 	Total     int
 	Message   string
 	Result    *CandidateResult
-	// BaseSample is, for EventSample, how long the pair's base sample took
-	// (ETA predicts the benchmarks to come from it).
+	// BaseSample is, for EventSample, how long the pair's base sample took.
 	BaseSample time.Duration
-	// Pair is, for EventSample, the pair's number in its benchmark, pairs
-	// reused from an earlier job included: a job that goes on from an
-	// earlier one's pairs (watch refining its quick look) starts past 1.
-	// 0: not said (count the events).
+	// Pair is, for EventSample, the pair's number in its benchmark. Pairs
+	// reused from an earlier job count, so watch refining its quick look
+	// starts past 1. 0: not said (count the events).
 	Pair int
 	// Forecast is, for EventSample, the pairs the benchmark is on course
 	// to take (stats.Sequential.Forecast), reused ones included; 0: not yet
 	// known.
 	Forecast int
-	// History is, for EventJobStart, the pairs each measured benchmark of
-	// the latest earlier jobs on this repository with the same benchmark
-	// settings took, by candidate (store.DB.BenchHistory): what ETA
-	// expects of the benchmarks to come before this job has measured any,
-	// and of a candidate measured before under the same name. Empty: none.
+	// History is, for EventJobStart, the pairs that the benchmarks of the
+	// latest earlier jobs like this one took, by candidate
+	// (store.DB.BenchHistory). The ETA expects as much of the benchmarks
+	// to come before this job has measured any. Empty: none.
 	History []PastBenchmark
 	// Slots is, for EventJobStart, how many candidates the job tests at
 	// once: a reader that did not start the job (a daemon's client) learns
@@ -263,9 +259,7 @@ type Event struct {
 	Slots int
 	// Since and AtBase are, for EventStuck, when the test started and how
 	// long it took at base. AtBase is, for EventBaseline, how long base's
-	// tests ran: for an outcome from the baseline cache, the run it was
-	// cached from, which is how long a test run is likely to take when
-	// nothing in this job has run one yet.
+	// tests ran; for a cached outcome, how long the cached run took.
 	Since  time.Time
 	AtBase time.Duration
 }

@@ -4,9 +4,9 @@ import "strings"
 
 // TestEdits is what a candidate changes in the judge: the Go test files it
 // adds, changes or deletes, function by function. A candidate that removes
-// or changes a test, or changes a benchmark, is flagged; by default it is
-// judged and measured with base's versions of Files (Judged "base"), and
-// with its own under --trust-candidate-tests (Judged "candidate").
+// or changes a test, or changes a benchmark, is flagged. By default base's
+// versions of Files judge and measure it (Judged "base"); under
+// --trust-candidate-tests, its own do (Judged "candidate").
 // Names are written "dir/file_test.go:TestX".
 type TestEdits struct {
 	Files      []string `json:"files"`
