@@ -1,12 +1,15 @@
 package optimize
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -95,7 +98,8 @@ func ResolveTargets(ctx context.Context, repo, base string, specs []string) ([]T
 		}
 		switch len(match) {
 		case 0:
-			return nil, fmt.Errorf("--target %q: %w at base %.12s (use pkg.Func, pkg.T.Method or file.go:Func)", spec, ErrNoTarget, base)
+			return nil, fmt.Errorf("--target %q: %w at base %.12s (use pkg.Func, pkg.T.Method or file.go:Func)%s",
+				spec, ErrNoTarget, base, suggestTargets(funcs, spec))
 		case 1:
 			out = append(out, match[0].target())
 		default:
@@ -124,6 +128,41 @@ func fileTarget(ctx context.Context, repo, base, spec string) (Target, bool) {
 	return Target{Name: name, File: file, Line: 1, EndLine: strings.Count(string(src), "\n") + 1, Source: string(src)}, true
 }
 
+// suggestTargets is "; did you mean file.go:T.find?" for a spec that
+// matches no function: the methods with that name (file.go:find meant for
+// the method T.find), or functions whose name differs only in case, each
+// written as the spec was (with its file, or its package); "" when none.
+func suggestTargets(funcs []goFunc, spec string) string {
+	file, name, withFile := strings.Cut(spec, ":")
+	if !withFile {
+		name = spec
+		if i := strings.LastIndexByte(spec, '.'); i >= 0 && !strings.Contains(spec[:i], ".") {
+			name = spec[i+1:] // pkg.Func: the name is after the package
+		}
+	}
+	var near []string
+	for _, f := range funcs {
+		if withFile && !(f.file == file || strings.HasSuffix(f.file, "/"+file)) {
+			continue
+		}
+		method := f.name[strings.LastIndexByte(f.name, '.')+1:]
+		if method != name && !strings.EqualFold(f.name, name) {
+			continue
+		}
+		s := f.pkg + "." + f.name
+		if withFile {
+			s = file + ":" + f.name
+		}
+		if !slices.Contains(near, s) {
+			near = append(near, s)
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(near[:min(len(near), 3)], " or ") + "?"
+}
+
 func matches(f goFunc, spec string) bool {
 	if file, name, ok := strings.Cut(spec, ":"); ok {
 		return (f.file == file || strings.HasSuffix(f.file, "/"+file)) && f.name == name
@@ -131,7 +170,10 @@ func matches(f goFunc, spec string) bool {
 	return spec == f.name || spec == f.pkg+"."+f.name
 }
 
-// baseFuncs parses every non-test Go file at base, read from git.
+// baseFuncs parses every non-test Go file at base, read from git, that the
+// default build (this toolchain's GOOS, GOARCH and release tags) compiles:
+// a file its build constraints exclude, such as btree.go's !go1.18 beside
+// btree_generic.go's go1.18, would count each function twice.
 func baseFuncs(ctx context.Context, repo, base string) ([]goFunc, error) {
 	out, err := gitRead(ctx, repo, "ls-tree", "-r", "--name-only", "-z", base)
 	if err != nil {
@@ -146,9 +188,23 @@ func baseFuncs(ctx context.Context, repo, base string) ([]goFunc, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !builds(name, src) {
+			continue
+		}
 		funcs = append(funcs, fileFuncs(name, src)...)
 	}
 	return funcs, nil
+}
+
+// builds reports whether the default build context compiles the Go file
+// name (a slash path) whose text is src: its name's _GOOS and _GOARCH
+// suffixes and its //go:build line. A file whose constraints cannot be
+// read counts.
+func builds(name string, src []byte) bool {
+	bc := build.Default
+	bc.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
+	ok, err := bc.MatchFile(path.Dir(name), path.Base(name))
+	return ok || err != nil
 }
 
 // fileFuncs lists the function declarations of one Go file; a file that
