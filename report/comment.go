@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/result"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // commentMarker opens every comment optimizer ci writes, so that a workflow
@@ -227,11 +228,12 @@ func unsettledBenchmarks(c result.CandidateResult, minSpeedup float64) []string 
 	if !c.Unsettled {
 		return nil
 	}
-	up, down := 1+minSpeedup, 1/(1+minSpeedup)
 	var out []string
 	for _, b := range c.Benchmarks {
 		lo, hi := b.CI[0], b.CI[1]
-		if !b.Exact && hi > 0 && ((lo < up && hi >= up) || (lo < down && hi >= down)) {
+		acrossUp := !stats.FasterBeyond(lo, minSpeedup) && stats.FasterBeyond(hi, minSpeedup)
+		acrossDown := stats.SlowerBeyond(lo, minSpeedup) && !stats.SlowerBeyond(hi, minSpeedup)
+		if !b.Exact && hi > 0 && (acrossUp || acrossDown) {
 			out = append(out, code(b.Name))
 		}
 	}

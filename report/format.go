@@ -11,6 +11,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/result"
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // The formats Write knows.
@@ -84,7 +85,7 @@ func Reason(rep *result.Report, c result.CandidateResult) string {
 	case c.Verdict == result.VerdictFaster:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
 			speedupText(c.Speedup), ci, threshold, winnerName(rep))
-	case c.Verdict == result.VerdictNotFaster && c.CI != nil && c.CI[0] >= 1+rep.MinSpeedup:
+	case c.Verdict == result.VerdictNotFaster && c.CI != nil && stats.FasterBeyond(c.CI[0], rep.MinSpeedup):
 		// Stopped (by a deadline) at a look whose pairs cannot reach the
 		// confidence a claim needs: the interval shown is the widest those
 		// pairs give, and backs nothing.
