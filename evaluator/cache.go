@@ -227,7 +227,7 @@ func (j *job) calibKey(b *goBench, pattern string) string {
 	if bin == "" {
 		return ""
 	}
-	return hashKey(store.CacheCalibration, bin, b.pkg.ImportPath, b.name, pattern, j.opts.calibrateTarget.String(),
+	return hashKey(store.CacheCalibration, bin, b.pkg.ImportPath, b.name, pattern, calibrateTarget.String(),
 		strings.Join(j.opts.BenchArgs, "\x00"), j.placeKey(b.baseAt))
 }
 
@@ -385,7 +385,7 @@ func (j *job) sourceKey(ctx context.Context, c *cand) string {
 	}
 	return hashKey("samples-by-source", j.baselineKey(), c.res.ID, fmt.Sprint(j.opts.TrustCandidateTests),
 		strings.Join(j.opts.BuildFlags, "\x00"), j.opts.BenchFilter, fmt.Sprint(j.opts.All),
-		strings.Join(j.opts.BenchArgs, "\x00"), j.opts.calibrateTarget.String(),
+		strings.Join(j.opts.BenchArgs, "\x00"), calibrateTarget.String(),
 		fmt.Sprintf("cpu=%d mem=%d sandbox=%v host=%s", j.cpu(), j.opts.MemLimit, j.sandbox.Active, hostKey()), env)
 }
 

@@ -235,7 +235,7 @@ func TestRun_CacheSamples(t *testing.T) {
 	testenv.Long(t)
 	h := newHarness(t, opsRepo)
 	ctx := context.Background()
-	opts := opsOptions("^BenchmarkOps$/^Prev$", nil, opsCand("a"))
+	opts := opsOptions(t, "^BenchmarkOps$/^Prev$", nil, opsCand("a"))
 	opts.Sandbox = SandboxOff
 	run := func(t *testing.T, opts Options) CandidateResult {
 		t.Helper()
@@ -361,7 +361,7 @@ func TestRun_CacheProfile(t *testing.T) {
 	h := newHarness(t, opsRepo)
 	ctx := context.Background()
 	fast := filesCand("fast", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "\ts := 0\n", "\tif n == 8 {\n\t\treturn 8\n\t}\n\ts := 0\n", 1)})
-	opts := opsOptions("^BenchmarkOps$/^Prev$", nil, fast)
+	opts := opsOptions(t, "^BenchmarkOps$/^Prev$", nil, fast)
 	opts.Sandbox, opts.MinPairs, opts.MaxPairs, opts.Profile = SandboxOff, 6, 12, true
 	opts.Artifacts = t.TempDir()
 	run := func(t *testing.T, opts Options) (*Report, string) {

@@ -13,7 +13,7 @@ func NewETA(o Options) *eta.ETA {
 	d := withDefaults(o)
 	var sample time.Duration
 	if o.Bench == "" {
-		sample = d.calibrateTarget
+		sample = calibrateTarget
 	}
 	return &eta.ETA{Slots: o.Parallel, Timeout: d.Timeout, Budget: d.Budget, MinPairs: d.MinPairs,
 		MaxPairs: d.MaxPairs, Sample: sample, NoBench: o.Bench == "none"}

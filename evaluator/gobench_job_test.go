@@ -67,11 +67,21 @@ func opsCand(name string) candidate.Candidate {
 	return filesCand(name, map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "sums n", "sums n ("+name+")", 1)})
 }
 
-// opsOptions measures two pairs, with 20 ms samples: these tests are about
-// which benchmarks are measured and how, not about verdicts.
-func opsOptions(filter string, args []string, cands ...candidate.Candidate) Options {
+// opsOptions measures two pairs, with 20 ms samples for the rest of t:
+// these tests are about which benchmarks are measured and how, not about
+// verdicts.
+func opsOptions(t testing.TB, filter string, args []string, cands ...candidate.Candidate) Options {
+	shortSamples(t, 20*time.Millisecond)
 	return Options{Candidates: cands, Test: "true", BenchFilter: filter, BenchArgs: args,
-		MinPairs: 2, MaxPairs: 2, Pin: true, Timeout: 2 * time.Minute, calibrateTarget: 20 * time.Millisecond}
+		MinPairs: 2, MaxPairs: 2, Pin: true, Timeout: 2 * time.Minute}
+}
+
+// shortSamples calibrates Go benchmark samples to d until t ends. Tests that
+// call it must not run in parallel.
+func shortSamples(t testing.TB, d time.Duration) {
+	old := calibrateTarget
+	calibrateTarget = d
+	t.Cleanup(func() { calibrateTarget = old })
 }
 
 func timedNames(c CandidateResult) []string {
@@ -105,7 +115,7 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 		// base. It adds BenchmarkNew, which exists only in drop.
 		drop := filesCand("drop", map[string]string{"ops/ops_test.go": strings.Replace(opsRepo["ops/ops_test.go"], "1, 100000", "1", 1) +
 			"\nfunc BenchmarkNew(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tsink = Work(2)\n\t}\n}\n"})
-		opts := opsOptions("", nil, opsCand("a"), drop)
+		opts := opsOptions(t, "", nil, opsCand("a"), drop)
 		// drop edits its benchmarks: measured with its own test file, not
 		// base's (judge.go), so that its benchmarks differ from base's.
 		opts.TrustCandidateTests = true
@@ -153,7 +163,7 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 	})
 
 	t.Run("BenchArg", func(t *testing.T) {
-		rep, err := h.run(t, ctx, 2, opsOptions("Decode", []string{"-datadir=" + t.TempDir()}, opsCand("a")))
+		rep, err := h.run(t, ctx, 2, opsOptions(t, "Decode", []string{"-datadir=" + t.TempDir()}, opsCand("a")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +179,7 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 	})
 
 	t.Run("FilterSub", func(t *testing.T) {
-		rep, err := h.run(t, ctx, 2, opsOptions("BenchmarkOps/(Prev|Next)", nil, opsCand("a")))
+		rep, err := h.run(t, ctx, 2, opsOptions(t, "BenchmarkOps/(Prev|Next)", nil, opsCand("a")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +199,7 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 		{"BenchmarkOps/Nope", "BenchmarkOps/Prev, BenchmarkOps/Next, BenchmarkOps/Seek", false},
 	} {
 		t.Run("FilterNothing/"+tt.filter, func(t *testing.T) {
-			rep, err := h.run(t, ctx, 2, opsOptions(tt.filter, nil, opsCand("a"), opsCand("b")))
+			rep, err := h.run(t, ctx, 2, opsOptions(t, tt.filter, nil, opsCand("a"), opsCand("b")))
 			if !errors.Is(err, ErrBenchFilter) || !strings.Contains(err.Error(), tt.lists) {
 				t.Fatalf("err = %v; want ErrBenchFilter listing %s", err, tt.lists)
 			}

@@ -210,8 +210,9 @@ func TestRun_BaseSlowerThanCalibrated(t *testing.T) {
 	testenv.Long(t)
 	h := newHarness(t, slowAfterCalibration)
 	cand := filesCand("same", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "sums n", "sums n (same)", 1)})
+	shortSamples(t, 50*time.Millisecond)
 	rep, err := h.run(t, context.Background(), 2, Options{Candidates: []candidate.Candidate{cand}, Test: "true",
-		MinPairs: 3, MaxPairs: 3, Pin: true, Timeout: 2 * time.Minute, calibrateTarget: 50 * time.Millisecond})
+		MinPairs: 3, MaxPairs: 3, Pin: true, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -319,9 +319,6 @@ func withDefaults(o Options) Options {
 	if o.Metric == "" {
 		o.Metric = MetricWall
 	}
-	if o.calibrateTarget <= 0 {
-		o.calibrateTarget = calibrateTarget
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

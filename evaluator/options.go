@@ -132,8 +132,4 @@ type Options struct {
 	Config []byte // the effective configuration as JSON, recorded in the store
 	Logger *slog.Logger
 	Events chan<- Event // nil discards; the receiver must keep draining until Run returns
-
-	// calibrateTarget is one Go benchmark sample's calibrated run time; 0
-	// is the default. Tests shorten it.
-	calibrateTarget time.Duration
 }

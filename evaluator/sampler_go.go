@@ -24,7 +24,7 @@ const (
 
 // calibrateTarget is one Go benchmark sample's run time, to which each
 // benchmark's iteration count is calibrated on base: 300 ms, unless a CLI
-// was linked with another sampleTime.
+// was linked with another sampleTime. Tests shorten it (shortSamples).
 var calibrateTarget = sampleLength(sampleTime, 300*time.Millisecond)
 
 // sampleTime, when set at link time, replaces the 300 ms of calibrateTarget.
@@ -308,7 +308,7 @@ func (j *job) calibration(ctx context.Context, b *goBench, filter *gobench.Filte
 		j.calib[key] = counts
 		return counts, nil
 	}
-	counts, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, filter.Pattern(b.name), j.opts.calibrateTarget, b.baseAt, j.opts.BenchArgs)
+	counts, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, filter.Pattern(b.name), calibrateTarget, b.baseAt, j.opts.BenchArgs)
 	if err == nil && ckey != "" && len(counts) > 0 {
 		j.putCache(ctx, store.CacheCalibration, ckey, "", counts)
 	}

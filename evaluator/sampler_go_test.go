@@ -70,7 +70,8 @@ func TestRun_SamplesRunFromOnePath(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "who.log")
 	cand := filesCand("faster-named-candidate", map[string]string{"who/who.go": strings.Replace(whoRepo["who/who.go"], "Work(n int) int {\n\ts := 0", "Work(n int) int {\n\ts := 1", 1)})
 	opts := Options{Candidates: []candidate.Candidate{cand}, Test: "true", BenchArgs: []string{"-who=" + log},
-		MinPairs: 3, MaxPairs: 3, Pin: true, Timeout: 2 * time.Minute, Sandbox: SandboxOff, calibrateTarget: 20 * time.Millisecond}
+		MinPairs: 3, MaxPairs: 3, Pin: true, Timeout: 2 * time.Minute, Sandbox: SandboxOff}
+	shortSamples(t, 20*time.Millisecond)
 	rep, err := h.run(t, context.Background(), 2, opts)
 	if err != nil {
 		t.Fatal(err)
