@@ -18,18 +18,20 @@ import (
 
 // ArtifactsDir is the directory under which job j kept its artifacts: the
 // one its recorded configuration (Options.Config, "artifacts") names, else
-// fallback.
-func ArtifactsDir(j store.Job, fallback string) string {
+// fallback. A configuration that is not JSON is an error.
+func ArtifactsDir(j store.Job, fallback string) (string, error) {
 	var cfg struct {
 		Artifacts string `json:"artifacts"`
 	}
 	if len(j.Config) > 0 {
-		_ = json.Unmarshal(j.Config, &cfg)
+		if err := json.Unmarshal(j.Config, &cfg); err != nil {
+			return "", fmt.Errorf("read the recorded configuration of job %s: %w", j.ID, err)
+		}
 	}
 	if cfg.Artifacts == "" {
-		return fallback
+		return fallback, nil
 	}
-	return cfg.Artifacts
+	return cfg.Artifacts, nil
 }
 
 // ChooseCandidate is the candidate of job j to apply: name, or the job's

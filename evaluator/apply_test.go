@@ -35,7 +35,11 @@ func TestKept_ApplyToTree(t *testing.T) {
 	refs := git(t, h.repo, "for-each-ref") + git(t, h.repo, "ls-files", "-s")
 
 	for _, name := range []string{"patched", "whole"} {
-		c, err := KeptChange(j, ArtifactsDir(j, artifacts), name)
+		dir, err := ArtifactsDir(j, artifacts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := KeptChange(j, dir, name)
 		if err != nil {
 			t.Fatal(err)
 		}

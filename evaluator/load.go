@@ -22,6 +22,10 @@ func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) 
 		rep.State = j.State
 		return rep, nil
 	}
+	minSpeedup, err := recordedMinSpeedup(j.Config)
+	if err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.ID, err)
+	}
 	rows, err := db.Candidates(ctx, j.ID)
 	if err != nil {
 		return nil, fmt.Errorf("read candidates of job %s: %w", j.ID, err)
@@ -31,7 +35,7 @@ func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) 
 		Repo:       j.Repo,
 		Base:       j.Base,
 		Parallel:   j.Parallel,
-		MinSpeedup: recordedMinSpeedup(j.Config),
+		MinSpeedup: minSpeedup,
 		State:      j.State,
 		Started:    j.Started,
 	}
@@ -61,15 +65,17 @@ func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) 
 
 // recordedMinSpeedup is the threshold a job's recorded configuration
 // (Options.Config, as the CLI writes it: min_speedup in percent) names, or
-// DefaultMinSpeedup.
-func recordedMinSpeedup(config []byte) float64 {
+// DefaultMinSpeedup. A configuration that is not JSON is an error.
+func recordedMinSpeedup(config []byte) (float64, error) {
 	cfg := struct {
 		MinSpeedup float64 `json:"min_speedup"`
 	}{DefaultMinSpeedup * 100}
 	if len(config) > 0 {
-		_ = json.Unmarshal(config, &cfg)
+		if err := json.Unmarshal(config, &cfg); err != nil {
+			return 0, fmt.Errorf("read the recorded configuration: %w", err)
+		}
 	}
-	return cfg.MinSpeedup / 100
+	return cfg.MinSpeedup / 100, nil
 }
 
 // DecodeReport reads a stored report, with its profile as a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,4 +109,23 @@ func loadReport(ctx context.Context, db *store.DB, id string) (*Report, error) {
 		return nil, err
 	}
 	return JobReport(ctx, db, j)
+}
+
+// TestRecordedConfig_NotJSON: a job whose recorded configuration is not
+// JSON is an error for apply and for the rebuilt report, not the defaults.
+func TestRecordedConfig_NotJSON(t *testing.T) {
+	j := store.Job{ID: "job-1", Config: []byte(`{"artifacts": "/a", `)}
+	if dir, err := ArtifactsDir(j, "/fallback"); err == nil || !strings.Contains(err.Error(), "recorded configuration of job job-1") {
+		t.Errorf("ArtifactsDir = %q, %v; want an error naming the job", dir, err)
+	}
+	if m, err := recordedMinSpeedup(j.Config); err == nil {
+		t.Errorf("recordedMinSpeedup = %v, want an error", m)
+	}
+	j.Config = []byte(`{"artifacts": "/a", "min_speedup": 10}`)
+	if dir, err := ArtifactsDir(j, "/fallback"); err != nil || dir != "/a" {
+		t.Errorf("ArtifactsDir = %q, %v; want /a", dir, err)
+	}
+	if m, err := recordedMinSpeedup(j.Config); err != nil || m != 0.1 {
+		t.Errorf("recordedMinSpeedup = %v, %v; want 0.1", m, err)
+	}
 }
