@@ -65,12 +65,18 @@ func ChooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string
 
 // KeptChange is the change job j kept for candidate name under its
 // artifacts, <artifacts>/<job>/candidates/*.json, as the job wrote it when
-// it started (see saveChanges).
+// it started (see saveChanges). A change whose seal does not check out
+// under this user's key (seal.go) is refused: it is not what the job
+// loaded.
 func KeptChange(j store.Job, artifacts, name string) (candidate.Candidate, error) {
 	dir := filepath.Join(artifacts, j.ID, "candidates")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		return candidate.Candidate{}, fmt.Errorf("job %s kept no candidate changes in %s", j.ID, dir)
+	}
+	key, err := sealKey(false)
+	if err != nil {
+		return candidate.Candidate{}, fmt.Errorf("check the seal of job %s's kept changes: %w", j.ID, err)
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -83,6 +89,9 @@ func KeptChange(j store.Job, artifacts, name string) (candidate.Candidate, error
 		}
 		if ch.Name != name {
 			continue
+		}
+		if err := checkSeal(key, j.ID, ch); err != nil {
+			return candidate.Candidate{}, fmt.Errorf("the kept change of %s in job %s (%s): %w", name, j.ID, f, err)
 		}
 		c := candidate.Candidate{Name: ch.Name, Patch: []byte(ch.Patch), Deleted: ch.Deleted}
 		if len(ch.Files) > 0 {

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,4 +78,109 @@ func TestKept_ApplyToTree(t *testing.T) {
 	if err := VerifyKept(ctx, h.db, j, h.repo, c); err == nil || !strings.Contains(err.Error(), "altered after the job") {
 		t.Errorf("VerifyKept of an altered change = %v, want refused", err)
 	}
+}
+
+// TestKept_ForgedChangeAndStore performs the attack of issue 33 item 6: a
+// candidate rewrites its kept change and the store's content id to match.
+// The content id check alone passes; the seal refuses. A change sealed
+// under another key, or carrying no seal, is refused too.
+func TestKept_ForgedChangeAndStore(t *testing.T) {
+	h := newHarness(t, map[string]string{"ok": "yes\n", "test.sh": "test \"$(cat ok)\" = yes\n"})
+	ctx := context.Background()
+	artifacts := t.TempDir()
+	good := filesCand("good", map[string]string{"notes.txt": "good\n"})
+	rep, err := h.run(t, ctx, 1, Options{Candidates: []candidate.Candidate{good}, Test: "sh test.sh", Bench: "none",
+		Artifacts: artifacts, Sandbox: SandboxOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := h.db.Job(ctx, rep.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := KeptChange(j, artifacts, "good"); err != nil {
+		t.Fatalf("the untouched change: %v", err)
+	}
+	file := filepath.Join(artifacts, j.ID, "candidates", "good.json")
+	key, err := sealKey(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(mustKeyFile(t)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("key file: %v, %v; want mode 0600", fi, err)
+	}
+
+	// The forgery: code never evaluated, in the kept file and in the store.
+	evil := filesCand("good", map[string]string{"notes.txt": "never evaluated\n"})
+	id, err := candidate.TreeID(ctx, h.repo, j.Base, evil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := h.db.Candidates(ctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if row.Name == "good" {
+			row.ContentID = id
+			if err := h.db.UpdateCandidate(ctx, row); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := VerifyKept(ctx, h.db, j, h.repo, evil); err != nil {
+		t.Fatalf("the forged store does not match the forged change (%v): the attack is not made", err)
+	}
+	other := make([]byte, keySize)
+	for _, tt := range []struct {
+		name string
+		seal func(b []byte) string
+		ok   bool
+	}{
+		{"NoSeal", func([]byte) string { return "" }, false},
+		{"OldSeal", nil, false},
+		{"OtherKey", func(b []byte) string { return sealOf(other, j.ID, b) }, false},
+		{"OtherJob", func(b []byte) string { return sealOf(key, "another-job", b) }, false},
+		// Only the key seals: a forger who could read it (no sandbox) passes.
+		{"WithTheKey", func(b []byte) string { return sealOf(key, j.ID, b) }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			old, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ch change
+			if err := json.Unmarshal(old, &ch); err != nil {
+				t.Fatal(err)
+			}
+			seal := ch.Seal
+			ch.Files, ch.Seal = map[string]string{"notes.txt": "never evaluated\n"}, ""
+			b, _ := json.Marshal(ch)
+			if tt.seal != nil {
+				seal = tt.seal(b)
+			}
+			ch.Seal = seal
+			b, _ = json.Marshal(ch)
+			if err := os.WriteFile(file, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.WriteFile(file, old, 0o644) })
+			c, err := KeptChange(j, artifacts, "good")
+			if tt.ok && (err != nil || string(c.Files["notes.txt"]) != "never evaluated\n") {
+				t.Errorf("KeptChange sealed with the key = %+v, %v; want the sealed change", c, err)
+			}
+			if !tt.ok && (err == nil || !strings.Contains(err.Error(), "not applied")) {
+				t.Errorf("KeptChange of the forgery = %+v, %v; want refused", c, err)
+			}
+		})
+	}
+}
+
+func mustKeyFile(t *testing.T) string {
+	t.Helper()
+	p, err := KeyFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -66,6 +66,7 @@ type change struct {
 	Patch   string            `json:"patch,omitempty"`
 	Files   map[string]string `json:"files,omitempty"`
 	Deleted []string          `json:"deleted,omitempty"`
+	Seal    string            `json:"seal,omitempty"` // in kept files only (seal.go)
 }
 
 func (j *job) saveChanges(dir string) {
@@ -73,8 +74,17 @@ func (j *job) saveChanges(dir string) {
 		j.log.Warn("keep candidate changes", "err", err)
 		return
 	}
+	key, err := sealKey(true)
+	if err != nil {
+		j.log.Warn("seal candidate changes: apply will refuse them", "err", err)
+	}
 	for _, c := range j.cands {
-		b, err := json.Marshal(changeOf(c))
+		ch := changeOf(c)
+		b, err := json.Marshal(ch)
+		if err == nil && key != nil {
+			ch.Seal = sealOf(key, j.id, b)
+			b, err = json.Marshal(ch)
+		}
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, fileName(c.spec.Name)+".json"), b, 0o644)
 		}
