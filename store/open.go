@@ -120,7 +120,7 @@ func (db *DB) FindJob(ctx context.Context, id string) (Job, error) {
 	j, err := db.Job(ctx, id)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return j, fmt.Errorf("no job %q in %s (see optimizer history)", id, db.Path())
+		return j, notFound(fmt.Sprintf("no job %q in %s (see optimizer history)", id, db.Path()))
 	case errors.Is(err, ErrAmbiguous):
 		return j, fmt.Errorf("job prefix %q matches more than one job: give more of it", id)
 	case err != nil:
@@ -128,3 +128,9 @@ func (db *DB) FindJob(ctx context.Context, id string) (Job, error) {
 	}
 	return j, nil
 }
+
+// notFound is a message for a person that wraps ErrNotFound.
+type notFound string
+
+func (e notFound) Error() string { return string(e) }
+func (e notFound) Unwrap() error { return ErrNotFound }

@@ -72,9 +72,29 @@ func (o storeOptions) jobReport(ctx context.Context, id string) (*evaluator.Repo
 	}
 	defer db.Close()
 	j, err := db.FindJob(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		if runID := daemonRunID(ctx, id); runID != "" {
+			j, err = db.FindJob(ctx, runID)
+		}
+	}
 	if err != nil {
 		return nil, j, o.ciHint(r, err)
 	}
 	rep, err := evaluator.JobReport(ctx, db, j)
 	return rep, j, err
+}
+
+// daemonRunID is the run id a daemon's job id stands for, when a daemon
+// answers and knows it: a job of an older daemon had an id of its own
+// (d2026...) apart from its run's. "" otherwise.
+func daemonRunID(ctx context.Context, id string) string {
+	c := daemonClient(ctx, "")
+	if id == "" || c == nil {
+		return ""
+	}
+	dj, err := c.Job(ctx, id)
+	if err != nil || dj.RunID == id {
+		return ""
+	}
+	return dj.RunID
 }
