@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -65,11 +66,17 @@ func New(opts Options) *sdk.Server {
 	return s
 }
 
+// SessionTimeout closes an HTTP session that has sent no request for this
+// long, so that a long-lived daemon does not keep every session a client
+// ever opened.
+const SessionTimeout = 2 * time.Hour
+
 // Handler serves New's tools over streamable HTTP. The caller puts its own
 // checks (token, origin, host) in front of it.
 func Handler(opts Options) http.Handler {
 	s := New(opts)
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Logger: opts.Logger})
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
+		&sdk.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: SessionTimeout})
 }
 
 // Serve serves New's tools on in and out, newline-delimited JSON-RPC as
