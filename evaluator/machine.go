@@ -20,12 +20,16 @@ var _ machineWaiter = (*worktreepool.Pool)(nil)
 // machine. A wait shorter than this may go unsaid.
 const machinePoll = time.Second
 
+// machineRepeat is how often a wait that goes on unchanged is said again,
+// so that plain output piped to a file shows the job is alive.
+const machineRepeat = 30 * time.Second
+
 // watchMachine reports, for as long as the job runs, each wait of its pool
 // for the machine lock held by another optimizer or process: who holds it,
 // as an event, a log line and a row of the store's events, again whenever
-// the holders change, and once more when the wait ends. The returned stop,
-// called once the phases are over, ends it and waits for it; after stop,
-// nothing more is emitted.
+// the holders change, at least every machineRepeat while it lasts, and once
+// more when the wait ends. The returned stop, called once the phases are
+// over, ends it and waits for it; after stop, nothing more is emitted.
 func (j *job) watchMachine(ctx context.Context) (stop func()) {
 	mw, ok := j.pool.(machineWaiter)
 	if !ok {
@@ -36,7 +40,7 @@ func (j *job) watchMachine(ctx context.Context) (stop func()) {
 	wg.Go(func() {
 		tick := time.NewTicker(machinePoll)
 		defer tick.Stop()
-		said := ""
+		said, saidAt := "", time.Time{}
 		for {
 			select {
 			case <-ctx.Done():
@@ -54,15 +58,18 @@ func (j *job) watchMachine(ctx context.Context) (stop func()) {
 			if waiting {
 				msg = "waiting for the machine: " + w.String()
 			}
-			if msg == said {
+			changed := msg != said
+			if !changed && (msg == "" || time.Since(saidAt) < machineRepeat) {
 				continue
 			}
-			said = msg
+			said, saidAt = msg, time.Now()
 			if msg == "" {
 				j.log.Info("the machine is free")
 			} else {
 				j.log.Info(msg, "lock", w.Lock, "since", w.Since)
-				j.event(ctx, "machine-wait", "", msg)
+				if changed { // the store keeps each change, not each repeat
+					j.event(ctx, "machine-wait", "", msg)
+				}
 			}
 			j.emit(Event{Kind: EventWaiting, Message: msg})
 		}

@@ -2,13 +2,17 @@ package worktreepool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // DefaultMachineLock is the file whose flock orders the work of every pool
@@ -39,10 +43,14 @@ func (h *machineHold) Close() {
 // benchmark in one optimizer then never runs beside another optimizer's
 // tests or benchmarks. While it waits, the pool's waits say so.
 //
-// flock makes no promise of fairness, so a gate file beside the lock gives
-// exclusive holders preference: an exclusive waiter holds the gate while it
-// waits, and shared holders pass the gate on their way in. Otherwise another
-// pool's steady stream of tests could keep a benchmark waiting forever.
+// flock makes no promise of fairness, so the lock is taken in ticket order.
+// An exclusive waiter's ticket is its "waiting" record, written before it
+// waits. It tries for the lock only once no older live ticket is left, and a
+// shared holder that finds a ticket older than its own arrival waits behind
+// it. Benchmarks are so served first come, first served, before any test
+// run that arrives after them; tickets of processes that are gone are ignored.
+// An exclusive waiter also holds the gate file beside the lock, shared, so
+// that the kernel's lock list shows it (see Holders).
 func (p *Pool) holdMachine(ctx context.Context, exclusive bool) (*machineHold, error) {
 	how, what := syscall.LOCK_SH, WhatTesting
 	if exclusive {
@@ -50,32 +58,73 @@ func (p *Pool) holdMachine(ctx context.Context, exclusive bool) (*machineHold, e
 	}
 	blocked, done := p.waits.start(exclusive)
 	defer done()
-	gate, err := flockFile(ctx, p.machine+".gate", how, blocked)
-	if err != nil {
-		return nil, err
-	}
-	defer gate.Close()
+	arrived := time.Now()
+	ticket := ""
 	if exclusive {
-		if rec := writeRecord(p.machine, WhatWaiting, p.repo); rec != "" {
-			defer os.Remove(rec)
+		gate, err := flockFile(ctx, p.machine+".gate", syscall.LOCK_SH, blocked, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer gate.Close()
+		if ticket = writeRecord(p.machine, WhatWaiting, p.repo); ticket != "" {
+			defer os.Remove(ticket)
 		}
 	}
-	f, err := flockFile(ctx, p.machine, how, blocked)
+	turn := func() bool { return !olderTicket(p.machine, ticket, arrived) }
+	f, err := flockFile(ctx, p.machine, how, blocked, turn)
 	if err != nil {
 		return nil, err
 	}
 	return &machineHold{f: f, record: writeRecord(p.machine, what, p.repo)}, nil
 }
 
+// olderTicket reports whether a live exclusive waiter's ticket beside lock
+// is ahead of a holder that arrived at arrived, whose own ticket (if any)
+// is mine. Ties in time go by the ticket's file name.
+func olderTicket(lock, mine string, arrived time.Time) bool {
+	dir := recordsDir(lock)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	me := filepath.Base(mine)
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") || name == me {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue // released meanwhile
+		}
+		var r holderRecord
+		if json.Unmarshal(b, &r) != nil || r.What != WhatWaiting || r.PID <= 0 {
+			continue
+		}
+		if r.Since.After(arrived) || (r.Since.Equal(arrived) && (mine == "" || name > me)) {
+			continue
+		}
+		if !proc.Exists(r.PID) {
+			continue // its process is gone: the ticket holds nothing
+		}
+		return true
+	}
+	return false
+}
+
 // flockFile opens path, creating it, and takes its flock, trying until ctx
-// is done. It calls blocked each time a try finds the lock taken.
-func flockFile(ctx context.Context, path string, how int, blocked func()) (*os.File, error) {
+// is done. It tries only when turn, if not nil, says it is its turn, and
+// calls blocked each time it cannot have the lock.
+func flockFile(ctx context.Context, path string, how int, blocked func(), turn func() bool) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("open machine lock: %w", err)
 	}
 	for delay := time.Millisecond; ; delay = min(2*delay, machineWait) {
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		var err error = syscall.EWOULDBLOCK
+		if turn == nil || turn() {
+			err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		}
 		if err == nil {
 			return f, nil
 		}
