@@ -48,14 +48,15 @@ func Hermetic(m Runner) Runner { return hermetic{m} }
 type hermetic struct{ m Runner }
 
 func (h hermetic) Run() int {
-	dir, err := os.MkdirTemp("", "optimizer-test-")
+	// Short names: a unix socket's path must fit in 108 bytes.
+	dir, err := os.MkdirTemp("", "ot")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		return 1
 	}
 	defer removeAll(dir)
 	for _, v := range []struct{ env, sub string }{
-		{"TMPDIR", "tmp"}, {"XDG_RUNTIME_DIR", "run"}, {"XDG_STATE_HOME", "state"},
+		{"TMPDIR", "t"}, {"XDG_RUNTIME_DIR", "r"}, {"XDG_STATE_HOME", "s"},
 	} {
 		d := filepath.Join(dir, v.sub)
 		if err := os.Mkdir(d, 0o700); err != nil {
