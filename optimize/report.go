@@ -3,6 +3,7 @@ package optimize
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/report"
 	"io"
 	"strings"
 	"time"
@@ -190,18 +191,13 @@ func (rep *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-func times(x float64) string {
-	if x <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f×", x)
-}
+func times(x float64) string { return report.SpeedupText(x) }
 
 func interval(ci *[2]float64) string {
 	if ci == nil {
 		return ""
 	}
-	return fmt.Sprintf("[%.2f×, %.2f×]", ci[0], ci[1])
+	return report.IntervalText(*ci)
 }
 
 func orDash(s string) string {

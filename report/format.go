@@ -292,7 +292,14 @@ func firstLine(s string) string {
 	return s
 }
 
-// speedupText is 11.80×.
+// SpeedupText is a ratio to three significant digits: 11.8×, 0.550×.
+func SpeedupText(x float64) string { return speedupText(x) }
+
+// IntervalText is [11.1×, 12.6×], each bound with the digits that keep it
+// apart from 1× and from marks.
+func IntervalText(ci [2]float64, marks ...float64) string { return ciText(ci, marks...) }
+
+// speedupText is 11.8×.
 func speedupText(x float64) string {
 	if x <= 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"
