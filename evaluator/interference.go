@@ -251,14 +251,19 @@ func (j *job) warnInterference(ctx context.Context) {
 		where = fmt.Sprintf("CPU %d, where benchmarks are pinned", cpu)
 		isolate = fmt.Sprintf("keep other work off CPU %d (boot with isolcpus=%d, or cset shield -c %d)", cpu, cpu, cpu)
 	}
+	load := LoadAverage()
+	if load != "" {
+		load = ", " + load
+	}
 	j.warn(ctx, busyWarning+": other work shared %s while benchmarking (%s%s)%s. "+
 		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
 		"or raise --max-pairs and --bench-budget",
-		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), loadAverage(), isolate)
+		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), load, isolate)
 }
 
-// loadAverage is ", load average L on N CPUs" from /proc/loadavg, or "".
-func loadAverage() string {
+// LoadAverage is "load average L on N CPUs" from /proc/loadavg, or "" where
+// it is unknown.
+func LoadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return ""
@@ -267,5 +272,5 @@ func loadAverage() string {
 	if len(f) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", load average %s on %d CPUs", f[0], runtime.NumCPU())
+	return fmt.Sprintf("load average %s on %d CPUs", f[0], runtime.NumCPU())
 }

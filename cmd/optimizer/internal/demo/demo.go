@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -140,15 +139,10 @@ func (d Dir) Check(rep *evaluator.Report) error {
 
 // loadText is " (load average 12.4 on 2 CPUs)", or "" where it is unknown.
 func loadText() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
+	if l := evaluator.LoadAverage(); l != "" {
+		return " (" + l + ")"
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (load average %s on %d CPUs)", f[0], runtime.NumCPU())
+	return ""
 }
 
 // WriteOptimizeIntro says what demo --optimize is about to do.
