@@ -44,25 +44,11 @@ func newRestartable(tb testing.TB) *restartable {
 // start runs the daemon until stop, and returns its client.
 func (r *restartable) start(tb testing.TB) *client.Client {
 	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := New(ctx, r.opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ready := make(chan struct{})
-	srv.opts.Ready = func() { close(ready) }
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		tb.Fatalf("daemon stopped before it was ready: %v", err)
-	}
+	_, stop := runServer(tb, r.opts)
 	var once sync.Once
 	r.stop = func() {
 		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
+			if err := stop(); err != nil {
 				tb.Errorf("daemon Run: %v", err)
 			}
 		})

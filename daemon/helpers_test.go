@@ -107,9 +107,23 @@ func startServer(tb testing.TB, mod func(*Options)) (*Server, *client.Client) {
 	if mod != nil {
 		mod(&opts)
 	}
+	srv, stop := runServer(tb, opts)
+	tb.Cleanup(func() {
+		if err := stop(); err != nil {
+			tb.Errorf("daemon Run: %v", err)
+		}
+	})
+	return srv, client.New(opts.Socket)
+}
+
+// runServer starts a daemon with opts and waits until it is ready; stop
+// ends it and returns what Run returned.
+func runServer(tb testing.TB, opts Options) (srv *Server, stop func() error) {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := New(ctx, opts)
 	if err != nil {
+		cancel()
 		tb.Fatal(err)
 	}
 	ready := make(chan struct{})
@@ -119,15 +133,10 @@ func startServer(tb testing.TB, mod func(*Options)) (*Server, *client.Client) {
 	select {
 	case <-ready:
 	case err := <-done:
+		cancel()
 		tb.Fatalf("daemon stopped before it was ready: %v", err)
 	}
-	tb.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			tb.Errorf("daemon Run: %v", err)
-		}
-	})
-	return srv, client.New(opts.Socket)
+	return srv, func() error { cancel(); return <-done }
 }
 
 // inline is an inline candidate that writes files.
