@@ -68,8 +68,13 @@ func TestSandbox_Sockets(t *testing.T) {
 		}()
 	}
 	addrs := []string{plain, inRuntime, abstract}
+	// The sandbox hides /tmp, where go test may have built this binary.
+	exeDir := filepath.Dir(os.Args[0])
 	reached := func(t *testing.T, box *Sandbox) []string {
 		t.Helper()
+		if box != nil {
+			box.ReadOnly = append(box.ReadOnly, exeDir)
+		}
 		res, err := Run(t.Context(), Cmd{Args: []string{os.Args[0]}, Env: []string{connectEnv + "=" + strings.Join(addrs, ",")},
 			CPU: -1, Timeout: time.Minute, Sandbox: box})
 		if err != nil || res.ExitCode != 0 {
