@@ -16,10 +16,10 @@ import (
 
 // A holder of the machine lock leaves a record beside it, in the directory
 // <lock>.holders, one JSON file per hold: which process, doing what, for
-// which repository, since when. A waiter reads the records, checks them
-// against the kernel's own list of who holds the lock (/proc/locks on
-// Linux), and so can say who it waits for: an optimizer, a process that is
-// not one (it left no record), or a stale record whose process is gone.
+// which repository, since when. A waiter checks the records against the
+// kernel's own list of who holds the lock (/proc/locks on Linux). So it can
+// say who it waits for: an optimizer, a process that is not one (it left no
+// record), or a stale record whose process is gone.
 
 // The things a holder records that it is doing.
 const (

@@ -21,8 +21,8 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE |
 // inotify reports which paths of a slot's work tree changed, through one
 // inotify watch on every directory of the tree and one on the slot's git
 // directory. inotify watches inodes, so it sees a change made through any
-// path into the tree, except writes through a shared mmap after its file was
-// closed, and writes through a hard link from outside the tree.
+// path into the tree. It misses writes through a shared mmap after its file
+// was closed, and writes through a hard link from outside the tree.
 //
 // An inotify is used by one goroutine at a time: the slot's holder, or the
 // pool restoring the slot.

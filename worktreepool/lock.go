@@ -52,14 +52,14 @@ func newLock(path string) (*lockFile, error) {
 
 // takeLock takes the flock of the existing lock file at path without
 // waiting for a live owner. It returns nil when the file does not exist,
-// when another process holds it, or when the file went away meanwhile (a
-// remover unlinks it while holding the flock, so a lock taken on an
-// unlinked file means nothing).
+// when another process holds it, or when the file went away meanwhile. A
+// remover unlinks the file while holding the flock, so a lock taken on an
+// unlinked file means nothing.
 //
-// A lock whose file names a dead owner is waited for, up to orphanWait:
-// for a moment after the owner is killed, a child it was starting can still
+// A lock whose file names a dead owner is waited for, up to orphanWait.
+// For a moment after the owner is killed, a child it was starting can still
 // hold a copy of the descriptor (between fork and exec, until Pdeathsig
-// kills it), and the slot would be taken for owned. That wait ends early,
+// kills it). The slot would then be taken for owned. The wait ends early,
 // with ctx's error, when ctx is done.
 func takeLock(ctx context.Context, path string) (*lockFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)

@@ -136,9 +136,9 @@ func (p *Pool) newSlot(name, dir, gitDir string, lock *lockFile) *Slot {
 }
 
 // scan takes the locks of the orphaned and kept slots in the slots
-// directory: up to Size of the sound ones are adopted, and the rest are
-// stale, to be removed once the pool is full. Slots whose owner lives are
-// left alone.
+// directory. Up to Size of the sound ones are adopted; the rest are stale,
+// to be removed once the pool is full. Slots whose owner lives are left
+// alone.
 func (p *Pool) scan(ctx context.Context) (adopted []*Slot, stale []string) {
 	names, _ := filepath.Glob(filepath.Join(p.dir, "*.lock"))
 	sort.Strings(names)
@@ -200,11 +200,11 @@ const addTries = 3
 
 // racedAdd reports whether err is git worktree add failing because another
 // git process was adding or removing a worktree of the same repository at
-// the same moment (two optimizers on one repository, a daemon beside a
-// CLI): git then reads a worktree record that is half made or half gone,
-// "failed to read .git/worktrees/NAME/commondir", about once in forty
-// adds when three processes add and remove at once on this machine. The
-// same add a moment later succeeds.
+// the same moment (two optimizers, or a daemon beside a CLI). git then reads
+// a worktree record that is half made or half gone: "failed to read
+// .git/worktrees/NAME/commondir". With three processes adding and removing
+// at once, that happened in about one add of forty. The same add a moment
+// later succeeds.
 func racedAdd(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "failed to read") && strings.Contains(msg, "commondir")

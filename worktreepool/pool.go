@@ -42,15 +42,15 @@ type Options struct {
 	Makers int
 	// NoWatch restores every slot from a full git status of its tree,
 	// instead of from the changes an inotify watch saw (see the package
-	// doc). It is slower on big trees; use it where inotify cannot see every
+	// doc). It is slower on big trees. Use it where inotify cannot see every
 	// change: tests that write tracked files through a shared mmap after
-	// closing them, or through a hard link from outside the slot, or slots
+	// closing them or through a hard link from outside the slot, or slots
 	// on a network file system.
 	NoWatch bool
-	// Paranoid proves every slot clean with Verify at every reset, instead
-	// of only before a slot serves a benchmark (AcquireExclusive) or a
-	// holder calls Verify: a walk of the tree and a full git status each
-	// time, but no trust in the watch at all.
+	// Paranoid proves every slot clean with Verify at every reset, not only
+	// before a slot serves a benchmark or when a holder calls Verify. That
+	// costs a walk of the tree and a full git status each time, but puts no
+	// trust in the watch at all.
 	Paranoid bool
 	// MachineLock is the file that orders this pool's holders against other
 	// pools', in this process or another: see holdMachine. "" means
@@ -390,7 +390,7 @@ func (p *Pool) SetKeep(keep bool) {
 
 // Release gives a slot back. It restores the slot to base first, repairing
 // or replacing it if it cannot be restored, so the next holder gets a clean
-// slot; a slot that cannot be replaced either is dropped from the pool.
+// slot. A slot that cannot be replaced either is dropped from the pool.
 // Releasing a slot that is not held does nothing but log.
 func (p *Pool) Release(s *Slot) {
 	p.mu.Lock()

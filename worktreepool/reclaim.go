@@ -133,14 +133,14 @@ func reclaimSlot(ctx context.Context, repo, dir string, all bool) error {
 }
 
 // removeWorktree removes the worktree at dir and git's record of it. git
-// worktree remove refuses a worktree whose .git file is gone, so then the
-// directory is deleted first and git is asked again; git removes the record
+// worktree remove refuses a worktree whose .git file is gone. Then the
+// directory is deleted first and git is asked again: git removes the record
 // of a worktree whose directory is missing, locked or not.
 //
 // A slot whose git worktree add was killed halfway has a record that git
-// cannot read (an empty commondir, say), and then every git worktree
-// command fails, in the user's repository too. That record is deleted by
-// hand, as git worktree prune would, but only this slot's.
+// cannot read (an empty commondir, say). Then every git worktree command
+// fails, in the user's repository too. That record is deleted by hand, as
+// git worktree prune would, but only this slot's.
 func removeWorktree(ctx context.Context, repo, dir string) error {
 	_, err := inRepo(ctx, repo, "worktree", "remove", "--force", "--force", dir)
 	if err == nil {

@@ -17,10 +17,10 @@ import (
 
 // Reset restores the slot to base: see the package doc. The holder may call
 // it to measure base in the same slot; Release does it anyway. It proves the
-// slot clean by content (Verify) instead of trusting the watch when the pool
-// is paranoid, or when a run in this process may have left a process
-// running (proc.Uncontained), which could have written into any slot, even
-// through hard links the watch cannot see.
+// slot clean by content (Verify), instead of trusting the watch, when the
+// pool is paranoid or when a run in this process may have left a process
+// running (proc.Uncontained). Such a process could have written into any
+// slot, even through hard links the watch cannot see.
 func (s *Slot) Reset(ctx context.Context) error {
 	if err := s.detach(ctx); err != nil {
 		return err
@@ -71,14 +71,16 @@ func (s *Slot) fullReset(ctx context.Context) error {
 	return nil
 }
 
-// quickReset restores the slot from what its inotify saw change: tracked
+// quickReset restores the slot from what its inotify saw change. Tracked
 // files it saw are rewritten from the index and paths that base lacks are
-// removed, with no git status at all; only when that is not enough (a
-// tracked directory changed, say) does a git status of those paths alone
-// say what to restore. It reports false, having changed nothing that a full reset would
-// not redo, when it cannot vouch for the result: no inotify, lost events,
-// a change in the slot's git directory (HEAD or the index may have moved),
-// too many paths, or an error.
+// removed, with no git status at all. Only when that is not enough (a
+// tracked directory changed, say) does a git status of those paths say what
+// to restore.
+//
+// It reports false when it cannot vouch for the result: no inotify, lost
+// events, a change in the slot's git directory (HEAD or the index may have
+// moved), too many paths, or an error. It has then changed nothing that a
+// full reset would not redo.
 func (s *Slot) quickReset(ctx context.Context) bool {
 	if s.inotify == nil {
 		return false
@@ -212,11 +214,11 @@ func (s *Slot) hardReset(ctx context.Context) error {
 }
 
 // detach points the slot's HEAD straight at base again if it names a
-// branch: a test that ran git checkout BRANCH in the slot attached it to one
+// branch. A test that ran git checkout BRANCH in the slot attached it to one
 // of the user's branches, and a reset with HEAD attached would move that
 // branch. Only HEAD itself is written (update-ref --no-deref); the index
 // and work tree are left for the reset. It is a file read when HEAD is
-// detached, and is called before every reset and every lending of a slot.
+// detached, and runs before every reset and every lending of a slot.
 func (s *Slot) detach(ctx context.Context) error {
 	head, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
 	if err == nil && !bytes.HasPrefix(head, []byte("ref:")) {

@@ -29,10 +29,10 @@ type Slot struct {
 	log    *slog.Logger
 
 	// inotify sees what changes in the slot between resets, so that a reset
-	// looks only there; nil when the slot is not watched (Options.NoWatch,
-	// no inotify, or a watch that could not be made), and then every reset
-	// reads a full status. Only the holder, or the pool restoring the slot,
-	// touches it.
+	// looks only there. It is nil when the slot is not watched
+	// (Options.NoWatch, no inotify, or no watch could be made); then every
+	// reset reads a full status. Only the holder, or the pool restoring the
+	// slot, touches it.
 	inotify  *inotify
 	noWatch  bool
 	paranoid bool          // every reset is a Verify
@@ -73,10 +73,9 @@ func (s *Slot) Env() []string {
 
 // git runs git on the slot, naming its git directory and work tree, so that
 // a deleted or rewritten .git file cannot send it elsewhere. The slot's index
-// is split (core.splitIndex): base's entries stay in a shared index written
-// once, and each restore rewrites only the few entries it touched, instead
-// of the whole index (1.8 MB for 20k files). That halves a restore on big
-// trees.
+// is split (core.splitIndex). Base's entries stay in a shared index written
+// once, and each restore rewrites only the few entries it touched, not the
+// whole index (1.8 MB for 20k files). That halves a restore on big trees.
 func (s *Slot) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	var in io.Reader
 	if stdin != nil {

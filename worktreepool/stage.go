@@ -26,8 +26,8 @@ func (s *Slot) WriteFiles(files map[string][]byte, deleted []string) error {
 }
 
 // WriteFiles writes whole files into the tree at dir and deletes others,
-// deletions first (so a file may replace a deleted directory), through
-// os.Root, so that no path, symlink or "..", reaches outside the tree.
+// deletions first, so a file may replace a deleted directory. It goes
+// through os.Root, so that no path, symlink or "..", reaches outside.
 // Paths are slash-separated and relative to dir; a path into .git is
 // refused. Slots take candidates this way, and optimizer apply writes a
 // kept change into the user's tree the same way.

@@ -104,7 +104,7 @@ const (
 // not have are removed. A tracked directory or submodule that changed, or a
 // tracked file that became a directory, needs a status of those paths. A file
 // with another hard link needs a full status: a tracked file may have been
-// written through it, under a name the watch never saw; so does an added
+// written through it, under a name the watch never saw. So does an added
 // path that is gone again, which may have been such a link.
 func (s *Slot) classify(ch changes, t *trackedPaths) (slotStatus, verdict) {
 	st := slotStatus{head: s.base}
@@ -129,9 +129,9 @@ func (s *Slot) classify(ch changes, t *trackedPaths) (slotStatus, verdict) {
 			st.extra = append(st.extra, p)
 		default:
 			// A path that base lacks and that is gone again may have been
-			// a hard link to a tracked file, written through and removed:
-			// the watch saw only its name, so only a full status (which
-			// sees the tracked file's new ctime) can tell.
+			// a hard link to a tracked file, written through and removed.
+			// The watch saw only its name. Only a full status, which sees
+			// the tracked file's new ctime, can tell.
 			return st, statusAll
 		}
 	}

@@ -9,11 +9,11 @@ import (
 
 // Verify proves the slot clean, at base, before it serves base's tests or a
 // benchmark, and restores whatever is not. A quick reset trusts what the
-// slot's inotify watch saw, and a watch cannot see a tracked file written
-// through a hard link made elsewhere (in the slot under another name since
-// removed, or from a sibling slot), because the kernel reports a write only
-// to the directory of the name it was made through. So Verify does what the
-// watch cannot:
+// slot's inotify watch saw. A watch cannot see a tracked file written
+// through a hard link made elsewhere: in the slot under a name since
+// removed, or from a sibling slot. The kernel reports a write only to the
+// directory of the name it was made through. So Verify does what the watch
+// cannot:
 //   - every regular file in the slot with more than one link is removed, and
 //     a tracked one is written anew from the index, so that whoever holds
 //     the other link can no longer write into the slot;
@@ -54,8 +54,8 @@ func (s *Slot) Verify(ctx context.Context) (int, error) {
 	return dirty, nil
 }
 
-// Sound reports whether the slot's work tree and git directory still exist:
-// when they do not, what failed in the slot is the environment's fault (the
+// Sound reports whether the slot's work tree and git directory still exist.
+// When they do not, what failed in the slot is the environment's fault (the
 // slots directory was deleted, say), not the candidate's.
 func (s *Slot) Sound() bool {
 	fi, err := os.Stat(s.dir)
