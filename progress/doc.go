@@ -1,9 +1,11 @@
-// Package progress shows a job while it runs: a [Tracker] turns the
-// evaluator's events into progress lines and a status with the time left
-// ([Tracker.Live]), [Lines] writes the lines, [Bars] draws them above a bar
-// on a terminal whose status is redrawn every second, and a [Screen] is
-// watch's terminal: one line per evaluation, under a transient status line
-// redrawn the same way.
+// Package progress shows a job while it runs.
+//   - A [Tracker] turns the evaluator's events into progress lines and a
+//     status with the time left ([Tracker.Live]).
+//   - [Lines] writes the lines.
+//   - [Bars] draws them above a bar on a terminal, whose status is redrawn
+//     every second.
+//   - A [Screen] is watch's terminal: one line per evaluation, under a
+//     transient status line redrawn the same way.
 //
 // # What flows through it
 //

@@ -24,11 +24,13 @@ type Screen struct {
 	status bool // a status line is showing
 }
 
-// Show makes the screen show the session ws: its lines (Out), the status
-// of the evaluation in flight from its events (Started, Progress), with
-// the time left from the estimator eta gives for it, counted down every
-// second (Tick), and with Verbose each evaluation's report (Finished). It
-// sets those five fields of ws, before ws.Run.
+// Show makes the screen show the session ws. It sets five fields of ws,
+// before ws.Run:
+//   - Out: the session's lines;
+//   - Started and Progress: the status of the evaluation in flight, with the
+//     time left from package eta's estimator;
+//   - Tick: that time counted down every second;
+//   - Finished: with Verbose, each evaluation's report.
 func (s *Screen) Show(ws *watch.Session, eta func(*watch.Work) *eta.ETA) {
 	var tr *Tracker // the evaluation in flight's; only the session's goroutine uses it
 	ws.Out = s.Record
@@ -88,9 +90,8 @@ func (s *Screen) Progress(tr *Tracker, w *watch.Work, e result.Event) {
 
 // Tick shows the time passing while w, the evaluation in flight that tr
 // tracks, runs between events: the status line again, its ETA counted
-// down; when Verbose, a refreshed progress line when the ETA last printed
-// has gone wrong (Tracker.Refresh), as a run's plain progress does. A nil
-// tr shows nothing.
+// down. With Verbose it also prints a refreshed progress line when the ETA
+// last printed has gone wrong (Tracker.Refresh). A nil tr shows nothing.
 func (s *Screen) Tick(tr *Tracker, w *watch.Work) {
 	if tr == nil {
 		return

@@ -77,10 +77,10 @@ func TestScreen_Progress(t *testing.T) {
 	}
 }
 
-// TestScreen_Show: the session's callbacks drive the screen: a start shows
-// a status with the work's subject, its events track the work with the
-// estimator eta gives for it, a line erases the status, and only Verbose
-// prints each report.
+// TestScreen_Show: the session's callbacks drive the screen. A start shows
+// a status with the work's subject, and its events track the work with
+// package eta's estimator. A line erases the status. Only Verbose prints
+// each report.
 func TestScreen_Show(t *testing.T) {
 	for _, verbose := range []bool{false, true} {
 		var out, errw strings.Builder

@@ -14,7 +14,7 @@ import (
 )
 
 // Lines drains events until the channel is closed, writing a progress line
-// to w for each event that has one, and, while no event has one, a
+// to w for each event that has one. Between such events it writes a
 // refreshed line when the ETA on screen has gone wrong (Tracker.Refresh).
 // est estimates the time left (nil: none, and no refreshes).
 func Lines(events <-chan result.Event, w io.Writer, est *eta.ETA) {
@@ -38,10 +38,10 @@ func Lines(events <-chan result.Event, w io.Writer, est *eta.ETA) {
 	}
 }
 
-// Bars drains events until the channel is closed, drawing on w, a
-// terminal, one overall bar with the current activity and the ETA now
-// (Tracker.Live, again every refreshTick), and printing each candidate's
-// line above it as the candidate finishes.
+// Bars drains events until the channel is closed. On w, a terminal, it
+// draws one overall bar with the current activity and the ETA now
+// (Tracker.Live, again every refreshTick). Each candidate's line is printed
+// above the bar as the candidate finishes.
 func Bars(events <-chan result.Event, w io.Writer, est *eta.ETA) {
 	t := NewTracker(time.Now, est)
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))

@@ -142,10 +142,10 @@ func (t *Tracker) line(e result.Event) string {
 	return ""
 }
 
-// eta is ", ETA 8s" from what is left (package eta), with ", up to 40s"
-// when the most that can be left is over 1.5 times that; ", tests ETA 8s"
-// while only the tests' time left is known; or "" when nothing says. With
-// no estimator it is the average time per finished candidate.
+// eta is ", ETA 8s" from what is left (package eta). It adds ", up to 40s"
+// when the most that can be left is over 1.5 times that. It is ", tests ETA
+// 8s" while only the tests' time left is known, and "" when nothing says.
+// With no estimator it is the average time per finished candidate.
 func (t *Tracker) eta() string {
 	if t.done >= t.total {
 		return ""
@@ -178,18 +178,21 @@ func (t *Tracker) etaText(est eta.Estimate) string {
 	return ", ETA " + s
 }
 
-// A plain display prints an ETA with each verdict; between verdicts the ETA
-// on screen is that one, counted down, while what it could not know happens
-// (a test runs long, as a hanging one does, to its timeout; a benchmark
-// runs to its cap). Lines asks Refresh every refreshTick, and Refresh gives
-// a line saying what runs and the ETA now when the ETA on screen, counted
-// down, is off the estimate now by more than refreshDrift and a second (or
-// half the time left, when that is less: in a phase's last seconds a
-// second is most of what is left), or none is on screen; and at least every
-// heartbeatAfter. Not within refreshAfter of another line, except once
-// after an event's line whose ETA has run out while the work goes on: a
-// reader then sees a countdown at zero. A job whose ETA stays on track gets
-// no more lines than before.
+// A plain display prints an ETA with each verdict. Between verdicts the
+// ETA on screen is that one, counted down, while what it could not know
+// happens: a hanging test runs to its timeout, a benchmark to its cap.
+//
+// Lines asks Refresh every refreshTick. Refresh gives a line saying what
+// runs and the ETA now when:
+//   - no ETA is on screen;
+//   - the ETA on screen, counted down, is off the estimate now by more than
+//     refreshDrift and a second (or half the time left, when that is less:
+//     in a phase's last seconds a second is most of what is left);
+//   - heartbeatAfter has passed since the last line.
+//
+// It gives none within refreshAfter of another line, except once after an
+// event's line whose ETA has run out while the work goes on. A job whose
+// ETA stays on track gets no more lines than before.
 const (
 	refreshTick    = time.Second      // how often Lines asks
 	refreshAfter   = 3 * time.Second  // no refresh sooner after a line, when an ETA is on screen
@@ -308,9 +311,9 @@ func testName(key string) string {
 }
 
 // Live is the job's current activity with the ETA now, for a bar or a
-// status line that is drawn again every second: "testing, tests ETA 8s",
-// "benchmark fast (12 samples), ETA 40s, up to 1m30s", or the wait for the
-// machine (no ETA: a wait is not foreseen).
+// status line drawn again every second. Examples: "testing, tests ETA 8s",
+// "benchmark fast (12 samples), ETA 40s, up to 1m30s". A wait for the
+// machine has no ETA: a wait is not foreseen.
 func (t *Tracker) Live() string {
 	s := t.Status()
 	if t.waiting != "" {

@@ -71,9 +71,9 @@ func TestTracker_Waiting(t *testing.T) {
 	}
 }
 
-// TestTracker_ETA: the line shows package eta's estimate (its rules are
-// tested in evaluator), the most that can be left beside it when that is
-// over 1.5 times more, and "tests ETA" while only the tests' time is known.
+// TestTracker_ETA: the line shows package eta's estimate. The most that can
+// be left is shown beside it when that is over 1.5 times more. "tests ETA"
+// is shown while only the tests' time is known.
 func TestTracker_ETA(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 2, Budget: 20 * time.Second, MaxPairs: 10, Timeout: time.Minute})
 	tr, at := c.tr, c.at
@@ -94,9 +94,9 @@ func TestTracker_ETA(t *testing.T) {
 	at(4, result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "b"})
 	at(5, result.Event{Kind: result.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
 	at(6, result.Event{Kind: result.EventSample, Candidate: "b", BaseSample: 500 * time.Millisecond})
-	// c to come: no set-up (b's first pair ended 1 s after its start, two
-	// base samples) and 2 pairs (b's 2 averaged with four at its unchanged
-	// forecast, 2) at two base samples, 2.0 s; up to 10 pairs, 10 s.
+	// c to come: no set-up, since b's first pair ended 1 s after its start,
+	// two base samples. Then 2 pairs (b's 2 averaged with four at its
+	// unchanged forecast, 2) at two base samples: 2.0 s; up to 10 pairs, 10 s.
 	if got := at(7, result.Event{Kind: result.EventDone, Candidate: "b", Done: 2, Result: failed}); got != "[2/3] b: failed, ETA 2.0s, up to 10s" {
 		t.Errorf("after b: %q, want c's 2.0s, up to 10s", got)
 	}
@@ -122,8 +122,8 @@ func TestLines(t *testing.T) {
 
 // TestTracker_Refresh: with nothing printed for a while, a plain line is
 // refreshed when the ETA on screen, counted down since, is off the
-// estimate now (a test running long), or at the heartbeat; never sooner
-// than refreshAfter after a line, and not without an estimate.
+// estimate now (a test running long), or at the heartbeat. It is never
+// refreshed sooner than refreshAfter after a line, nor without an estimate.
 func TestTracker_Refresh(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
 	tr, at, refresh := c.tr, c.at, c.refresh
@@ -338,9 +338,9 @@ func TestTracker_Live(t *testing.T) {
 	}
 }
 
-// TestTracker_Contributed: after phase 1, while the tests that candidates
-// add run on the others, the refreshed lines name that step, its time and
-// the candidates it runs on; never "testing hopt" for a candidate whose own
+// TestTracker_Contributed: after phase 1, the tests that candidates add run
+// on the others. The refreshed lines then name that step, its time and the
+// candidates it runs on, never "testing hopt" for a candidate whose own
 // tests ended minutes ago.
 func TestTracker_Contributed(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 2, Timeout: time.Hour, NoBench: true})

@@ -8,10 +8,9 @@ import (
 )
 
 // IsOwn reports whether slash path p, relative to a working tree's root, is
-// the optimizer's own rather than the user's work: config (the
-// configuration file's name), anything named .optimizer* at the root, or
-// what is at or under one of own (slash paths relative to the root, as Rel
-// makes them).
+// the optimizer's own rather than the user's work. Own paths are config
+// (the configuration file's name), anything named .optimizer* at the root,
+// and what is at or under one of own (slash paths relative to the root).
 func IsOwn(p, config string, own []string) bool {
 	if p == config || strings.HasPrefix(p, ".optimizer") {
 		return true

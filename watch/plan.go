@@ -148,8 +148,8 @@ func (s *Session) planExtra(st *state, at time.Time, paths []string) []*Work {
 }
 
 // loadEntry loads the candidates of one entry of the candidates folder dir:
-// a patch or JSONL file on its own, or a NAME/ folder of whole files, found
-// by loading dir and keeping the candidate of that name.
+// a patch or JSONL file on its own, or a NAME/ folder of whole files. A
+// folder's candidate is found by loading dir and keeping that name.
 func loadEntry(dir, path string) ([]candidate.Candidate, error) {
 	fi, err := os.Stat(path)
 	if err != nil {

@@ -39,10 +39,11 @@ type Pool interface {
 	SetBase(base string)
 }
 
-// Session is one watch of a working tree: it evaluates the tree's
+// Session is one watch of a working tree. It evaluates the tree's
 // difference from HEAD once if there is one, then again after every
-// settled burst of saves, and each saved entry of an Extra folder on its
-// own. A newer save cancels the evaluation of the same thing in flight.
+// settled burst of saves. Each saved entry of an Extra folder is evaluated
+// on its own. A newer save cancels the evaluation of the same thing in
+// flight.
 // One evaluation runs at a time. Run owns every goroutine it starts.
 //
 // The fields are set before Run and not changed after. Out, Ready,
@@ -361,9 +362,10 @@ func (s *Session) evaluate(ctx context.Context, st *state, w *Work) outcome {
 	return outcome{rep: rep, err: err}
 }
 
-// scope returns the test command for a change to files: Test if given; in
-// a Go module, go test of the affected packages, or a reason to run
-// nothing when none is affected; else "" (the evaluator's default).
+// scope returns the test command for a change to files. It is Test if
+// given. In a Go module it is go test of the affected packages, or a
+// reason to run nothing when none is affected. Else it is "", the
+// evaluator's default.
 func (s *Session) scope(ctx context.Context, goMod bool, files []string) (test, skip string, err error) {
 	if s.Test != "" || !goMod || s.All {
 		return s.Test, "", nil

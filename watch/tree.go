@@ -9,11 +9,13 @@ import (
 	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
-// NewSession is a session of r's working tree against its HEAD: Root is
-// r's root with symbolic links resolved, as git reports paths; Head is
-// HEAD; Skip holds the optimizer's folder in r (the slots are under it);
-// Artifacts is r's. The caller sets the rest before Run, and may add to
-// Extra and Skip.
+// NewSession is a session of r's working tree against its HEAD.
+//   - Root is r's root with symbolic links resolved, as git reports paths.
+//   - Head is HEAD.
+//   - Skip holds the optimizer's folder in r (the slots are under it).
+//   - Artifacts is r's.
+//
+// The caller sets the rest before Run, and may add to Extra and Skip.
 func NewSession(ctx context.Context, r gitcmd.Repo) (*Session, error) {
 	head, err := r.Resolve(ctx, "HEAD")
 	if err != nil {
@@ -26,10 +28,10 @@ func NewSession(ctx context.Context, r gitcmd.Repo) (*Session, error) {
 	return &Session{Root: root, Head: head, Skip: []string{r.OptimizerDir()}, Artifacts: r.ArtifactsDir()}, nil
 }
 
-// OwnFiles is an Own for s: config (the configuration file's name),
-// anything named .optimizer* at the root, a store at db ("" is none) with
-// its -wal, -shm and -journal files, and what is at or under Extra and
-// Skip. Call it once Extra and Skip are complete.
+// OwnFiles is an Own for s. It owns config (the configuration file's
+// name), anything named .optimizer* at the root, a store at db ("" is none)
+// with its -wal, -shm and -journal files, and what is under Extra and Skip.
+// Call it once Extra and Skip are complete.
 func (s *Session) OwnFiles(config, db string) func(path string) bool {
 	var store []string
 	if db != "" {

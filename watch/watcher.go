@@ -172,8 +172,8 @@ func sedTemp(base string) bool {
 }
 
 // gitEvent reports whether an event in the git dir means HEAD, the index or
-// a ref moved. Lock files count: a commit on a branch rewrites neither HEAD
-// nor (when nothing was added) the index, but git takes HEAD.lock to write
+// a ref moved. Lock files count. A commit on a branch rewrites neither HEAD
+// nor (when nothing was added) the index. But git takes HEAD.lock to write
 // HEAD's reflog, and that is the only sign of it in the git dir.
 func (w *Watcher) gitEvent(p string) bool {
 	if w.gitDir == "" || filepath.Dir(p) != w.gitDir {
