@@ -193,8 +193,8 @@ func CheckNames(cands []Candidate) error {
 }
 
 // isControl reports a rune that a name must not hold: a control character
-// (C0, DEL, C1), or a format character (Unicode Cf: the bidi overrides and
-// isolates such as U+202E, zero-width joiners, soft hyphens), which make a
+// (C0, DEL, C1) or a format character (Unicode Cf). Format characters, such
+// as the bidi override U+202E, zero-width joiners and soft hyphens, make a
 // name print as something it is not. An invalid UTF-8 byte counts too.
 func isControl(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError

@@ -27,8 +27,8 @@
 //     delete files: use a patch or a JSONL line for that.
 //
 // In a candidates directory, entries whose names start with "." are skipped,
-// and so are other files (README.md, notes.txt): they are not errors, but
-// when nothing is left the error lists them, so that a misnamed candidate
+// and so are other files (README.md, notes.txt). They are not errors. When
+// nothing is left, the error lists them, so that a misnamed candidate
 // ("fast.txt") is easy to spot. Extensions match in any case (".PATCH").
 // Candidates come in entry-name order; a JSONL file's candidates keep their
 // line order at the file's place.
@@ -36,11 +36,13 @@
 // # Job errors and candidate errors
 //
 // What stops a job before it starts is returned as an error by Load, with
-// nothing else: a path that cannot be read, a directory or JSONL file with
-// no candidate ([ErrNoCandidates]), a malformed JSONL line ([*SyntaxError],
-// "FILE:LINE: …", which includes a line naming both or neither of "patch"
-// and "files"), and an empty, control-character or duplicate name
-// ([ErrBadName], [ErrDuplicateName]).
+// nothing else:
+//   - a path that cannot be read;
+//   - a directory or JSONL file with no candidate ([ErrNoCandidates]);
+//   - a malformed JSONL line ([*SyntaxError], "FILE:LINE: …"), such as a
+//     line naming both or neither of "patch" and "files";
+//   - an empty, control-character or duplicate name ([ErrBadName],
+//     [ErrDuplicateName]).
 //
 // What is wrong with one candidate only never stops the job: the candidate
 // comes back with [Candidate.Invalid] set, prefixed with its Source, and the

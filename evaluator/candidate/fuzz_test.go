@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// FuzzParseJSONL checks that any input parses without panicking into either
-// a *SyntaxError with a line number or candidates that keep the package's
-// promises: a name, a source with the line, one form of change, and no
-// path that ValidatePath refuses unless the candidate is Invalid.
+// FuzzParseJSONL checks that any input parses without panicking. It gives
+// either a *SyntaxError with a line number or candidates that keep the
+// package's promises: a name, a source with the line, one form of change.
+// No path that ValidatePath refuses appears unless the candidate is Invalid.
 // More seeds are in testdata/fuzz/FuzzParseJSONL.
 func FuzzParseJSONL(f *testing.F) {
 	f.Add([]byte(`{"name":"a","patch":"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"}` + "\n"))

@@ -24,9 +24,9 @@ import (
 func Load(path string) ([]Candidate, error) { return limit(MaxBytes).load(path) }
 
 // LoadAll reads the candidates of a job: those at each of paths (Load),
-// then one per git ref in refs, the change from base to it (FromRef) in the
-// repository at repoDir, and checks that their names are unique across all
-// of them (CheckNames). The first error stops it.
+// then one per git ref in refs (FromRef, the change from base to the ref in
+// the repository at repoDir). It checks that names are unique across all of
+// them (CheckNames). The first error stops it.
 func LoadAll(ctx context.Context, repoDir, base string, paths, refs []string) ([]Candidate, error) {
 	var all []Candidate
 	for _, p := range paths {

@@ -9,10 +9,10 @@ import (
 
 // ValidatePath reports whether p may be written by a candidate: a clean,
 // slash-separated path relative to the repository root. It refuses "", a NUL
-// byte, an absolute path, a ".." component, a ".git" component (in any case,
-// at any depth: a nested repository's .git is as dangerous as the top one),
-// and a path that is not clean ("a//b", "./a", "a/"). The error is a
-// *PathError that says what to write instead.
+// byte, an absolute path, a ".." component, and a path that is not clean
+// ("a//b", "./a", "a/"). It refuses a ".git" component in any case, at any
+// depth: a nested repository's .git is as dangerous as the top one. The
+// error is a *PathError that says what to write instead.
 func ValidatePath(p string) error {
 	bad := func(reason string) error { return &PathError{Path: p, Reason: reason} }
 	switch {

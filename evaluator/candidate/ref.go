@@ -16,21 +16,23 @@ import (
 )
 
 // FromRef reads the candidate that ref makes of base: the diff from base's
-// tree to ref's (a plain two-tree diff, as "git diff base ref"; give the
-// merge base as base to see only a branch's own changes). ref and base are
-// any revision go-git resolves: a branch, tag, full or short hash, or
-// "HEAD~1"-style expression. repoDir is any directory in the repository,
-// linked worktrees included. Nothing is written.
+// tree to ref's, as "git diff base ref". Give the merge base as base to see
+// only a branch's own changes. ref and base are any revision go-git
+// resolves: a branch, tag, full or short hash, or "HEAD~1"-style
+// expression. repoDir is any directory in the repository, linked worktrees
+// included. Nothing is written.
 //
-// Text changes become a unified diff in Patch. A binary file that changes
-// content, and a new or deleted empty file (which go-git's encoder would
-// write as binary), is carried whole in Files or listed in Deleted, since a
-// text patch cannot hold it; its executable bit is not kept. A change to a submodule makes the
-// candidate Invalid. The name is ref with every run of characters other
-// than letters, digits, '.', '_', '-' and '/' turned into one '-'
-// ("HEAD~1" gives "HEAD-1"), except that a commit hash longer than
-// ShortHash characters is named by its first ShortHash, as tables can show
-// it; Source is "ref " + ref, in full; Explanation is the commit message of ref.
+// Text changes become a unified diff in Patch. A text patch cannot hold a
+// binary file that changes content, nor a new or deleted empty file (which
+// go-git's encoder would write as binary). Those are carried whole in Files
+// or listed in Deleted; their executable bit is not kept. A change to a
+// submodule makes the candidate Invalid.
+//
+// The name is ref with every run of characters other than letters, digits,
+// '.', '_', '-' and '/' turned into one '-' ("HEAD~1" gives "HEAD-1"). A
+// commit hash longer than ShortHash characters is named by its first
+// ShortHash, as tables can show it. Source is "ref " + ref, in full;
+// Explanation is the commit message of ref.
 //
 // An unknown ref or base gives an error wrapping ErrUnknownRef that names it.
 func FromRef(ctx context.Context, repoDir, base, ref string) (Candidate, error) {

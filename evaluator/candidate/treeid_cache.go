@@ -11,7 +11,7 @@ import (
 // lastBase keeps what every TreeID of one job repeats: the repository's
 // paths (git rev-parse) and base's index, as git read-tree wrote it. A job
 // resolves all its candidates against one base, so the first TreeID pays
-// for both and the others copy the index: on a tree of 20k files that saves
+// for both and the others copy the index. On a tree of 20k files that saves
 // two git processes and a 1.8 MB index build per candidate. Only a base
 // named by its full object id is kept, since a ref can move.
 var lastBase struct {

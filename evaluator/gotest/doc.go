@@ -18,12 +18,15 @@
 // Events with Action start, run, pause, cont, pass, fail, skip, output and
 // bench, and, since Go 1.24, build-output and build-fail events carrying
 // ImportPath, with the package's fail event naming the failed build in
-// FailedBuild. Lines that are not JSON are kept as text: a "# pkg" header
-// starts a block of build output (what go test printed on stderr before
-// Go 1.24, or with GODEBUG=gotestjsonbuildtext=1, when stderr is merged into
-// the stream), and "FAIL pkg [build failed]" or "FAIL pkg [setup failed]"
-// marks pkg as not building, whether it arrives as text or as a package's
-// output event. Any other text is kept, capped, in [Run.Text]. Lines longer
+// FailedBuild. Lines that are not JSON are kept as text:
+//   - a "# pkg" header starts a block of build output: what go test printed
+//     on stderr before Go 1.24, or with GODEBUG=gotestjsonbuildtext=1, when
+//     stderr is merged into the stream;
+//   - "FAIL pkg [build failed]" or "FAIL pkg [setup failed]" marks pkg as
+//     not building, whether it arrives as text or as a package's output
+//     event.
+//
+// Any other text is kept, capped, in [Run.Text]. Lines longer
 // than [MaxLine] are cut to that length; test2json itself splits long output
 // into 1 KiB events, so only foreign text is cut.
 //

@@ -8,9 +8,9 @@ import (
 )
 
 // TestParser_RetainedOutput: a suite of 2,000 failing tests, each with a
-// hundred lines of output, among chatty passing ones, leaves a Run whose
-// kept output is bounded by MaxFailureExcerpts excerpts, not by the number
-// of failures; the first failures keep theirs, and the rest are counted.
+// hundred lines of output, among chatty passing ones. The Run's kept output
+// is bounded by MaxFailureExcerpts excerpts, not by the number of failures.
+// The first failures keep theirs, and the rest are counted.
 func TestParser_RetainedOutput(t *testing.T) {
 	const pkgs, perPkg = 20, 100
 	p := NewParser()
