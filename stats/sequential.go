@@ -154,6 +154,12 @@ func (s Sequential) Look(names []string, rounds [][]Pair) Decision {
 	dec.Verdict = Decide(agg, per, s.MinSpeedup)
 	dec.Subset = subset(dec.Verdict, per, s.MinSpeedup)
 	dec.Settled, dec.Reason = s.settled(dec.Verdict, dec.Subset, agg, per, n)
+	if dec.Settled && n < s.MaxPairs {
+		if why, ok := s.pendingClaim(dec.Verdict, dec.PerBench, per, n); ok {
+			dec.Settled = false
+			dec.Reason += ", but " + why
+		}
+	}
 	if n < s.MinPairs && dec.Settled {
 		dec.Settled = false
 		dec.Reason += fmt.Sprintf(", but %d pairs are fewer than the %d a look needs", n, s.MinPairs)
@@ -231,6 +237,56 @@ func (s Sequential) settled(v Outcome, sub bool, agg Estimate, per []Estimate, n
 		return false, fmt.Sprintf("%d pairs are too few for both bounds yet", n)
 	}
 	return false, fmt.Sprintf("interval %.3f–%.3f straddles the thresholds", agg.Low, agg.High)
+}
+
+// pendingClaim names a benchmark that is clearly faster (or slower) beyond
+// the threshold, but not yet claimed so, when a later look can claim it.
+// Clearly: its interval as shown clears the threshold, or its estimate is
+// beyond the threshold with an unadjusted p-value within Alpha. With k
+// benchmarks the corrected bound (BenchTails) needs more pairs than the
+// aggregate's: 10 for "faster" with 8 benchmarks, where the aggregate
+// needs 8. A look that settled then would leave a clear change unclaimed
+// and unnamed. shown holds the benchmarks' intervals, usable the bounds
+// that may claim. When every benchmark's estimate is beyond the threshold
+// the way verdict v is, the aggregate's claim already says it of all of
+// them, and nothing is pending.
+func (s Sequential) pendingClaim(v Outcome, shown, usable []Estimate, n int) (string, bool) {
+	m, k := s.MinSpeedup, len(shown)
+	uniform := v == Faster || v == Slower
+	for _, e := range shown {
+		uniform = uniform && (v == Faster && e.Speedup >= 1+m || v == Slower && e.Speedup < 1/(1+m))
+	}
+	if uniform || k < 2 {
+		return "", false
+	}
+	for b, e := range shown {
+		sure := e.P <= s.Alpha
+		var side string
+		switch {
+		case (fasterBeyond(e, m) || sure && e.Speedup >= 1+m) && !fasterBeyond(usable[b], m) && s.laterClaim(n, k, fasterShare):
+			side = "faster"
+		case (regressed(e, m) || sure && e.Speedup < 1/(1+m)) && !regressed(usable[b], m) && s.laterClaim(n, k, 1-fasterShare):
+			side = "slower"
+		default:
+			continue
+		}
+		return fmt.Sprintf("%s looks %s (%.3f, interval %.3f–%.3f) and %d pairs are too few to claim one benchmark of %d",
+			nameOr(e.Name, "a benchmark"), side, e.Speedup, e.Low, e.High, n, k), true
+	}
+	return "", false
+}
+
+// laterClaim reports whether a look after the one at n rounds, up to
+// MaxPairs, attains the per-benchmark bound of the side whose share of
+// Alpha is share, with k benchmarks.
+func (s Sequential) laterClaim(n, k int, share float64) bool {
+	alpha := share * s.Alpha / float64(max(k, 1))
+	for m := n + 1; m <= s.MaxPairs; m++ {
+		if attainable(m, s.tail(m, alpha)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // mayBeFaster returns a benchmark that looks faster beyond the threshold,

@@ -172,6 +172,8 @@ type rates struct {
 	pairs, maxPairs          int
 	within8                  int // settled within 8 pairs
 	subset                   int // not-faster, but faster on some benchmarks and slower on none
+	rowClaims                int // trials that claimed some benchmark faster or slower (FasterOn, SlowerOn)
+	fasterOn                 map[int]int
 	codeflash, codeflashABBA int
 }
 
@@ -197,7 +199,7 @@ func (r rates) String() string {
 // so each scenario's numbers do not depend on which others run.
 func simulate(sc scenario, seq Sequential, trials int, seed uint64) rates {
 	rng := rand.New(rand.NewPCG(seed, math.Float64bits(sc.speedup)^uint64(sc.benches)<<56))
-	r := rates{verdicts: map[Outcome]int{}}
+	r := rates{verdicts: map[Outcome]int{}, fasterOn: map[int]int{}}
 	for i := range trials {
 		s := sc
 		if s.benches == 0 {
@@ -208,6 +210,12 @@ func simulate(sc scenario, seq Sequential, trials int, seed uint64) rates {
 		r.verdicts[tr.dec.Verdict]++
 		if tr.dec.Subset {
 			r.subset++
+		}
+		if len(tr.dec.FasterOn)+len(tr.dec.SlowerOn) > 0 {
+			r.rowClaims++
+		}
+		for _, b := range tr.dec.FasterOn {
+			r.fasterOn[b]++
 		}
 		if tr.dec.Settled {
 			r.settled++
@@ -452,4 +460,34 @@ func TestSim_SampleLength(t *testing.T) {
 	}
 	t.Logf("bursty machine (pair σ %.3f at the default length, lag-1 autocorrelation %.1f), 1 benchmark, %d A/A and %d A/B trials each:\n%s",
 		bursty.Sigma*math.Sqrt2, bursty.Burst, trialsAA, trials, b.String())
+}
+
+// TestSim_Claims checks per-benchmark claims in a job of 8 benchmarks
+// (issue 36): a benchmark 3× faster is claimed faster, by name, though the
+// correction for 8 benchmarks puts its first claim at 10 pairs; and
+// identical code has no benchmark claimed, faster or slower, at a rate
+// above the level.
+func TestSim_Claims(t *testing.T) {
+	trialsAA, trials := 2000, 300
+	if testing.Short() || raceEnabled {
+		trialsAA, trials = 500, 100
+	}
+	seq := Sequential{MinSpeedup: DefaultMinSpeedup}
+	two := []float64{3, 3, 1, 1, 1, 1, 1, 1}
+	aa := simulate(scenario{m: pinned, benches: 8, speedup: 1}, seq, trialsAA, 12)
+	ab := simulate(scenario{m: pinned, benches: 8, each: two}, seq, trials, 13)
+	t.Logf("pinned machine, 8 benchmarks:\nA/A             %v  benchmarks claimed in %.2f%% (%d trials)\n3× on 2 of 8    %v  both claimed faster in %.1f%% (%d trials)",
+		aa, 100*aa.frac(aa.rowClaims), aa.trials, ab, 100*ab.frac(min(ab.fasterOn[0], ab.fasterOn[1])), ab.trials)
+	if fp := aa.frac(aa.rowClaims + aa.wrong()); fp > seq.withDefaults().Alpha {
+		t.Errorf("A/A with 8 benchmarks: a claim in %.2f%% of trials, above the level %v: %v", 100*fp, seq.withDefaults().Alpha, aa)
+	}
+	for b := range two {
+		want := 0
+		if two[b] > 1 {
+			want = ab.trials
+		}
+		if got := ab.fasterOn[b]; got < want*99/100 || want == 0 && got > ab.trials/100 {
+			t.Errorf("3× on 2 of 8: benchmark %d (true %v×) claimed faster in %d of %d trials", b, two[b], got, ab.trials)
+		}
+	}
 }
