@@ -125,6 +125,11 @@ type Options struct {
 	// the job learns is still kept for later jobs.
 	NoCache bool
 
+	// Holdout names the top-level benchmarks held out from the generators
+	// whose candidates this job judges (optimize's --holdout). A candidate
+	// faster on the others and not on these is overfit (holdout.go).
+	Holdout []string
+
 	Profile    bool   // profile the winner (Go)
 	ProfileCmd string // shell line run on the winner's slot instead
 	Artifacts  string // directory for profiles and other artifacts of this job

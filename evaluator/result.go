@@ -33,6 +33,8 @@ const (
 	VerdictPassed    = result.VerdictPassed
 	VerdictFailed    = result.VerdictFailed
 	VerdictDuplicate = result.VerdictDuplicate
+	VerdictOverfit   = result.VerdictOverfit
+	VerdictSuspect   = result.VerdictSuspect
 
 	QualifierFasterOnSome = result.QualifierFasterOnSome
 

@@ -8,6 +8,7 @@ import (
 // selectWinner marks the winner among the eligible candidates (see
 // pickWinner) and returns it, or nil.
 func (j *job) selectWinner() *cand {
+	j.judgeHoldout()
 	j.mu.Lock()
 	w := pickWinner(j.cands)
 	j.mu.Unlock()

@@ -15,8 +15,9 @@ import (
 
 const evaluateDoc = `Judge candidates against base: run each one's tests, benchmark those that pass
 against base in interleaved pairs, and give each a verdict: winner, faster, not-faster,
-slower, mixed, passed (no benchmark), failed (with the failing tests and their output)
-or duplicate. Give several candidates at once: as a unified diff against base (patch),
+slower, mixed, suspect (faster by not doing the work: a result cached across benchmark
+iterations, or a body the compiler removes; hacks says which), passed (no benchmark),
+failed (with the failing tests and their output) or duplicate. Give several candidates at once: as a unified diff against base (patch),
 as whole files (files: path to new content, null deletes), or as refs. Only winner and
 faster mean faster. Sends progress notifications while it runs; with wait false it
 returns the job's id at once (read it with job and report). Nothing is written to the
@@ -62,7 +63,7 @@ type EvaluateIn struct {
 // Verdict is one candidate's outcome, in brief.
 type Verdict struct {
 	Name        string      `json:"name"`
-	Verdict     string      `json:"verdict" jsonschema:"winner, faster, not-faster, slower, mixed, passed, failed, duplicate or pending"`
+	Verdict     string      `json:"verdict" jsonschema:"winner, faster, overfit, suspect, not-faster, mixed, slower, passed, duplicate, failed or pending"`
 	Speedup     float64     `json:"speedup,omitempty" jsonschema:"base time over candidate time (geometric mean over benchmarks)"`
 	CI          []float64   `json:"ci,omitempty" jsonschema:"the speedup's confidence interval, low and high"`
 	Pairs       int         `json:"pairs,omitempty"`
@@ -72,6 +73,14 @@ type Verdict struct {
 	Note        string      `json:"note,omitempty"`
 	Unsettled   bool        `json:"unsettled,omitempty" jsonschema:"measuring stopped before the verdict was settled"`
 	Failure     *FailureOut `json:"failure,omitempty"`
+	Hacks       []HackOut   `json:"hacks,omitempty" jsonschema:"for a suspect candidate: what shows its speedup does not come from doing the work"`
+}
+
+// HackOut is one sign that a speedup comes from not doing the work.
+type HackOut struct {
+	Bench  string `json:"bench"`
+	Kind   string `json:"kind" jsonschema:"cached (the first iteration costs what base's do, the rest almost nothing) or removed (an iteration costs no more than an empty loop's)"`
+	Detail string `json:"detail"`
 }
 
 // FailureOut is why a candidate failed: what a generator needs to repair it.
@@ -168,6 +177,9 @@ func summarise(j client.Job) EvaluateOut {
 			SlowerOn: c.SlowerOn, DuplicateOf: c.DuplicateOf, Note: c.Note, Unsettled: c.Unsettled}
 		if c.CI != nil {
 			v.CI = c.CI[:]
+		}
+		for _, h := range c.Hacks {
+			v.Hacks = append(v.Hacks, HackOut{Bench: h.Bench, Kind: h.Kind, Detail: h.Detail})
 		}
 		if f := c.Failure; f != nil {
 			v.Failure = &FailureOut{Kind: string(f.Kind), Tests: f.Tests, Message: f.Message, Output: f.Output}

@@ -100,7 +100,9 @@ then benchmarks the passing ones against base in interleaved pairs and gives eac
 a verdict with a confidence interval. Propose several candidates in one evaluate
 call; read each failure's tests and output; use profile on the winner and targets
 to see where time goes. Only a candidate whose verdict is winner or faster is
-faster: never claim a speedup optimizer did not give. No tool changes the
+faster: never claim a speedup optimizer did not give. A suspect candidate is
+faster by not doing the work (a result cached across iterations, a benchmark
+body the compiler removes): fix the change, not the benchmark. No tool changes the
 repository; a person applies a winner with optimizer apply.`
 
 // tools holds what every tool call shares.

@@ -467,9 +467,7 @@ func (r *run) best() *entry {
 	return best
 }
 
-func faster(v evaluator.Verdict) bool {
-	return v == evaluator.VerdictWinner || v == evaluator.VerdictFaster
-}
+func faster(v evaluator.Verdict) bool { return v.Info().Faster }
 
 // nextRequests are the next round's calls: a repair for each candidate of
 // this round that failed, while its line has repairs left, and a refine of

@@ -105,6 +105,8 @@ func commentHeadline(rep *result.Report, g Gate) string {
 		what = fmt.Sprintf("**faster**, %s %s", speedupText(c.Speedup), ciOf(c))
 	case result.VerdictSlower:
 		what = fmt.Sprintf("**slower**, %s %s", slowdownText(c.Speedup), slowdownCI(c.CI))
+	case result.VerdictOverfit, result.VerdictSuspect:
+		what = fmt.Sprintf("**%s**, %s %s: %s", c.Verdict, speedupText(c.Speedup), ciOf(c), mdText(Reason(rep, c)))
 	case result.VerdictMixed:
 		f, s := countBenchmarks(c, rep.MinSpeedup)
 		what = fmt.Sprintf("**mixed**, faster on %d and slower on %d of %d benchmarks (%s overall %s)",

@@ -96,6 +96,10 @@ func Reason(rep *result.Report, c result.CandidateResult) string {
 			speedupText(c.Speedup), ci, threshold, percent(rep.MinSpeedup))
 	case c.Verdict == result.VerdictSlower:
 		s = fmt.Sprintf("%s; its interval %s lies below 1×: slower than base", speedupText(c.Speedup), ci)
+	case c.Verdict == result.VerdictOverfit:
+		s = fmt.Sprintf("%s overall %s, but its speedup does not carry over to the held-out benchmarks", speedupText(c.Speedup), ci)
+	case c.Verdict == result.VerdictSuspect:
+		s = fmt.Sprintf("%s overall %s, but not by doing the work faster: %s", speedupText(c.Speedup), ci, hacksText(c.Hacks))
 	case c.Verdict == result.VerdictMixed:
 		s = fmt.Sprintf("%s overall, but the benchmarks disagree: %s", speedupText(c.Speedup), slowerBenchmarks(c, rep.MinSpeedup))
 		if fast := namedRows(c, c.FasterOn); fast != "" {
@@ -502,4 +506,16 @@ func reusedText(c result.CandidateResult) string {
 			c.ReusedPairs, c.Pairs, strings.Join(c.ReusedPairsFrom, ", ")))
 	}
 	return strings.Join(out, "; ")
+}
+
+// hacksText says what the hack check saw: "BenchmarkX: cached (…)".
+func hacksText(hs []result.Hack) string {
+	if len(hs) == 0 {
+		return "the hack check flagged it"
+	}
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = fmt.Sprintf("%s: %s (%s)", h.Bench, h.Kind, h.Detail)
+	}
+	return strings.Join(parts, "; ")
 }

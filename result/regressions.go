@@ -12,7 +12,7 @@ func (r *Report) Regressions() []string {
 	var names []string
 	for _, c := range r.Candidates {
 		switch {
-		case c.Verdict == VerdictSlower || c.Verdict == VerdictMixed:
+		case c.Verdict.Info().Regression:
 			names = append(names, fmt.Sprintf("%s (%s)", c.Name, c.Verdict))
 		case len(c.SlowerOn) > 0:
 			names = append(names, fmt.Sprintf("%s (%s, but slower on %s)", c.Name, c.Verdict, strings.Join(c.SlowerOn, ", ")))

@@ -21,6 +21,12 @@ const (
 	VerdictPassed    Verdict = "passed"
 	VerdictFailed    Verdict = "failed"
 	VerdictDuplicate Verdict = "duplicate"
+	// VerdictOverfit: faster on the benchmarks its generators were shown,
+	// not on those held out from them (Options.Holdout; holdout.go).
+	VerdictOverfit Verdict = "overfit"
+	// VerdictSuspect: faster by not doing the work, as far as the hack
+	// check can tell (Hacks says what it saw).
+	VerdictSuspect Verdict = "suspect"
 )
 
 // QualifierFasterOnSome qualifies a candidate that is not faster over all
@@ -133,6 +139,13 @@ type CandidateResult struct {
 	// machine, held by another job or process: not part of Seconds, nor
 	// of the benchmark budget.
 	WaitSeconds float64 `json:"wait_seconds,omitempty"`
+
+	// Hacks is what the hack check saw when the candidate is suspect: a
+	// speedup that comes from not doing the work.
+	Hacks []Hack `json:"hacks,omitempty"`
+	// Holdout is how it did on the shown and held-out benchmarks, in a job
+	// that held some out (Options.Holdout).
+	Holdout *HoldoutResult `json:"holdout,omitempty"`
 
 	// TestEdits is what it changes in the Go test files that judge it.
 	TestEdits *TestEdits `json:"test_edits,omitempty"`

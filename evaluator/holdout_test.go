@@ -1,0 +1,66 @@
+package evaluator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/optimizer-dev/optimizer/result"
+)
+
+// TestJudgeHoldout: a candidate faster on the shown benchmarks and not on
+// the held-out ones is overfit; one faster on both keeps its verdict; one
+// without a claim, or without rows on both sides, is left alone.
+func TestJudgeHoldout(t *testing.T) {
+	row := func(name string, speedup float64) result.BenchResult {
+		return result.BenchResult{Name: name, Unit: "sec/op", Speedup: speedup, CI: [2]float64{speedup * 0.9, speedup * 1.1}, Level: 0.95}
+	}
+	held := []string{"BenchmarkC"}
+	for _, tt := range []struct {
+		name    string
+		res     result.CandidateResult
+		want    result.Verdict
+		changed bool
+	}{
+		{name: "SpecialCased", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictFaster,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 3), row("BenchmarkB/n=10", 2.5), row("BenchmarkC/n=10", 1.01)},
+			FasterOn:   []string{"BenchmarkA", "BenchmarkB/n=10"}}},
+		{name: "HeldOutSlower", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictMixed,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 3), row("BenchmarkC", 0.5)},
+			FasterOn:   []string{"BenchmarkA"}, SlowerOn: []string{"BenchmarkC"}}},
+		{name: "NotFasterButShownFaster", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictNotFaster,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 2), row("BenchmarkC", 0.98)},
+			FasterOn:   []string{"BenchmarkA"}, Qualifier: QualifierFasterOnSome}},
+		{name: "Honest", want: VerdictFaster, changed: true, res: result.CandidateResult{Verdict: VerdictFaster,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 2), row("BenchmarkB", 2.1), row("BenchmarkC", 1.9),
+				{Name: "BenchmarkC", Unit: "allocs/op", Exact: true}},
+			FasterOn: []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}}},
+		{name: "NoClaim", want: VerdictNotFaster, changed: true, res: result.CandidateResult{Verdict: VerdictNotFaster,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 1.04), row("BenchmarkC", 0.99)}}},
+		{name: "NoHeldOutRow", want: VerdictFaster, res: result.CandidateResult{Verdict: VerdictFaster,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 2)}, FasterOn: []string{"BenchmarkA"}}},
+		{name: "Failed", want: VerdictFailed, res: result.CandidateResult{Verdict: VerdictFailed}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := tt.res
+			changed := judgeHoldout(&res, held, 0.05)
+			if res.Verdict != tt.want || changed != tt.changed {
+				t.Fatalf("verdict %s, changed %v; want %s, %v (note %q)", res.Verdict, changed, tt.want, tt.changed, res.Note)
+			}
+			if !changed {
+				return
+			}
+			h := res.Holdout
+			if h == nil || len(h.Shown) == 0 || len(h.HeldOut) == 0 || h.HeldOutSpeedup <= 0 || h.ShownSpeedup <= 0 {
+				t.Fatalf("holdout %+v; want both sides with their speedups", h)
+			}
+			for _, name := range h.HeldOut {
+				if !strings.HasPrefix(name, "BenchmarkC") {
+					t.Errorf("%s is counted as held out", name)
+				}
+			}
+			if tt.want == VerdictOverfit && (res.Qualifier != "" || !strings.Contains(res.Note, "held out")) {
+				t.Errorf("qualifier %q, note %q; want none and a note that says why", res.Qualifier, res.Note)
+			}
+		})
+	}
+}
