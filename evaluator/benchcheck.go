@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
@@ -35,7 +36,7 @@ type benchCheck struct {
 }
 
 // add records one sample of side sd.
-func (b *benchCheck) add(sd side, seconds float64, output []byte) {
+func (b *benchCheck) add(sd measure.Side, seconds float64, output []byte) {
 	b.times[sd] = append(b.times[sd], seconds)
 	var ns []float64
 	for _, m := range number.FindAll(output, maxNumbers) {
@@ -50,15 +51,15 @@ func (b *benchCheck) add(sd side, seconds float64, output []byte) {
 // each side and a printed number differs by more than a fifth between the
 // sides while the time hardly moves; "" otherwise. It decides once.
 func (b *benchCheck) verdict(minPairs int) string {
-	if b.done || len(b.times[sideBase]) < minPairs || len(b.times[sideCand]) < minPairs {
+	if b.done || len(b.times[measure.Base]) < minPairs || len(b.times[measure.Cand]) < minPairs {
 		return ""
 	}
 	b.done = true
-	ratio := stats.Median(b.times[sideBase]) / stats.Median(b.times[sideCand])
+	ratio := stats.Median(b.times[measure.Base]) / stats.Median(b.times[measure.Cand])
 	moved := math.Abs(math.Log(ratio))
-	n := min(minLen(b.nums[sideBase]), minLen(b.nums[sideCand]))
+	n := min(minLen(b.nums[measure.Base]), minLen(b.nums[measure.Cand]))
 	for i := range n {
-		base, cand := column(b.nums[sideBase], i), column(b.nums[sideCand], i)
+		base, cand := column(b.nums[measure.Base], i), column(b.nums[measure.Cand], i)
 		if base <= 0 || cand <= 0 {
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 )
 
 func TestBenchCheck_Verdict(t *testing.T) {
@@ -31,9 +33,9 @@ func TestBenchCheck_Verdict(t *testing.T) {
 					t.Fatalf("warned before 6 pairs: %s", got)
 				}
 				s, out := tt.base(i)
-				b.add(sideBase, s, []byte(out))
+				b.add(measure.Base, s, []byte(out))
 				s, out = tt.cand(i)
-				b.add(sideCand, s, []byte(out))
+				b.add(measure.Cand, s, []byte(out))
 				got = b.verdict(6)
 			}
 			if (got != "") != tt.warn {

@@ -5,54 +5,51 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// side names one half of a pair.
-type side int
-
-const (
-	sideBase side = iota
-	sideCand
-)
-
-func (s side) String() string {
-	if s == sideBase {
-		return "base"
-	}
-	return "candidate"
-}
-
-// metric is one measured value of one benchmark in one sample.
-type metric struct {
-	bench string
-	unit  string
-	value float64
-	iters int64
-	dist  Disturbance // what competed with the sample (interference.go)
-}
-
-// errTooSlow reports a candidate sample that ran far past the base's time.
-var errTooSlow = errors.New("candidate sample ran past its time limit")
-
-// sampler takes one sample of every benchmark on one side. The Go sampler
-// runs one process per benchmark; a bench command runs once for all.
-type sampler interface {
-	sample(ctx context.Context, s side) ([]metric, error)
-}
-
 // measured keeps what phase 2 built for a candidate, for the profile phase.
 type measured struct {
-	goBench []*goBench
+	goBench []*measure.GoBench
+}
+
+// noiseCheck measures base against base before the first candidate, with
+// the same benchmarks, binaries and pinning that the candidate will get,
+// and warns when --min-speedup is below the noise floor.
+func (j *job) noiseCheck(ctx context.Context, c *cand) {
+	slots, err := j.pool.AcquireExclusive(ctx)
+	if err != nil {
+		return
+	}
+	defer func() {
+		for _, s := range slots {
+			j.pool.Release(s)
+		}
+	}()
+	smp, _, fail := j.newSampler(ctx, c, slots)
+	if fail != nil || smp == nil {
+		return
+	}
+	noise := measure.Noise(ctx, smp, DefaultAlpha, j.opts.MinSpeedup)
+	if noise == nil {
+		return
+	}
+	j.mu.Lock()
+	j.noise = noise
+	j.mu.Unlock()
+	if j.opts.MinSpeedup < noise.Floor {
+		j.warn(ctx, "--min-speedup %.1f%% is below the noise floor of %.1f%% measured base against base: raise it, or quiet the machine",
+			100*j.opts.MinSpeedup, 100*noise.Floor)
+	}
 }
 
 // benchmark is phase 2: every passing candidate, one at a time, with the
@@ -149,7 +146,11 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		j.settle(ctx, c)
 		return
 	}
-	smp = j.watch(c, smp)
+	smp = measure.Watch(smp, j.cpu(), func(sum *Interference) {
+		j.mu.Lock()
+		c.res.Interference = sum
+		j.mu.Unlock()
+	})
 	fail = j.rounds(ctx, c, smp, start)
 	if ctx.Err() != nil {
 		return
@@ -189,7 +190,7 @@ func (j *job) waited(ctx context.Context, c *cand, d time.Duration) {
 
 // newSampler prepares the trees and binaries for measuring c. A nil sampler
 // with a note means there is nothing to measure.
-func (j *job) newSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot) (sampler, string, *Failure) {
+func (j *job) newSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot) (measure.Sampler, string, *Failure) {
 	var filter *gobench.Filter
 	if j.opts.BenchFilter != "" {
 		f, err := gobench.NewFilter(j.opts.BenchFilter)
@@ -213,96 +214,61 @@ func (j *job) cpu() int {
 	return runtime.NumCPU() - 1
 }
 
-// rounds measures base and candidate interleaved, until the verdict is
-// settled, the pairs reach the cap, or the time budget is spent. The side
-// measured first in each pair is drawn by a coin, seeded by the job and the
-// candidate (and every sample's order is in the store). Under A/A the labels
-// are then a fair coin whatever the machine's noise does, so the signed-rank
-// test is exact: in ABBA order, a burst of load that spans a round boundary
-// moves two neighbouring pairs the same way, and on the project's shared
-// machine that tripled the A/A false-positive rate (docs/measuring.md).
-func (j *job) rounds(ctx context.Context, c *cand, smp sampler, start time.Time) *Failure {
-	seq := stats.Sequential{
-		MinPairs:   j.opts.MinPairs,
-		MaxPairs:   j.opts.MaxPairs,
-		Alpha:      DefaultAlpha,
-		MinSpeedup: j.opts.MinSpeedup,
+// rounds measures c with smp until its verdict is settled, the pairs reach
+// the cap, or the time budget is spent (measure.Rounds), storing every
+// sample and emitting each pair for the ETA.
+func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start time.Time) *Failure {
+	loop := measure.Rounds{
+		Seq: stats.Sequential{
+			MinPairs:   j.opts.MinPairs,
+			MaxPairs:   j.opts.MaxPairs,
+			Alpha:      DefaultAlpha,
+			MinSpeedup: j.opts.MinSpeedup,
+		},
+		Seed:     orderSeed(j.id, c.spec.Name),
+		Start:    start,
+		Budget:   j.opts.Budget,
+		Deadline: j.opts.Deadline,
 	}
-	var (
-		series = newSeries()
-		dec    stats.Decision
-		order  int
-		coin   = rand.New(rand.NewPCG(orderSeed(j.id, c.spec.Name), 0))
-		kept   = j.reusedRounds(ctx, c) // pairs of earlier jobs (cache.go)
-		r0     = len(kept)
-		// The budget does not stop a candidate before the first look
-		// that can claim anything: stopped there it could only end not
-		// settled, its pairs wasted. A quick look (watch's first verdict)
-		// is measured again by a later job when it does not settle.
-		firstClaim = seq.FirstClaim()
-	)
+	// The budget does not stop a candidate before the first look that can
+	// claim anything: stopped there it could only end not settled, its
+	// pairs wasted. A quick look (watch's first verdict) is measured again
+	// by a later job when it does not settle.
+	loop.FirstClaim = loop.Seq.FirstClaim()
 	if j.opts.Quick {
-		firstClaim = 0
+		loop.FirstClaim = 0
 	}
+	kept := j.reusedRounds(ctx, c) // pairs of earlier jobs (cache.go)
+	r0 := len(kept)
 	for _, rd := range kept {
-		series.add(toMetrics(rd.Base), toMetrics(rd.Cand))
+		loop.Kept = append(loop.Kept, [2][]measure.Metric{toMetrics(rd.Base), toMetrics(rd.Cand)})
 	}
-	order = 2 * r0
-	if r0 >= j.opts.MinPairs {
-		dec = seq.Look(series.names(), series.pairs())
+	loop.Sampled = func(s measure.Side, r, order int, ms []measure.Metric) {
+		j.storeSamples(ctx, c.spec.Name, s, r, order, ms)
 	}
-	for r := r0; r < j.opts.MaxPairs && !dec.Settled; r++ {
-		sides := [2]side{sideBase, sideCand}
-		if coin.IntN(2) == 1 {
-			sides = [2]side{sideCand, sideBase}
-		}
-		var got [2][]metric
-		pairStart := time.Now()
-		var baseTook time.Duration
-		for _, s := range sides {
-			t0 := time.Now()
-			ms, err := smp.sample(ctx, s)
-			if s == sideBase {
-				baseTook = time.Since(t0)
-			}
-			if errors.Is(err, errTooSlow) {
-				j.tooSlow(c, series, err)
-				return nil
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return &Failure{Kind: FailError, Message: fmt.Sprintf("benchmark %s: %v", s, err)}
-			}
-			got[s] = ms
-			j.storeSamples(ctx, c.spec.Name, s, r, order, ms)
-			order++
-		}
-		series.add(got[sideBase], got[sideCand])
-		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(got[sideBase]), Cand: fromMetrics(got[sideCand])})
-		j.log.Debug("benchmark pair", "candidate", c.spec.Name, "pair", r+1, "first", sides[0], "metrics", len(got[sideCand]), "took", since(pairStart))
+	loop.Paired = func(p measure.Pair, series *measure.Series) {
+		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(p.Metrics[measure.Base]), Cand: fromMetrics(p.Metrics[measure.Cand])})
+		j.log.Debug("benchmark pair", "candidate", c.spec.Name, "pair", p.Round+1, "first", p.First,
+			"metrics", len(p.Metrics[measure.Cand]), "took", p.Took.Round(time.Millisecond))
 		if j.opts.Events != nil { // the forecasts are for the ETA: no listener, no looks
-			names, pairs := series.names(), series.pairs()
 			j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
-				Message: fmt.Sprintf("pair %d", r+1), Pair: r + 1, BaseSample: baseTook,
-				Forecast: seq.Forecast(names, pairs)})
-		}
-		if r+1 < j.opts.MinPairs {
-			continue
-		}
-		dec = seq.Look(series.names(), series.pairs())
-		if dec.Settled || time.Since(start) > j.opts.Budget && r+1 >= firstClaim || j.pastDeadline() {
-			break
+				Message: fmt.Sprintf("pair %d", p.Round+1), Pair: p.Round + 1, BaseSample: p.BaseTook,
+				Forecast: loop.Seq.Forecast(series.Names(), series.Pairs())})
 		}
 	}
-	if series.rounds() == 0 {
-		return &Failure{Kind: FailError, Message: "no benchmark sample was taken"}
+	out, err := loop.Run(ctx, smp)
+	switch {
+	case errors.Is(err, measure.ErrTooSlow):
+		j.tooSlow(c, out.Series, err)
+		return nil
+	case errors.Is(err, measure.ErrNoSample):
+		return &Failure{Kind: FailError, Message: err.Error()}
+	case err != nil && ctx.Err() != nil:
+		return nil
+	case err != nil:
+		return &Failure{Kind: FailError, Message: err.Error()}
 	}
-	if !dec.Settled && series.rounds() < j.opts.MinPairs {
-		dec = seq.Look(series.names(), series.pairs())
-	}
-	j.decide(ctx, c, series, dec)
+	j.decide(ctx, c, out.Series, out.Decision)
 	if len(kept) > r0 && ctx.Err() == nil {
 		j.keepRounds(ctx, c, kept)
 	}
@@ -323,16 +289,16 @@ func orderSeed(jobID, name string) uint64 {
 
 // decide turns a stats decision into the candidate's verdict and benchmark
 // table.
-func (j *job) decide(ctx context.Context, c *cand, s *series, dec stats.Decision) {
+func (j *job) decide(ctx context.Context, c *cand, s *measure.Series, dec stats.Decision) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	c.res.Verdict = Verdict(dec.Verdict)
 	c.res.Speedup = dec.Aggregate.Speedup
 	c.res.CI = &[2]float64{dec.Aggregate.Low, dec.Aggregate.High}
-	c.res.Pairs = s.rounds()
+	c.res.Pairs = s.Rounds()
 	c.res.Benchmarks = nil
 	c.res.FasterOn, c.res.SlowerOn, c.res.Qualifier = nil, nil, ""
-	names := s.names()
+	names := s.Names()
 	for _, b := range dec.FasterOn {
 		c.res.FasterOn = append(c.res.FasterOn, names[b])
 	}
@@ -346,22 +312,22 @@ func (j *job) decide(ctx context.Context, c *cand, s *series, dec stats.Decision
 	for i, name := range names {
 		e := dec.PerBench[i]
 		br := BenchResult{
-			Name: name, Unit: s.unit(name),
-			Base: s.center(name, sideBase), Candidate: s.center(name, sideCand),
+			Name: name, Unit: s.Unit(name),
+			Base: s.Center(name, measure.Base), Candidate: s.Center(name, measure.Cand),
 			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Level: e.Level, Pairs: e.Pairs,
 			Verdict: Verdict(e.Verdict),
 		}
 		c.res.Benchmarks = append(c.res.Benchmarks, br)
 		rows = append(rows, benchRow(j.id, c.spec.Name, br))
 	}
-	for _, x := range s.exact() {
+	for _, x := range s.Exact() {
 		c.res.Benchmarks = append(c.res.Benchmarks, x)
 		rows = append(rows, benchRow(j.id, c.spec.Name, x))
 	}
 	c.res.Unsettled = !dec.Settled
 	if !dec.Settled {
-		c.res.Note = fmt.Sprintf("not settled after %d pairs", s.rounds())
-		if j.pastDeadline() && s.rounds() < j.opts.MaxPairs {
+		c.res.Note = fmt.Sprintf("not settled after %d pairs", s.Rounds())
+		if j.pastDeadline() && s.Rounds() < j.opts.MaxPairs {
 			c.res.Note += ": the job's time budget ran out"
 		}
 	}
@@ -369,11 +335,11 @@ func (j *job) decide(ctx context.Context, c *cand, s *series, dec stats.Decision
 }
 
 // tooSlow settles a candidate whose sample ran far past the base's.
-func (j *job) tooSlow(c *cand, s *series, err error) {
+func (j *job) tooSlow(c *cand, s *measure.Series, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	c.res.Verdict = VerdictSlower
-	c.res.Pairs = s.rounds()
+	c.res.Pairs = s.Rounds()
 	c.res.Note = err.Error()
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/profiler"
@@ -222,13 +223,13 @@ func (j *job) placeKey(at gobench.Place) string {
 
 // calibKey is the key of a benchmark's calibration at base; "" when base's
 // binary cannot be hashed.
-func (j *job) calibKey(b *goBench, pattern string) string {
-	bin := j.binHash(b.baseBin)
+func (j *job) calibKey(b *measure.GoBench, pattern string) string {
+	bin := j.binHash(b.BaseBin)
 	if bin == "" {
 		return ""
 	}
-	return hashKey(store.CacheCalibration, bin, b.pkg.ImportPath, b.name, pattern, calibrateTarget.String(),
-		strings.Join(j.opts.BenchArgs, "\x00"), j.placeKey(b.baseAt))
+	return hashKey(store.CacheCalibration, bin, b.Pkg.ImportPath, b.Name, pattern, calibrateTarget.String(),
+		strings.Join(j.opts.BenchArgs, "\x00"), j.placeKey(b.BaseAt))
 }
 
 // cachedCalibration returns the stored counts under key, when there are.
@@ -250,15 +251,15 @@ func (j *job) cachedCalibration(ctx context.Context, key string) ([]gobench.Coun
 // samplesKey is the key of c's benchmark pairs: both sides' binaries, every
 // benchmark with its count, and how they run. "" when a binary cannot be
 // hashed.
-func (j *job) samplesKey(benches []*goBench) string {
+func (j *job) samplesKey(benches []*measure.GoBench) string {
 	parts := []string{strings.Join(j.opts.BenchArgs, "\x00")}
 	for _, b := range benches {
-		bb, cb := j.binHash(b.baseBin), j.binHash(b.candBin)
+		bb, cb := j.binHash(b.BaseBin), j.binHash(b.CandBin)
 		if bb == "" || cb == "" {
 			return ""
 		}
-		parts = append(parts, fmt.Sprintf("%s %s n=%d base=%s cand=%s base@%s cand@%s", b.pkg.ImportPath, b.name, b.n, bb, cb,
-			j.placeKey(b.baseAt), j.placeKey(b.candAt)))
+		parts = append(parts, fmt.Sprintf("%s %s n=%d base=%s cand=%s base@%s cand@%s", b.Pkg.ImportPath, b.Name, b.N, bb, cb,
+			j.placeKey(b.BaseAt), j.placeKey(b.CandAt)))
 	}
 	slices.Sort(parts[1:])
 	return hashKey(store.CacheSamples, parts...)
@@ -299,7 +300,7 @@ func (j *job) recordReused(ctx context.Context, c *cand, rounds []cachedRound) {
 		for s, ms := range [2][]cachedMetric{rd.Base, rd.Cand} {
 			for _, m := range ms {
 				rows = append(rows, store.BenchSample{JobID: j.id, Candidate: c.spec.Name, Benchmark: m.Bench, Unit: m.Unit,
-					Side: side(s).String(), Round: r, Order: 2*r + s, Value: m.Value, Iterations: m.Iters, ReusedFrom: rd.Job,
+					Side: measure.Side(s).String(), Round: r, Order: 2*r + s, Value: m.Value, Iterations: m.Iters, ReusedFrom: rd.Job,
 					Host: j.host}) // the samples key holds the host's name and CPU: the same as this job's
 			}
 		}
@@ -339,14 +340,14 @@ func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
 		return false
 	}
 	seq := stats.Sequential{MinPairs: j.opts.MinPairs, MaxPairs: j.opts.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: j.opts.MinSpeedup}
-	series := newSeries()
+	series := measure.NewSeries()
 	for _, rd := range rounds {
-		series.add(toMetrics(rd.Base), toMetrics(rd.Cand))
+		series.Add(toMetrics(rd.Base), toMetrics(rd.Cand))
 	}
-	if series.rounds() == 0 {
+	if series.Rounds() == 0 {
 		return false
 	}
-	dec := seq.Look(series.names(), series.pairs())
+	dec := seq.Look(series.Names(), series.Pairs())
 	if !dec.Settled && len(rounds) < j.opts.MaxPairs {
 		return false
 	}
@@ -425,18 +426,18 @@ func (j *job) buildEnv(ctx context.Context) string {
 	return env
 }
 
-func toMetrics(ms []cachedMetric) []metric {
-	out := make([]metric, len(ms))
+func toMetrics(ms []cachedMetric) []measure.Metric {
+	out := make([]measure.Metric, len(ms))
 	for i, m := range ms {
-		out[i] = metric{bench: m.Bench, unit: m.Unit, value: m.Value, iters: m.Iters}
+		out[i] = measure.Metric{Bench: m.Bench, Unit: m.Unit, Value: m.Value, Iters: m.Iters}
 	}
 	return out
 }
 
-func fromMetrics(ms []metric) []cachedMetric {
+func fromMetrics(ms []measure.Metric) []cachedMetric {
 	out := make([]cachedMetric, len(ms))
 	for i, m := range ms {
-		out[i] = cachedMetric{Bench: m.bench, Unit: m.unit, Value: m.value, Iters: m.iters}
+		out[i] = cachedMetric{Bench: m.Bench, Unit: m.Unit, Value: m.Value, Iters: m.Iters}
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/stats"
 )
@@ -45,8 +46,8 @@ func TestRun_NoiseCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Noise == nil || rep.Noise.Pairs != noisePairs || rep.Noise.Floor <= 0 {
-		t.Fatalf("noise %+v, want a floor from %d pairs", rep.Noise, noisePairs)
+	if rep.Noise == nil || rep.Noise.Pairs != measure.NoisePairs || rep.Noise.Floor <= 0 {
+		t.Fatalf("noise %+v, want a floor from %d pairs", rep.Noise, measure.NoisePairs)
 	}
 	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "below the noise floor") {
 		t.Errorf("no warning about --min-speedup 0.01%% below a %.2f%% floor: %q", 100*rep.Noise.Floor, rep.Warnings)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -121,12 +122,12 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 		baseSlot = slots[1]
 	}
 	base := profiler.CaptureOptions{
-		Binary: target.bench.baseBin, Dir: filepath.Join(baseSlot.Dir(), target.bench.pkg.Dir),
+		Binary: target.bench.BaseBin, Dir: filepath.Join(baseSlot.Dir(), target.bench.Pkg.Dir),
 		Bench: target.pattern, CPU: j.cpu(),
 		Out: filepath.Join(dir, "base.cpu.pprof"), Extra: j.opts.BenchArgs,
 	}
 	cand := base
-	cand.Binary, cand.Out = target.bench.candBin, filepath.Join(dir, fileName(w.spec.Name)+".cpu.pprof")
+	cand.Binary, cand.Out = target.bench.CandBin, filepath.Join(dir, fileName(w.spec.Name)+".cpu.pprof")
 	if target.allocs {
 		base.MemOut = filepath.Join(dir, "base.mem.pprof")
 		cand.MemOut = filepath.Join(dir, fileName(w.spec.Name)+".mem.pprof")
@@ -139,7 +140,7 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 	if err := j.stage(ctx, candSlot, w); err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
 	}
-	cand.Dir = filepath.Join(candSlot.Dir(), target.bench.pkg.Dir)
+	cand.Dir = filepath.Join(candSlot.Dir(), target.bench.Pkg.Dir)
 	if err := profiler.Capture(ctx, cand); err != nil {
 		return nil, fmt.Errorf("%s: %w", w.spec.Name, err)
 	}
@@ -171,7 +172,7 @@ func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot
 // profileTarget is what to profile: one package's binaries, the improved
 // benchmarks in it, and whether allocations changed.
 type profileTarget struct {
-	bench   *goBench
+	bench   *measure.GoBench
 	pattern string
 	allocs  bool
 }
@@ -194,7 +195,7 @@ func improved(w *cand) *profileTarget {
 	var t profileTarget
 	var names []string
 	for _, gb := range w.measured.goBench {
-		if topLevel(best.Name) == topLevel(gb.name) {
+		if topLevel(best.Name) == topLevel(gb.Name) {
 			t.bench = gb
 		}
 	}
@@ -243,10 +244,10 @@ func topLevel(name string) string {
 	return top
 }
 
-func samePackage(w *cand, name string, in *goBench) bool {
+func samePackage(w *cand, name string, in *measure.GoBench) bool {
 	for _, gb := range w.measured.goBench {
-		if topLevel(gb.name) == topLevel(name) {
-			return gb.pkg.ImportPath == in.pkg.ImportPath
+		if topLevel(gb.Name) == topLevel(name) {
+			return gb.Pkg.ImportPath == in.Pkg.ImportPath
 		}
 	}
 	return false

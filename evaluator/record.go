@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/shard"
 	"github.com/optimizer-dev/optimizer/store"
@@ -253,12 +254,12 @@ func benchRow(jobID, name string, b BenchResult) store.BenchResult {
 		Base: b.Base, Value: b.Candidate, Speedup: b.Speedup, CILow: b.CI[0], CIHigh: b.CI[1], P: b.P, Pairs: b.Pairs}
 }
 
-func (j *job) storeSamples(ctx context.Context, name string, s side, round, order int, ms []metric) {
+func (j *job) storeSamples(ctx context.Context, name string, s measure.Side, round, order int, ms []measure.Metric) {
 	rows := make([]store.BenchSample, len(ms))
 	for i, m := range ms {
-		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.bench, Unit: m.unit,
-			Side: s.String(), Round: round, Order: order, Value: m.value, Iterations: m.iters,
-			Probed: m.dist.Probed, OtherCPU: m.dist.OtherCPU, Steal: m.dist.Steal, InvolSwitches: m.dist.InvolSwitches,
+		rows[i] = store.BenchSample{JobID: j.id, Candidate: name, Benchmark: m.Bench, Unit: m.Unit,
+			Side: s.String(), Round: round, Order: order, Value: m.Value, Iterations: m.Iters,
+			Probed: m.Dist.Probed, OtherCPU: m.Dist.OtherCPU, Steal: m.Dist.Steal, InvolSwitches: m.Dist.InvolSwitches,
 			Host: j.host}
 	}
 	if err := j.db.AddBenchSamples(context.WithoutCancel(ctx), rows); err != nil {

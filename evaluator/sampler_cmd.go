@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -27,7 +28,7 @@ type cmdSampler struct {
 	check    benchCheck
 }
 
-func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (sampler, string, *Failure) {
+func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (measure.Sampler, string, *Failure) {
 	s := &cmdSampler{j: j, c: c, cand: slots[0], filter: filter}
 	if len(slots) > 1 {
 		s.base = slots[1]
@@ -39,14 +40,14 @@ func (j *job) newCmdSampler(ctx context.Context, c *cand, slots []*worktreepool.
 	return s, "", nil
 }
 
-func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
+func (s *cmdSampler) Sample(ctx context.Context, sd measure.Side) ([]measure.Metric, error) {
 	slot, err := s.tree(ctx, sd)
 	if err != nil {
 		return nil, err
 	}
 	timeout := s.j.opts.Timeout
-	if sd == sideCand && s.baseWall > 0 {
-		timeout = min(timeout, slowFactor*s.baseWall+slowGrace)
+	if sd == measure.Cand && s.baseWall > 0 {
+		timeout = min(timeout, measure.SlowFactor*s.baseWall+measure.SlowGrace)
 	}
 	if err := clearReports(slot.Dir(), s.j.benchReports); err != nil {
 		return nil, err
@@ -58,8 +59,8 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 		return nil, err
 	}
 	switch {
-	case res.TimedOut && sd == sideCand && s.baseWall > 0:
-		return nil, fmt.Errorf("%w: the bench command took over %s where base takes %s", errTooSlow,
+	case res.TimedOut && sd == measure.Cand && s.baseWall > 0:
+		return nil, fmt.Errorf("%w: the bench command took over %s where base takes %s", measure.ErrTooSlow,
 			timeout.Round(time.Millisecond), s.baseWall.Round(time.Millisecond))
 	case res.TimedOut:
 		return nil, fmt.Errorf("the bench command ran past --timeout %s", timeout)
@@ -68,7 +69,7 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 	case res.ExitCode != 0:
 		return nil, fmt.Errorf("the bench command exits %d:\n%s", res.ExitCode, tail(string(res.Output), 20))
 	}
-	if sd == sideBase && res.Wall > s.baseWall {
+	if sd == measure.Base && res.Wall > s.baseWall {
 		s.baseWall = res.Wall
 	}
 	ms, err := s.j.benchResults(slot.Dir(), stdout.b, res.Output)
@@ -76,13 +77,13 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 		return nil, err
 	}
 	if len(ms) > 0 {
-		var out []metric
+		var out []measure.Metric
 		for _, m := range ms {
 			if s.filter == nil || s.filter.Match(m.Bench) {
-				out = append(out, metric{bench: m.Bench, unit: m.Unit, value: m.Value, iters: m.Iterations})
+				out = append(out, measure.Metric{Bench: m.Bench, Unit: m.Unit, Value: m.Value, Iters: m.Iterations})
 			}
 		}
-		if len(out) == 0 && sd == sideBase {
+		if len(out) == 0 && sd == measure.Base {
 			// The filter selects none of what the command prints: a
 			// problem of the job, not of this candidate.
 			s.j.stop = fmt.Errorf("%w: --bench-filter %q matches none of the benchmarks the bench command prints: %s",
@@ -96,7 +97,7 @@ func (s *cmdSampler) sample(ctx context.Context, sd side) ([]metric, error) {
 		v = res.CPU
 	}
 	s.checkTime(ctx, sd, v, res.Output)
-	return []metric{{bench: "command", unit: "sec", value: v.Seconds(), iters: 1}}, nil
+	return []measure.Metric{{Bench: "command", Unit: "sec", Value: v.Seconds(), Iters: 1}}, nil
 }
 
 // benchNames lists the benchmark names in ms, once each.
@@ -113,7 +114,7 @@ func benchNames(ms []gobench.Measurement) string {
 // checkTime warns, once a job, when the time of a bench command cannot tell
 // code apart: its output looks like a self-calibrating timer's, or its time
 // is the same on both sides while the numbers it prints are not.
-func (s *cmdSampler) checkTime(ctx context.Context, sd side, v time.Duration, output []byte) {
+func (s *cmdSampler) checkTime(ctx context.Context, sd measure.Side, v time.Duration, output []byte) {
 	if seen, ok := selfTimed(output); ok && s.j.warnOnce("self-timed") {
 		s.j.warn(ctx, "the bench command's output looks self-calibrated (%q): such a command runs for about the same time "+
 			"whatever the code does, and its time is what is judged. Print the result as a Go benchmark line "+
@@ -127,15 +128,15 @@ func (s *cmdSampler) checkTime(ctx context.Context, sd side, v time.Duration, ou
 
 // tree returns the slot that holds side sd's code, toggling the single slot
 // between base and candidate when there is no second slot.
-func (s *cmdSampler) tree(ctx context.Context, sd side) (*worktreepool.Slot, error) {
+func (s *cmdSampler) tree(ctx context.Context, sd measure.Side) (*worktreepool.Slot, error) {
 	if s.base != nil {
-		if sd == sideBase {
+		if sd == measure.Base {
 			return s.base, nil
 		}
 		return s.cand, nil
 	}
 	switch {
-	case sd == sideBase && s.staged:
+	case sd == measure.Base && s.staged:
 		if err := s.cand.Reset(ctx); err != nil {
 			return nil, fmt.Errorf("reset the slot to base: %w", err)
 		}
@@ -144,7 +145,7 @@ func (s *cmdSampler) tree(ctx context.Context, sd side) (*worktreepool.Slot, err
 		if err := s.j.prepare(ctx, s.cand); err != nil {
 			return nil, err
 		}
-	case sd == sideCand && !s.staged:
+	case sd == measure.Cand && !s.staged:
 		if err := s.j.stage(ctx, s.cand, s.c); err != nil {
 			return nil, fmt.Errorf("stage the candidate again: %w", err)
 		}

@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"watch"},
 	{"report"},
 	{"evaluator"},
-	{"eta"},
+	{"eta", "evaluator/measure"},
 	{"result"},
 	{"evaluator/benchformat", "evaluator/junit"},
 	{"evaluator/candidate", "evaluator/gobench", "evaluator/gotest", "shard", "stats", "excerpt"},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
@@ -139,7 +140,7 @@ func (d Dir) Check(rep *evaluator.Report) error {
 
 // loadText is " (load average 12.4 on 2 CPUs)", or "" where it is unknown.
 func loadText() string {
-	if l := evaluator.LoadAverage(); l != "" {
+	if l := measure.LoadAverage(); l != "" {
 		return " (" + l + ")"
 	}
 	return ""

@@ -8,18 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
-)
-
-// Limits of Go benchmark samples.
-const (
-	slowFactor = 10 // a candidate sample may take this many times base's
-	slowGrace  = 5 * time.Second
 )
 
 // calibrateTarget is one Go benchmark sample's run time, to which each
@@ -44,91 +38,6 @@ func sampleLength(s string, def time.Duration) time.Duration {
 	return def
 }
 
-// goBench is one Go benchmark prepared for measuring: both binaries built,
-// the iteration count fixed on base.
-type goBench struct {
-	pkg      gobench.Package
-	name     string
-	baseBin  string
-	candBin  string
-	baseDir  string
-	candDir  string
-	baseAt   gobench.Place // how base's and the candidate's processes run
-	candAt   gobench.Place
-	runBin   string // the path both sides' samples run from (freshCopy)
-	n        int64
-	baseWall time.Duration // the longest base sample so far
-	calSec   float64       // base's time per op when calibrated, in seconds (0: unknown)
-}
-
-// goSampler runs one process per benchmark per side.
-type goSampler struct {
-	j       *job
-	c       *cand
-	benches []*goBench
-	extra   []string
-	slow    float64 // the last base sample's largest time per op over its calibration's (interference.go)
-}
-
-// drop stops measuring b. A round's benchmarks are those both sides
-// printed, so what was measured of b on one side only is never paired.
-func (g *goSampler) drop(b *goBench) {
-	g.benches = slices.DeleteFunc(slices.Clone(g.benches), func(x *goBench) bool { return x == b })
-}
-
-func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
-	var out []metric
-	if len(g.benches) == 0 {
-		return nil, errors.New("no benchmark prints a result on both sides")
-	}
-	g.slow = 0
-	for _, b := range slices.Clone(g.benches) {
-		bin, dir, at := b.baseBin, b.baseDir, b.baseAt
-		if s == sideCand {
-			bin, dir, at = b.candBin, b.candDir, b.candAt
-		}
-		if err := freshCopy(bin, b.runBin); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.name, err)
-		}
-		sctx, cancel := ctx, context.CancelFunc(func() {})
-		var limit time.Duration
-		if s == sideCand && b.baseWall > 0 {
-			limit = slowFactor*b.baseWall + slowGrace
-			sctx, cancel = context.WithTimeout(ctx, limit)
-		}
-		t0 := time.Now()
-		ms, err := gobench.Sample(sctx, b.runBin, dir, b.name, b.n, at, g.extra)
-		wall := time.Since(t0)
-		cancel()
-		var nr *gobench.NoResultError
-		if s == sideCand && errors.As(err, &nr) {
-			// At base it has a result (calibration saw one): the benchmark
-			// exists only on base's side of this candidate.
-			g.j.warn(ctx, "%s prints no result in candidate %s, only at base, so it is not measured for %s; it said:\n%s",
-				b.name, g.c.spec.Name, g.c.spec.Name, indent(nr.Said))
-			g.drop(b)
-			continue
-		}
-		if err != nil {
-			if limit > 0 && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-				return nil, fmt.Errorf("%w: %s took over %s where base takes %s", errTooSlow, b.name,
-					limit.Round(time.Millisecond), b.baseWall.Round(time.Millisecond))
-			}
-			return nil, fmt.Errorf("%s: %w", b.name, err)
-		}
-		if s == sideBase && wall > b.baseWall {
-			b.baseWall = wall
-		}
-		for _, m := range ms {
-			out = append(out, metric{bench: m.Bench, unit: m.Unit, value: m.Value, iters: m.Iterations})
-			if s == sideBase && m.Unit == "sec/op" && m.Bench == b.name && b.calSec > 0 {
-				g.slow = max(g.slow, m.Value/b.calSec)
-			}
-		}
-	}
-	return out, nil
-}
-
 // newGoSampler finds the benchmarks of the packages c touches (or that import
 // them), or every benchmark matching --bench-filter, builds base's test
 // binaries and calibrates every benchmark on base once per job, then builds
@@ -137,7 +46,7 @@ func (g *goSampler) sample(ctx context.Context, s side) ([]metric, error) {
 // first calibration, before any of c's own time is spent: a filter that
 // matches nothing stops the job (j.stop), a benchmark without a result at
 // base is left out with one warning for the whole job.
-func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (sampler, string, *Failure) {
+func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (measure.Sampler, string, *Failure) {
 	candSlot, baseSlot := slots[0], slots[0]
 	if len(slots) > 1 {
 		baseSlot = slots[1]
@@ -148,11 +57,11 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	if err != nil {
 		return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("find benchmarks: %v", err)}
 	}
-	var tops []*goBench
+	var tops []*measure.GoBench
 	for _, p := range pkgs {
 		for _, name := range p.Benchmarks {
 			if filter == nil || filter.MatchTop(name) {
-				tops = append(tops, &goBench{pkg: p, name: name})
+				tops = append(tops, &measure.GoBench{Pkg: p, Name: name})
 			}
 		}
 	}
@@ -165,12 +74,12 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	}
 	// Base binaries first, while every slot is still at base.
 	for _, b := range tops {
-		bin, err := j.baseBinary(ctx, baseSlot, b.pkg)
+		bin, err := j.baseBinary(ctx, baseSlot, b.Pkg)
 		if err != nil {
 			return nil, "", &Failure{Kind: FailError, Message: fmt.Sprintf("build base benchmarks: %v", err)}
 		}
-		b.baseBin, b.baseDir = bin, filepath.Join(baseSlot.Dir(), b.pkg.Dir)
-		b.baseAt = j.place(baseSlot, bin)
+		b.BaseBin, b.BaseDir = bin, filepath.Join(baseSlot.Dir(), b.Pkg.Dir)
+		b.BaseAt = j.place(baseSlot, bin)
 	}
 	benches, err := j.calibrated(ctx, tops, filter)
 	if err != nil {
@@ -188,23 +97,23 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	}
 	bins := map[string]string{}
 	for _, b := range benches {
-		bin, ok := bins[b.pkg.ImportPath]
+		bin, ok := bins[b.Pkg.ImportPath]
 		if !ok {
-			bin = filepath.Join(j.tmp, "cand", fileName(c.spec.Name), fileName(b.pkg.ImportPath)+".test")
+			bin = filepath.Join(j.tmp, "cand", fileName(c.spec.Name), fileName(b.Pkg.ImportPath)+".test")
 			if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 				return nil, "", &Failure{Kind: FailError, Message: err.Error()}
 			}
-			if err := gobench.Build(ctx, candSlot.Dir(), b.pkg.ImportPath, bin, j.opts.BuildFlags); err != nil {
+			if err := gobench.Build(ctx, candSlot.Dir(), b.Pkg.ImportPath, bin, j.opts.BuildFlags); err != nil {
 				return nil, "", &Failure{Kind: FailBuild, Message: "build benchmarks: " + err.Error()}
 			}
-			bins[b.pkg.ImportPath] = bin
-			j.candidateOnly(ctx, c, b.pkg, bin, filepath.Join(candSlot.Dir(), b.pkg.Dir), j.place(candSlot, bin), filter)
+			bins[b.Pkg.ImportPath] = bin
+			j.candidateOnly(ctx, c, b.Pkg, bin, filepath.Join(candSlot.Dir(), b.Pkg.Dir), j.place(candSlot, bin), filter)
 		}
-		b.candBin, b.candDir = bin, filepath.Join(candSlot.Dir(), b.pkg.Dir)
+		b.CandBin, b.CandDir = bin, filepath.Join(candSlot.Dir(), b.Pkg.Dir)
 		// Both sides' samples run from one path, a fresh copy each time
-		// (freshCopy).
-		b.runBin = filepath.Join(j.tmp, "run", fileName(b.pkg.ImportPath)+".test")
-		b.baseAt, b.candAt = j.place(baseSlot, b.runBin), j.place(candSlot, b.runBin)
+		// (measure/sampler_go.go, freshCopy).
+		b.RunBin = filepath.Join(j.tmp, "run", fileName(b.Pkg.ImportPath)+".test")
+		b.BaseAt, b.CandAt = j.place(baseSlot, b.RunBin), j.place(candSlot, b.RunBin)
 	}
 	if err := os.MkdirAll(filepath.Join(j.tmp, "run"), 0o755); err != nil {
 		return nil, "", &Failure{Kind: FailError, Message: err.Error()}
@@ -213,7 +122,11 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	j.mu.Lock()
 	c.measured = &measured{goBench: benches}
 	j.mu.Unlock()
-	return &goSampler{j: j, c: c, benches: benches, extra: j.opts.BenchArgs}, "", nil
+	onlyBase := func(ctx context.Context, name, said string) {
+		j.warn(ctx, "%s prints no result in candidate %s, only at base, so it is not measured for %s; it said:\n%s",
+			name, c.spec.Name, c.spec.Name, indent(said))
+	}
+	return measure.NewGoSampler(benches, j.opts.BenchArgs, onlyBase), "", nil
 }
 
 // candidateOnly warns about the benchmarks of pkg that only c's binary has:
@@ -271,21 +184,21 @@ func (j *job) baseBinary(ctx context.Context, slot *worktreepool.Slot, p gobench
 // job that shows what it said (its b.Skip message) and how to pass it
 // arguments. With a filter whose sub-benchmark parts select nothing in any
 // of tops, the error wraps ErrBenchFilter and lists what exists.
-func (j *job) calibrated(ctx context.Context, tops []*goBench, filter *gobench.Filter) ([]*goBench, error) {
-	var out []*goBench
+func (j *job) calibrated(ctx context.Context, tops []*measure.GoBench, filter *gobench.Filter) ([]*measure.GoBench, error) {
+	var out []*measure.GoBench
 	skipped := false
 	for _, top := range tops {
 		counts, err := j.calibration(ctx, top, filter)
 		if err != nil {
 			return nil, err
 		}
-		skipped = skipped || j.skipped[top.pkg.ImportPath+"."+top.name]
+		skipped = skipped || j.skipped[top.Pkg.ImportPath+"."+top.Name]
 		for _, cnt := range counts {
 			if filter != nil && !filter.Match(cnt.Bench) {
 				continue
 			}
 			b := *top
-			b.name, b.n, b.calSec = cnt.Bench, cnt.N, cnt.SecPerOp
+			b.Name, b.N, b.CalSec = cnt.Bench, cnt.N, cnt.SecPerOp
 			out = append(out, &b)
 		}
 	}
@@ -298,33 +211,33 @@ func (j *job) calibrated(ctx context.Context, tops []*goBench, filter *gobench.F
 
 // calibration returns the counts of a top-level benchmark and of the
 // sub-benchmarks filter can select, from base, once per job.
-func (j *job) calibration(ctx context.Context, b *goBench, filter *gobench.Filter) ([]gobench.Count, error) {
-	key := b.pkg.ImportPath + "." + b.name
+func (j *job) calibration(ctx context.Context, b *measure.GoBench, filter *gobench.Filter) ([]gobench.Count, error) {
+	key := b.Pkg.ImportPath + "." + b.Name
 	if c, ok := j.calib[key]; ok {
 		return c, nil
 	}
-	ckey := j.calibKey(b, filter.Pattern(b.name))
+	ckey := j.calibKey(b, filter.Pattern(b.Name))
 	if counts, ok := j.cachedCalibration(ctx, ckey); ok {
 		j.calib[key] = counts
 		return counts, nil
 	}
-	counts, err := gobench.Calibrate(ctx, b.baseBin, b.baseDir, filter.Pattern(b.name), calibrateTarget, b.baseAt, j.opts.BenchArgs)
+	counts, err := gobench.Calibrate(ctx, b.BaseBin, b.BaseDir, filter.Pattern(b.Name), calibrateTarget, b.BaseAt, j.opts.BenchArgs)
 	if err == nil && ckey != "" && len(counts) > 0 {
 		j.putCache(ctx, store.CacheCalibration, ckey, "", counts)
 	}
 	var nr *gobench.NoResultError
 	switch {
-	case errors.As(err, &nr) && filter != nil && filter.String() != "" && !filter.Match(b.name):
+	case errors.As(err, &nr) && filter != nil && filter.String() != "" && !filter.Match(b.Name):
 		// The filter's sub-benchmark parts select none of its subs.
 		counts = nil
 	case errors.As(err, &nr):
 		j.warn(ctx, "%s (%s) prints no benchmark result at base, so it is not measured; "+
 			"if it needs arguments (a data directory, a flag), pass them with --bench-arg, e.g. --bench-arg -datadir=DIR. It said:\n%s",
-			b.name, b.pkg.ImportPath, indent(nr.Said))
+			b.Name, b.Pkg.ImportPath, indent(nr.Said))
 		counts = nil
 		j.skipped[key] = true
 	case err != nil:
-		return nil, fmt.Errorf("calibrate %s on base: %w", b.name, err)
+		return nil, fmt.Errorf("calibrate %s on base: %w", b.Name, err)
 	}
 	j.calib[key] = counts
 	return counts, nil
@@ -332,12 +245,12 @@ func (j *job) calibration(ctx context.Context, b *goBench, filter *gobench.Filte
 
 // allNames lists every benchmark of tops, sub-benchmarks included, from a
 // run of one iteration each at base, for a message.
-func (j *job) allNames(ctx context.Context, tops []*goBench) string {
+func (j *job) allNames(ctx context.Context, tops []*measure.GoBench) string {
 	var names []string
 	for _, b := range tops {
-		ms, err := gobench.Sample(ctx, b.baseBin, b.baseDir, b.name, 1, b.baseAt, j.opts.BenchArgs)
+		ms, err := gobench.Sample(ctx, b.BaseBin, b.BaseDir, b.Name, 1, b.BaseAt, j.opts.BenchArgs)
 		if err != nil {
-			names = append(names, b.name)
+			names = append(names, b.Name)
 			continue
 		}
 		for _, m := range ms {
@@ -351,30 +264,4 @@ func (j *job) allNames(ctx context.Context, tops []*goBench) string {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
-}
-
-// freshCopy writes bin's bytes to a new file at run, through a temporary
-// file renamed into place, before every sample. Base's and the candidate's
-// samples then run from the same path, in processes that differ in nothing
-// but the binary's bytes and the tree they run in, and neither side keeps a
-// file of its own: a byte-identical copy of a test binary, run as a file of
-// its own, was measured up to 6% apart from the original, steadily over a
-// trial, which a fixed file per side makes a bias that the random order of
-// the pairs cannot touch; a new file per sample makes it noise that the
-// order averages out (docs/measuring.md, "Identical binaries, different
-// files"). Forks wait while the copy is open for writing (syscall.ForkLock),
-// so that no child of this process holds it open when it is run (ETXTBSY).
-func freshCopy(bin, run string) error {
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		return err
-	}
-	tmp := run + ".new"
-	syscall.ForkLock.Lock()
-	err = os.WriteFile(tmp, b, 0o755)
-	syscall.ForkLock.Unlock()
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp, run)
 }

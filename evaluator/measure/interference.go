@@ -1,4 +1,4 @@
-package evaluator
+package measure
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
@@ -37,12 +38,9 @@ import (
 // summarised per candidate (CandidateResult.Interference), and a job whose
 // samples were disturbed gets a warning that says how much and what helps.
 
-// busyWarning starts the job's warning about a busy machine.
-const busyWarning = "the machine was busy"
-
 // Thresholds for a disturbed sample.
 const (
-	disturbedOtherCPU = 0.10 // other work took more than this share of the benchmark CPU
+	DisturbedOtherCPU = 0.10 // other work took more than this share of the benchmark CPU
 	disturbedSteal    = 0.02 // the hypervisor took more than this share
 	disturbedSlowdown = 1.5  // a base sample took this many times its calibration's time per op
 )
@@ -62,7 +60,7 @@ type Disturbance struct {
 // Disturbed reports whether the sample shared its CPU with enough other work
 // to count, or, at base, ran far slower than when it was calibrated.
 func (d Disturbance) Disturbed() bool {
-	return d.BaseSlowdown > disturbedSlowdown || d.Probed && (d.OtherCPU > disturbedOtherCPU || d.Steal > disturbedSteal)
+	return d.BaseSlowdown > disturbedSlowdown || d.Probed && (d.OtherCPU > DisturbedOtherCPU || d.Steal > disturbedSteal)
 }
 
 // known reports whether anything was learned about the sample.
@@ -162,16 +160,16 @@ func disturbanceBetween(a, b snapshot) Disturbance {
 // disturbance is set on each metric the sample returns, and kept for the
 // candidate's summary.
 type watched struct {
-	sampler
-	j    *job
-	c    *cand
+	Sampler
 	cpu  int
+	sum  func(*result.Interference)
 	seen []Disturbance
 }
 
-// watch wraps smp so that each of c's samples is probed.
-func (j *job) watch(c *cand, smp sampler) sampler {
-	return &watched{sampler: smp, j: j, c: c, cpu: j.cpu()}
+// Watch wraps smp so that each sample is probed on cpu (-1: all CPUs).
+// After each probed sample, sum receives the summary of all so far.
+func Watch(smp Sampler, cpu int, sum func(*result.Interference)) Sampler {
+	return &watched{Sampler: smp, cpu: cpu, sum: sum}
 }
 
 // calibrated is a sampler that knows how much slower than its calibration
@@ -180,39 +178,36 @@ type calibrated interface {
 	baseSlowdown() float64
 }
 
-func (g *goSampler) baseSlowdown() float64 { return g.slow }
+func (g *GoSampler) baseSlowdown() float64 { return g.slow }
 
-var _ calibrated = (*goSampler)(nil)
+var _ calibrated = (*GoSampler)(nil)
 
-func (w *watched) sample(ctx context.Context, s side) ([]metric, error) {
+func (w *watched) Sample(ctx context.Context, s Side) ([]Metric, error) {
 	before := probe(w.cpu)
-	ms, err := w.sampler.sample(ctx, s)
+	ms, err := w.Sampler.Sample(ctx, s)
 	if err != nil {
 		return ms, err
 	}
 	d := disturbanceBetween(before, probe(w.cpu))
-	if c, ok := w.sampler.(calibrated); ok && s == sideBase {
+	if c, ok := w.Sampler.(calibrated); ok && s == Base {
 		d.BaseSlowdown = c.baseSlowdown()
 	}
 	for i := range ms {
-		ms[i].dist = d
+		ms[i].Dist = d
 	}
 	if d.known() {
 		w.seen = append(w.seen, d)
-		sum := summarize(w.seen)
-		w.j.mu.Lock()
-		w.c.res.Interference = sum
-		w.j.mu.Unlock()
+		w.sum(summarize(w.seen))
 	}
 	return ms, nil
 }
 
 // summarize makes the candidate's summary of its probed samples.
-func summarize(ds []Disturbance) *Interference {
+func summarize(ds []Disturbance) *result.Interference {
 	if len(ds) == 0 {
 		return nil
 	}
-	sum := &Interference{Samples: len(ds)}
+	sum := &result.Interference{Samples: len(ds)}
 	other := make([]float64, len(ds))
 	sw := make([]float64, len(ds))
 	for i, d := range ds {
@@ -229,36 +224,6 @@ func summarize(ds []Disturbance) *Interference {
 	}
 	sum.OtherCPU, sum.InvolSwitches = stats.Median(other), stats.Median(sw)
 	return sum
-}
-
-// warnInterference warns once per job when any candidate's samples were
-// disturbed: how much, and what helps.
-func (j *job) warnInterference(ctx context.Context) {
-	var hit []string
-	j.mu.Lock()
-	for _, c := range j.cands {
-		if i := c.res.Interference; i.Significant() {
-			hit = append(hit, fmt.Sprintf("%s %d of %d samples, other work a median %.0f%% of the CPU%s",
-				c.spec.Name, i.Disturbed, i.Samples, 100*i.OtherCPU, i.SlowBaseNote()))
-		}
-	}
-	j.mu.Unlock()
-	if len(hit) == 0 {
-		return
-	}
-	where, isolate := "the machine", "keep other work off the machine"
-	if cpu := j.cpu(); cpu >= 0 {
-		where = fmt.Sprintf("CPU %d, where benchmarks are pinned", cpu)
-		isolate = fmt.Sprintf("keep other work off CPU %d (boot with isolcpus=%d, or cset shield -c %d)", cpu, cpu, cpu)
-	}
-	load := LoadAverage()
-	if load != "" {
-		load = ", " + load
-	}
-	j.warn(ctx, busyWarning+": other work shared %s while benchmarking (%s%s)%s. "+
-		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
-		"or raise --max-pairs and --bench-budget",
-		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), load, isolate)
 }
 
 // LoadAverage is "load average L on N CPUs" from /proc/loadavg, or "" where

@@ -1,0 +1,42 @@
+package evaluator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
+)
+
+// busyWarning starts the job's warning about a busy machine.
+const busyWarning = "the machine was busy"
+
+// warnInterference warns once per job when any candidate's samples were
+// disturbed: how much, and what helps.
+func (j *job) warnInterference(ctx context.Context) {
+	var hit []string
+	j.mu.Lock()
+	for _, c := range j.cands {
+		if i := c.res.Interference; i.Significant() {
+			hit = append(hit, fmt.Sprintf("%s %d of %d samples, other work a median %.0f%% of the CPU%s",
+				c.spec.Name, i.Disturbed, i.Samples, 100*i.OtherCPU, i.SlowBaseNote()))
+		}
+	}
+	j.mu.Unlock()
+	if len(hit) == 0 {
+		return
+	}
+	where, isolate := "the machine", "keep other work off the machine"
+	if cpu := j.cpu(); cpu >= 0 {
+		where = fmt.Sprintf("CPU %d, where benchmarks are pinned", cpu)
+		isolate = fmt.Sprintf("keep other work off CPU %d (boot with isolcpus=%d, or cset shield -c %d)", cpu, cpu, cpu)
+	}
+	load := measure.LoadAverage()
+	if load != "" {
+		load = ", " + load
+	}
+	j.warn(ctx, busyWarning+": other work shared %s while benchmarking (%s%s)%s. "+
+		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
+		"or raise --max-pairs and --bench-budget",
+		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), load, isolate)
+}
