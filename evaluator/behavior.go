@@ -142,7 +142,7 @@ func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 	}
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()
-	if j.noBench && !j.goTest {
+	if j.noBench && !j.crossing() {
 		j.settle(ctx, c)
 		return
 	}

@@ -106,10 +106,16 @@ func hashKey(kind string, parts ...string) string {
 }
 
 // testsKey is the key of c's phase-1 outcome; c's content id must be known.
+// A job that is not go test -json keys by the rule that finds the other
+// languages' test files too (isOtherTestFile): they judge it.
 func (j *job) testsKey(c *cand) string {
-	return hashKey(store.CacheTests, j.baselineKey(), c.res.ID,
+	parts := []string{j.baselineKey(), c.res.ID,
 		j.opts.Timeout.String(), fmt.Sprint(j.sandbox.Active, j.sandbox.Net), fmt.Sprint(j.opts.MemLimit),
-		fmt.Sprint(j.opts.TrustCandidateTests), fmt.Sprint(j.goTest))
+		fmt.Sprint(j.opts.TrustCandidateTests), fmt.Sprint(j.goTest)}
+	if !j.goTest {
+		parts = append(parts, "other-test-files-v1")
+	}
+	return hashKey(store.CacheTests, parts...)
 }
 
 // reuseTests settles c's phase-1 outcome from the cache, when it has one,

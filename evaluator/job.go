@@ -340,7 +340,7 @@ func (j *job) phases(ctx context.Context, base *baseline) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if j.noBench && j.goTest {
+	if j.noBench && j.crossing() {
 		j.settleRest(ctx) // behaveOne left them for the contributed tests
 	}
 	return j.measureAndSelect(ctx)

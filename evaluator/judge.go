@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,8 @@ import (
 //     packages). Those that pass at base are run, the same way, on every
 //     candidate that passed phase 1, laid over its code; a candidate that
 //     fails one fails with kind test, naming the candidate that added it.
+//     A test command judged through JUnit reports runs whole, with the
+//     author's test files laid over each tree (crossJUnit below).
 
 // errContributedTimeout marks a run of contributed tests killed at --timeout.
 var errContributedTimeout = errors.New("ran past --timeout")
@@ -138,15 +141,21 @@ func judgedHint(c *cand) string {
 		strings.Join(first(c.res.TestEdits.Files, 3), ", "))
 }
 
+// crossing reports whether the job runs contributed tests: it needs go
+// test -json, or a test command whose JUnit reports give its tests.
+func (j *job) crossing() bool { return j.goTest || len(j.reports) > 0 }
+
 // crossTests runs every candidate's contributed tests at base and then on
-// each candidate that passed phase 1. It needs go test -json.
+// each candidate that passed phase 1.
 func (j *job) crossTests(ctx context.Context) {
-	if !j.goTest {
+	if !j.crossing() {
 		return
 	}
 	var authors, passed []*cand
 	for _, c := range j.cands {
-		if c.contrib != nil && c.res.Verdict != VerdictDuplicate && (c.res.Failure == nil || c.res.Failure.Kind != FailApply) {
+		// A go test job runs Go test functions only.
+		runnable := c.contrib != nil && (!j.goTest || len(c.contrib.names) > 0)
+		if runnable && c.res.Verdict != VerdictDuplicate && (c.res.Failure == nil || c.res.Failure.Kind != FailApply) {
 			authors = append(authors, c)
 		}
 		if c.res.Verdict == VerdictPassed {
@@ -155,6 +164,12 @@ func (j *job) crossTests(ctx context.Context) {
 	}
 	if len(authors) == 0 || len(passed) == 0 {
 		return
+	}
+	if !j.goTest {
+		base, err := j.base.wait(ctx)
+		if err != nil || !base.JUnit {
+			return // base wrote no report: candidates are judged by exit code (already warned)
+		}
 	}
 	j.phase(ctx, PhaseContributed)
 	j.begin(PhaseContributed)
@@ -196,13 +211,16 @@ func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
 			}
 			if err != nil {
 				kind := FailError
-				if errors.Is(err, errContributedTimeout) {
+				switch {
+				case errors.Is(err, errContributedTimeout):
 					kind = FailTimeout
+				case errors.Is(err, errNoReport):
+					kind = FailTest // base writes one with these files
 				}
 				j.failLate(ctx, c, &Failure{Kind: kind, Message: fmt.Sprintf("run the tests that candidate %s adds: %v", author.spec.Name, err)})
 				return
 			}
-			if f := contributedFailure(author, c, atBase, run); f != nil {
+			if f := j.contributedFailure(author, c, atBase, run); f != nil {
 				j.failLate(ctx, c, f)
 			}
 		})
@@ -210,8 +228,12 @@ func (j *job) crossOne(ctx context.Context, author *cand, passed []*cand) {
 	wg.Wait()
 }
 
+// errNoReport marks a run of contributed tests that wrote no JUnit report.
+var errNoReport = errors.New("no test report")
+
 // runContributed runs author's contributed tests in a slot holding c (nil:
 // base), judged as usual, with author's versions of the files that hold them.
+// A JUnit job runs its whole test command (runJUnitContributed).
 func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run, error) {
 	slot, err := j.pool.Acquire(ctx)
 	if err != nil {
@@ -226,6 +248,9 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 	con := author.contrib
 	if err := slot.WriteFiles(con.files, nil); err != nil {
 		return nil, fmt.Errorf("lay %s's test files: %w", author.spec.Name, err)
+	}
+	if !j.goTest {
+		return j.runJUnitContributed(ctx, slot, author, c)
 	}
 	args := []string{"go", "test", "-json", "-count=1"}
 	args = append(args, j.opts.BuildFlags...)
@@ -259,6 +284,30 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 	return run, nil
 }
 
+// runJUnitContributed runs the test command in slot, which holds c (nil:
+// base) with author's test files laid over it, and reads its reports. The
+// tests of those files are not known before they run, so all of them run.
+func (j *job) runJUnitContributed(ctx context.Context, slot *worktreepool.Slot, author, c *cand) (*gotest.Run, error) {
+	on := "base"
+	if c != nil {
+		on = c.spec.Name
+		j.emit(Event{Kind: EventStart, Phase: PhaseContributed, Candidate: c.spec.Name, Index: c.idx, Message: author.spec.Name})
+	}
+	j.log.Debug("contributed tests start", "author", author.spec.Name, "on", on, "slot", slot.Name(), "files", len(author.contrib.files))
+	out, err := j.runTests(ctx, slot, nil)
+	if err != nil {
+		return nil, err
+	}
+	j.log.Debug("contributed tests end", "author", author.spec.Name, "on", on, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
+	switch {
+	case out.TimedOut:
+		return nil, fmt.Errorf("%w %s; its process group was killed", errContributedTimeout, j.opts.Timeout)
+	case !out.JUnit:
+		return nil, fmt.Errorf("%w: %s (exit %d)", errNoReport, out.NoReport, out.Exit)
+	}
+	return out.Tests, nil
+}
+
 func passedAny(run *gotest.Run) bool {
 	if run == nil {
 		return false
@@ -272,10 +321,16 @@ func passedAny(run *gotest.Run) bool {
 }
 
 // contributedFailure judges c's run of author's tests against base's run.
-func contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
+// In a JUnit job the run is of every test, so the author fails only on a
+// test that does not fail in base's own run, and the others only on a test
+// that passes at base with the author's files.
+func (j *job) contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
 	if c == author {
 		bad := failing(run)
 		bad = append(bad, run.BuildFailed...)
+		if !j.goTest {
+			bad = j.notFailingAtBase(bad)
+		}
 		if len(bad) == 0 {
 			return nil
 		}
@@ -293,10 +348,40 @@ func contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
 	if len(d.Regressed) == 0 {
 		return nil
 	}
+	if !j.goTest {
+		return &Failure{Kind: FailTest, Tests: d.Regressed,
+			Message: fmt.Sprintf("fails %s with the test files that candidate %s adds or changes (%s), which pass at base",
+				strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.spec.Name, strings.Join(first(sortedKeys(author.contrib.files), 3), ", ")),
+			Output: excerpts(run, d.Regressed, "")}
+	}
 	return &Failure{Kind: FailTest, Tests: d.Regressed,
 		Message: fmt.Sprintf("fails %s, added by candidate %s, which passes at base",
 			strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.spec.Name),
 		Output: excerpts(run, d.Regressed, "")}
+}
+
+// notFailingAtBase drops from keys the tests that fail in base's own run.
+func (j *job) notFailingAtBase(keys []string) []string {
+	base, err := j.base.wait(context.Background()) // done: crossTests waited for it
+	if err != nil || base.Tests == nil {
+		return keys
+	}
+	var out []string
+	for _, k := range keys {
+		if base.Tests.Tests[k] != gotest.StatusFail {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // failLate fails a candidate that passed phase 1; the first failure found

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -208,6 +209,64 @@ func BenchmarkSame(b *testing.B) { for range b.N { F() } }
 	added, _ := diffTests(map[string][]byte{}, map[string][]byte{"x_test.go": []byte("package p\n\nfunc TestX(t *testing.T) {}\n")})
 	if added.Flagged() {
 		t.Errorf("a candidate that only adds a test is flagged: %+v", added)
+	}
+}
+
+// TestIsTestFile: the runners' default names of test and benchmark files,
+// in every language a JUnit job may run, are the judge; code is not.
+func TestIsTestFile(t *testing.T) {
+	for p, want := range map[string]bool{
+		"p/a_test.go": true, "test/harness.go": false, "p/a.go": false,
+		"test_calc.py": true, "pkg/calc_test.py": true, "conftest.py": true, "bench_calc.py": true,
+		"tests/helpers.py": true, "calc.py": false, "testing_utils.py": false, "latest.py": false,
+		"sum.test.js": true, "src/sum.spec.ts": true, "sum.bench.mjs": true, "test-sum.cjs": true,
+		"test.js": true, "__tests__/helpers.tsx": true, "sum.js": false, "contest.js": false,
+		"tests/it.rs": true, "benches/sum.rs": true, "src/lib.rs": false,
+		"sum_test.cc": true, "test.cc": true, "sum_benchmark.cc": true, "bench/bench.cc": false, "src/sum.cpp": false,
+		"src/test/java/p/SumTest.java": true, "src/main/java/p/Sum.java": false, "TestSum.java": true,
+		"tests/data.json": false, "test.sh": false,
+	} {
+		if got := isTestFile(p); got != want {
+			t.Errorf("isTestFile(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestDiffTests_OtherLanguages: a test file of another language is an edit
+// of the whole file, and the candidate's version of it, unless deleted, is
+// contributed.
+func TestDiffTests_OtherLanguages(t *testing.T) {
+	base := map[string][]byte{
+		"test_calc.py": []byte("def test_a():\n    pass\n"),
+		"test_gone.py": []byte("def test_g():\n    pass\n"),
+	}
+	cand := map[string][]byte{
+		"test_calc.py": []byte("def test_b():\n    pass\n"),
+		"new.test.js":  []byte("it('x', () => {});\n"),
+	}
+	e, con := diffTests(base, cand)
+	if e == nil || con == nil {
+		t.Fatalf("edits %+v, contribution %+v; want both", e, con)
+	}
+	for _, tt := range []struct {
+		name      string
+		got, want []string
+	}{
+		{"Files", e.Files, []string{"new.test.js", "test_calc.py", "test_gone.py"}},
+		{"Added", e.Added, []string{"new.test.js"}},
+		{"Changed", e.Changed, []string{"test_calc.py"}},
+		{"Removed", e.Removed, []string{"test_gone.py"}},
+		{"contributed", slices.Sorted(maps.Keys(con.files)), []string{"new.test.js", "test_calc.py"}},
+	} {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if !e.Flagged() {
+		t.Error("a changed and a removed test file are not flagged")
+	}
+	if len(con.names) != 0 {
+		t.Errorf("names %q: a Python file has no Go test functions", con.names)
 	}
 }
 

@@ -117,7 +117,7 @@ type Options struct {
 	All              bool // benchmark every package, not only the touched ones
 
 	// TrustCandidateTests judges and measures each candidate with its own
-	// versions of the _test.go files it changes, instead of base's.
+	// versions of the test files it changes (isTestFile), instead of base's.
 	TrustCandidateTests bool
 
 	// NoCache reuses nothing from earlier jobs: no cached baseline tests,

@@ -20,11 +20,12 @@ func more(n, shown int) string {
 
 // contribution is the test functions one candidate adds or changes, with the
 // files that hold them, as the candidate wrote them: what it asks of every
-// other candidate.
+// other candidate. Test files of other languages than Go are whole files,
+// with no names.
 type contribution struct {
 	files map[string][]byte // slash path -> the candidate's version
-	names []string          // top-level test and fuzz function names, sorted
-	dirs  []string          // package directories, sorted
+	names []string          // Go's top-level test and fuzz function names, sorted
+	dirs  []string          // Go package directories, sorted
 }
 
 // testFile is one version of a _test.go file, split into the parts that
@@ -35,8 +36,73 @@ type testFile struct {
 	shared string            // every other declaration, printed, in order
 }
 
-// isTestFile reports whether a slash path is a Go test file.
-func isTestFile(p string) bool { return strings.HasSuffix(p, "_test.go") }
+// isTestFile reports whether a slash path is part of the judge: a Go test
+// file, or another language's test or benchmark file (isOtherTestFile).
+func isTestFile(p string) bool { return isGoTestFile(p) || isOtherTestFile(p) }
+
+// isGoTestFile reports whether a slash path is a Go test file.
+func isGoTestFile(p string) bool { return strings.HasSuffix(p, "_test.go") }
+
+// Source file extensions of the other languages whose test files are
+// found by name (isOtherTestFile).
+var (
+	jsExts   = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".jsx": true, ".ts": true, ".mts": true, ".cts": true, ".tsx": true}
+	cExts    = map[string]bool{".c": true, ".cc": true, ".cpp": true, ".cxx": true, ".h": true, ".hh": true, ".hpp": true}
+	testDirs = map[string]bool{"test": true, "tests": true, "__tests__": true, "benches": true, "benchmarks": true}
+)
+
+// isOtherTestFile reports whether a slash path is a test or benchmark
+// source file of another language, by the names its runners collect:
+// test_x.py, x_test.py, conftest.py, bench_x.py; x.test.js, x.spec.ts,
+// x.bench.js, x-test.js, x_test.js, test-x.js, test.js; x_test.rs,
+// x_bench.rs, x_test.cc, x_benchmark.cc, test_x.cc, test.cc; XTest.java,
+// XTests.java, TestX.java. Any such source file under a directory named
+// test, tests, __tests__, benches or benchmarks is one too (Rust's tests/
+// and benches/, Maven's src/test/). Go files go by isGoTestFile alone.
+func isOtherTestFile(p string) bool {
+	base := path.Base(p)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	has := func(prefixes, suffixes []string) bool {
+		for _, x := range prefixes {
+			if strings.HasPrefix(stem, x) {
+				return true
+			}
+		}
+		for _, x := range suffixes {
+			if strings.HasSuffix(stem, x) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case ext == ".py":
+		if stem == "conftest" || has([]string{"test_", "bench_"}, []string{"_test"}) {
+			return true
+		}
+	case jsExts[ext]:
+		if stem == "test" || has([]string{"test-"}, []string{".test", ".spec", ".bench", "-test", "_test"}) {
+			return true
+		}
+	case ext == ".rs" || cExts[ext]:
+		if stem == "test" || has([]string{"test_"}, []string{"_test", "_unittest", "_bench", "_benchmark"}) {
+			return true
+		}
+	case ext == ".java" || ext == ".kt":
+		if has([]string{"Test"}, []string{"Test", "Tests", "TestCase"}) {
+			return true
+		}
+	default:
+		return false
+	}
+	for _, d := range strings.Split(path.Dir(p), "/") {
+		if testDirs[d] {
+			return true
+		}
+	}
+	return false
+}
 
 // parseTestFile splits src; a file that does not parse has no functions and
 // its whole text as shared code, so that any edit to it counts as a change.
@@ -101,6 +167,10 @@ func diffTests(base, cand map[string][]byte) (*TestEdits, *contribution) {
 			continue
 		}
 		e.Files = append(e.Files, p)
+		if !isGoTestFile(p) {
+			otherEdit(e, con, p, base[p], cand[p])
+			continue
+		}
 		bf, cf := parseTestFile(p, base[p]), parseTestFile(p, cand[p])
 		sharedChanged := bf.shared != cf.shared
 		var added, removed, mine []string
@@ -146,7 +216,7 @@ func diffTests(base, cand map[string][]byte) (*TestEdits, *contribution) {
 	for _, l := range [][]string{e.Changed, e.Benchmarks} {
 		slices.Sort(l)
 	}
-	if len(con.names) == 0 {
+	if len(con.files) == 0 {
 		return e, nil
 	}
 	slices.Sort(con.names)
@@ -154,6 +224,24 @@ func diffTests(base, cand map[string][]byte) (*TestEdits, *contribution) {
 	slices.Sort(con.dirs)
 	con.dirs = slices.Compact(con.dirs)
 	return e, con
+}
+
+// otherEdit records an edit to a test file of another language than Go,
+// whose tests are not found in its source: the whole file is added,
+// changed or removed, and the candidate's version, when it has one, is
+// contributed. A JUnit job finds the tests in it by running them.
+func otherEdit(e *TestEdits, con *contribution, p string, base, cand []byte) {
+	switch {
+	case base == nil:
+		e.Added = append(e.Added, p)
+	case cand == nil:
+		e.Removed = append(e.Removed, p)
+	default:
+		e.Changed = append(e.Changed, p)
+	}
+	if cand != nil {
+		con.files[p] = cand
+	}
 }
 
 // renames pairs removed and added test functions of one file with the same

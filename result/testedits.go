@@ -3,7 +3,9 @@ package result
 import "strings"
 
 // TestEdits is what a candidate changes in the judge: the Go test files it
-// adds, changes or deletes, function by function. A candidate that removes
+// adds, changes or deletes, function by function, and other languages'
+// test files, each a whole file (its path alone in Added, Changed or
+// Removed). A candidate that removes
 // or changes a test, or changes a benchmark, is flagged. By default base's
 // versions of Files judge and measure it (Judged "base"); under
 // --trust-candidate-tests, its own do (Judged "candidate").
