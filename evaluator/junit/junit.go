@@ -15,7 +15,8 @@
 //
 // A test's key is its group, a dot, and its path. The group is the
 // testcase's classname (pytest's module, Surefire's class, nextest's binary)
-// or, without one, its file attribute or its outermost suite's name. The
+// or, without one, its file attribute or its outermost suite's name
+// (ctest's are all "ctest"). The
 // path is the names of the suites it is nested in, below the outermost,
 // joined with " > " before the test's own name. Node's reporter names every
 // classname "test" and nests describe blocks as suites from the top, so
@@ -70,6 +71,11 @@ func (c Case) path() string {
 	}
 	return strings.Join(append(parts, c.Name), " > ")
 }
+
+// ctestGroup is the group of ctest's tests: ctest writes a status
+// attribute on each testcase, its name as classname, and the CDash build
+// name, or "(empty)", as the suite's.
+const ctestGroup = "ctest"
 
 // genericGroup says whether a classname names nothing of the test: node's
 // reporter gives every test the classname "test".
@@ -148,6 +154,9 @@ func newCase(tc element, suites []string) Case {
 	c.Group = strings.TrimSpace(tc.Classname)
 	if c.Group == "" || c.Group == c.Name {
 		c.Group = tc.File
+	}
+	if c.Group == "" && tc.Status != "" {
+		c.Group = ctestGroup // its suite is named after the build, "(empty)" without one
 	}
 	if c.Group == "" && len(suites) > 0 {
 		c.Group = suites[0]
