@@ -88,9 +88,9 @@ func TestCodeflash(t *testing.T) {
 	one := func(base, cand []float64) samples {
 		return samples{benches: []string{"B"}, base: [][]float64{base}, cand: [][]float64{cand}}
 	}
-	// Identical code, but the machine was quicker early on: the first half's
-	// base minimum (100) against the second half's candidate minimum (104)
-	// is no gain, while the job's baseline, measured on a slow minute (110),
+	// Identical code, but the machine was quicker early on. The first
+	// half's base minimum (100) against the second half's candidate minimum
+	// (104) is no gain. The job's baseline, measured on a slow minute (110),
 	// makes the candidate look 10% faster.
 	s := one([]float64{100, 101, 104, 105}, []float64{101, 100, 104, 106})
 	jobBase := one([]float64{110, 112}, []float64{110, 112})

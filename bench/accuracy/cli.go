@@ -14,10 +14,10 @@ import (
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
-// The optimizer flags of every job, as issue 3 asks: two slots, a JSON
-// report, no profiling (it would only cost time), everything else default.
-// --no-cache: every trial is measured anew, never from an earlier trial's
-// pairs on byte-identical binaries (an A/A candidate's binary is base's).
+// The optimizer flags of every job: two slots, a JSON report, no profiling
+// (it would only cost time), everything else default. With --no-cache
+// every trial is measured anew. An A/A candidate's binary is base's, so the
+// cache would reuse an earlier trial's pairs.
 var jobFlags = []string{"-j", "2", "--format", "json", "--no-profile", "--verbose", "--no-cache"}
 
 // A workDir lays out the files of one run of the harness.

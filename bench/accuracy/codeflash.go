@@ -3,12 +3,14 @@ package main
 import "github.com/optimizer-dev/optimizer/stats"
 
 // Codeflash's rule, as it decides (codeflash/result/critic.py,
-// speedup_critic, and docs "How Codeflash measures code runtime"): each
-// side's runtime is the sum over inputs of the minimum over loops; the gain
-// is (base-cand)/cand; the candidate is accepted when the gain exceeds a
-// noise floor of 5%, tripled when the original runtime is under 10µs (not
-// the case here: the fixture's benchmark takes about 200µs an op), doubled
-// on CI (not applied: this is not CI). The baseline is measured once, before
+// speedup_critic, and docs "How Codeflash measures code runtime"):
+//   - each side's runtime is the sum over inputs of the minimum over loops;
+//   - the gain is (base-cand)/cand;
+//   - the candidate is accepted when the gain exceeds a noise floor of 5%.
+//
+// The floor is tripled when the original runtime is under 10µs; not here,
+// where the fixture's benchmark takes about 200µs an op. It is doubled on
+// CI; not applied, as this is not CI. The baseline is measured once, before
 // any candidate; each candidate is then looped on its own.
 const (
 	codeflashThreshold = 0.05 // MIN_IMPROVEMENT_THRESHOLD

@@ -1,17 +1,20 @@
-// Command accuracy is the accuracy harness of issue 3: it runs real A/A and
-// A/B trials of the fixture through the real optimizer CLI, and reports how
-// often our method calls identical code faster or slower (false positives)
-// and how often it calls a real speedup faster (detection), next to
-// codeflash's acceptance rule applied to the very same samples.
+// Command accuracy runs real A/A and A/B trials of the fixture through the
+// real optimizer CLI. It reports how often our method calls identical code
+// faster or slower (false positives), and how often it calls a real speedup
+// faster (detection). Beside them it applies codeflash's acceptance rule to
+// the very same samples.
 //
 //	go run ./bench/accuracy -aa 100 -k 10 -o results.md
 //
-// What flows through it: the fixture repository (package testdata) and the
-// candidates of every trial are written to a work directory; the CLI is built
-// once and run as a child process, one job per batch of trials, all jobs
-// recording into one store file; the store's raw samples are then read back
-// and summarised into a Markdown report. With -from, a store written by an
-// earlier run is summarised again without measuring anything.
+// What flows through it:
+//   - the fixture repository (package testdata) and the candidates of every
+//     trial are written to a work directory;
+//   - the CLI is built once and run as a child process, one job per batch
+//     of trials, all jobs recording into one store file;
+//   - the store's raw samples are read back and summarised in Markdown.
+//
+// With -from, a store written by an earlier run is summarised again without
+// measuring anything.
 //
 // docs/measuring.md has the results and explains the mapping of codeflash's
 // protocol onto our interleaved samples (see codeflash.go).

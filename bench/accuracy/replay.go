@@ -9,7 +9,7 @@ import (
 
 // Replaying A/A trials under other orders. In an A/A trial both sides run
 // the same code, so a sample's value does not depend on which side it was
-// labelled: the two samples of a pair may be relabelled at will, and our
+// labelled. The two samples of a pair may be relabelled at will, and our
 // statistics run again on the result. That shows what the order within a
 // pair does to false positives on this machine's real noise, from the same
 // samples. Only pairs that were measured can be replayed: a trial the real

@@ -1,7 +1,7 @@
-// Command cache measures the result cache (issue 15): the same job run
-// twice through the CLI, on the fixture module with the demo's fast, slower,
-// broken and nocompile candidates (real go test runs, real Go benchmarks),
-// each rep in a fresh repository and store. It prints each rep's first and
+// Command cache measures the result cache: the same job run twice through
+// the CLI, each rep in a fresh repository and store. The job is the fixture
+// module with the demo's fast, slower, broken and nocompile candidates (real
+// go test runs, real Go benchmarks). It prints each rep's first and
 // repeated wall time, what the repeat reused, and the medians and their
 // ratio, in Markdown.
 //

@@ -11,10 +11,10 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 )
 
-// goCache measures what sharing Go's build cache across slots is worth: a
-// job of go test on a small Go module, with the user's GOCACHE (shared by
-// every slot, as optimizer leaves it), against a cache of each candidate's
-// own, which is what isolating slots fully would cost.
+// goCache measures what sharing Go's build cache across slots is worth. It
+// runs a job of go test on a small Go module with the user's GOCACHE,
+// shared by every slot as optimizer leaves it. It compares that with a
+// cache of each candidate's own, what isolating slots fully would cost.
 func (h *harness) goCache(ctx context.Context) error {
 	const pkgs, j = 12, 2
 	t := newTable(fmt.Sprintf("Go build cache shared across slots: go test on a module of %d packages, %d candidates, -j %d", pkgs, h.goCands, j),

@@ -1,23 +1,25 @@
-// Command power measures issue 13's "power on real code": the smallest
-// speedup optimizer calls faster within its default budget, and how often
-// it calls an A/A change anything, on the accuracy fixture and on real Go
-// libraries fetched through the Go module proxy at pinned versions, beside
-// what `go test -bench -count=10` plus benchstat's test (x/perf's
-// benchmath, at the version go.mod pins) conclude on the same changes, on
-// the same machine, in the same run.
+// Command power measures the power of optimizer's judge on real code: the
+// smallest speedup it calls faster within its default budget, and how often
+// it calls an A/A change anything. The targets are the accuracy fixture and
+// real Go libraries fetched through the Go module proxy at pinned versions.
+// Beside each, the same run gives what `go test -bench -count=10` plus
+// benchstat's test (x/perf's benchmath) conclude on the same changes.
 //
 //	go run ./bench/power                               # every target, about 45 minutes on 2 cores
 //	go run ./bench/power -targets humanize -aa 2       # one target, a quicker look
 //
-// What flows through it: for each target the harness writes a base
-// repository whose function runs its body K times per call (targets.go),
-// and one candidate per trial: K−m times (K/(K−m) faster), or K times with
-// a comment changed (A/A). It builds the CLI once, runs one optimizer job
-// per target (its default budget and pair limits, --bench-filter on the
-// one benchmark of the function), then for each trial runs `go test
-// -run ^$ -bench B -count=N` on base and then on the candidate, as a user
-// of benchstat would, and compares them with benchstat's test. It prints a
-// Markdown table per target.
+// What flows through it:
+//   - for each target the harness writes a base repository whose function
+//     runs its body K times per call (targets.go), and one candidate per
+//     trial: K−m times (K/(K−m) faster), or K times with a comment changed
+//     (A/A);
+//   - it builds the CLI once and runs one optimizer job per target, with
+//     its default budget and --bench-filter on the function's benchmark;
+//   - for each trial it runs `go test -run ^$ -bench B -count=N` on base
+//     and then on the candidate, as a user of benchstat would, and compares
+//     them with benchstat's test.
+//
+// It prints a Markdown table per target.
 package main
 
 import (
@@ -75,9 +77,9 @@ type options struct {
 	CPU    int
 }
 
-// A setting is one sample length through its own CLI build, with the
-// most pairs scaled so that the most a candidate can cost stays the
-// default's: 30 pairs of 300 ms samples, 60 of 150 ms, 120 of 75 ms.
+// A setting is one sample length through its own CLI build. Its most pairs
+// are scaled so that the most a candidate can cost stays the default's:
+// 30 pairs of 300 ms samples, 60 of 150 ms, 120 of 75 ms.
 type setting struct {
 	Sample   time.Duration // 0: the CLI's default, as built
 	MaxPairs int           // 0: the CLI's default
@@ -389,7 +391,7 @@ type jobCandidate struct {
 
 // optimizerJob runs the CLI on the candidates with its defaults, but for
 // the one benchmark of the target, and returns its report. --no-cache
-// keeps the trials apart: A/A candidates build byte-identical benchmark
+// keeps the trials apart. A/A candidates build byte-identical benchmark
 // binaries, whose pairs the result cache would otherwise share.
 func optimizerJob(ctx context.Context, bin, dir, repo, cands, bench string, extra []string) (struct{ Candidates []jobCandidate }, error) {
 	var rep struct{ Candidates []jobCandidate }

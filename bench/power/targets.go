@@ -17,9 +17,9 @@ import (
 // A target is one code base the harness measures on: the accuracy
 // fixture, or a real library fetched through the Go module proxy at a
 // pinned version. Its function Func, in File, is made to run its body
-// reps times per call (a wrapper beside it, in Pkg/repeat.go); a change of
-// known size is then a change of reps: base runs it K times, a candidate
-// K−m times, which is K/(K−m) faster on everything Bench spends in Func.
+// reps times per call, by a wrapper in Pkg/repeat.go. A change of known
+// size is then a change of reps. Base runs it K times, a candidate K−m
+// times, which is K/(K−m) faster on everything Bench spends in Func.
 type target struct {
 	Name   string
 	Module string // module@version; "" is the accuracy fixture

@@ -1,18 +1,22 @@
 // Command scale measures what limits a job spread over many machines: the
 // size of shard stores and of their merge, and the time optimizer merge
-// takes, on synthetic shard stores written through the real store package
-// and merged by the real shard.Merge. See docs/scale.md.
+// takes. The shard stores are synthetic, written through the real store
+// package and merged by the real shard.Merge. See docs/scale.md.
 //
 //	go run ./bench/scale                             # 10,000 candidates in 100 shards
 //	go run ./bench/scale -candidates 1000 -shards 10 # a smaller one
 //
-// Each shard store holds what optimizer run --shard writes: the job, every
-// candidate of the job (those of other shards pending, with their content
-// ids), and for its own candidates an outcome (70% passed, with the change
-// kept for optimizer bench; 20% failed, with a failure excerpt; 10%
-// duplicates), -tests test results each, and a few events; plus the base's
-// test results. The merge is timed -reps times into a fresh file each, and
-// once more into the finished output (nothing to add: idempotence's cost).
+// Each shard store holds what optimizer run --shard writes:
+//   - the job, and every candidate of the job (those of other shards
+//     pending, with their content ids);
+//   - for its own candidates, an outcome: 70% passed, with the change kept
+//     for optimizer bench; 20% failed, with a failure excerpt; 10%
+//     duplicates;
+//   - -tests test results each, a few events, and the base's test results.
+//
+// The merge is timed -reps times into a fresh file each. It is timed once
+// more into the finished output, where nothing is left to add: the cost of
+// idempotence.
 package main
 
 import (

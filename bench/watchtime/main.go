@@ -1,9 +1,9 @@
 // Command watchtime measures optimizer watch's save-to-verdict time on the
-// fixture module: it makes the fixture repository, starts the given
-// optimizer binary's watch on it (with a private machine lock), saves
-// sumsq/sumsq.go, and stamps the first JSON line with the test verdict
-// (state "tested", when the binary prints one) and the first with a speed
-// verdict (state "finished"). Two kinds of save alternate: the fast version
+// fixture module. It makes the fixture repository and starts the given
+// optimizer binary's watch on it, with a private machine lock. Then it
+// saves sumsq/sumsq.go and stamps two JSON lines: the first with the test
+// verdict (state "tested", when the binary prints one) and the first with a
+// speed verdict (state "finished"). Two kinds of save alternate: the fast version
 // of the function (a clear speedup), and a comment-only change (no
 // speedup, the case that runs into the benchmark budget).
 //
