@@ -51,7 +51,7 @@ func TestApply_AlteredKeptChange(t *testing.T) {
 }
 
 // TestApply_ForgedKeptChangeAndStore performs the attack of issue 33 item
-// 6: after the job, the kept change of good and its content id in the store
+// 6. After the job, the kept change of good and its content id in the store
 // are both rewritten to code that was never evaluated, so that they agree.
 // apply refuses, because the kept change's seal no longer checks out, and
 // the repo stays as it was.

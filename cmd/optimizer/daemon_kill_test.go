@@ -119,11 +119,12 @@ func (d *killDaemon) kill() {
 	<-d.done
 }
 
-// TestDaemonKill9 kills the daemon with SIGKILL at each point, restarts it,
-// and checks that no accepted job is lost, that the interrupted one runs
-// again to the end, that no slot is left held and no process of the killed
-// daemon survives, and that the user's repository is untouched. The
-// restarted daemon then exits 0 on SIGTERM.
+// TestDaemonKill9 kills the daemon with SIGKILL at each point and restarts
+// it. It checks that:
+//   - no accepted job is lost, and the interrupted one runs again to the end;
+//   - no slot is left held and no process of the killed daemon survives;
+//   - the user's repository is untouched;
+//   - the restarted daemon exits 0 on SIGTERM.
 func TestDaemonKill9(t *testing.T) {
 	testenv.Long(t)
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main

@@ -16,10 +16,10 @@ import (
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
-// reachDaemon is a candidate's non-test file whose init, run inside the
-// test binary, looks for the daemon's socket where the client would (under
-// /run/user and $XDG_RUNTIME_DIR), at the path it was told, and for an
-// abstract socket; it POSTs a job to each it reaches, tries to read the
+// reachDaemon is a candidate's non-test file whose init runs inside the
+// test binary. It looks for the daemon's socket where the client would
+// (under /run/user and $XDG_RUNTIME_DIR), at the path it was told, and for
+// an abstract socket. It POSTs a job to each it reaches, tries to read the
 // daemon's queue, and fails the test when anything worked.
 const reachDaemon = `package p
 
@@ -66,10 +66,10 @@ func init() {
 `
 
 // TestSandbox_DaemonUnreachable runs a real daemon on the default socket of
-// a private $XDG_RUNTIME_DIR, and an abstract socket, then a job in-process
-// whose candidate's init (reachDaemon) tries to queue a job through them:
-// without the sandbox it reaches them and queues one (the control); with
-// it, it reaches nothing and the daemon's queue stays empty.
+// a private $XDG_RUNTIME_DIR, and an abstract socket. Then a job runs
+// in-process whose candidate's init (reachDaemon) tries to queue a job
+// through them. Without the sandbox it reaches them and queues one (the
+// control); with it, it reaches nothing and the daemon's queue stays empty.
 func TestSandbox_DaemonUnreachable(t *testing.T) {
 	testenv.Long(t)
 	if err := proc.SandboxAvailable(); err != nil {

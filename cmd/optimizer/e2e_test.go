@@ -17,11 +17,11 @@ import (
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
-// TestE2E_RepoUntouched runs a whole job (needs the evaluator), then every
-// command that reads it, on a repo with uncommitted, staged, untracked and
-// stashed work, and checks that none of them changed the working tree, the
-// index, HEAD, refs, the stash or git's config, and that no slot is left.
-// Then apply changes exactly the winner's file, and refuses a second time.
+// TestE2E_RepoUntouched runs a whole job, then every command that reads it,
+// on a repo with uncommitted, staged, untracked and stashed work. None of
+// them may change the working tree, the index, HEAD, refs, the stash or
+// git's config, and no slot may be left. Then apply changes exactly the
+// winner's file, and refuses a second time.
 func TestE2E_RepoUntouched(t *testing.T) {
 	testenv.Long(t)
 	repo := newTestRepo(t)

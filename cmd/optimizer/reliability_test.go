@@ -18,14 +18,16 @@ import (
 	"github.com/optimizer-dev/optimizer/store"
 )
 
-// The kill tests run the real CLI in a child process, SIGKILL it at a point
-// of a job, then check what a user would: after optimizer gc, or after the
-// next run, no slot is left, git's worktree list is clean, the repository is
-// byte-identical, the job is recorded as interrupted, and nothing the killed
-// run started is still running.
+// The kill tests run the real CLI in a child process and SIGKILL it at a
+// point of a job. Then they check what a user would, after optimizer gc or
+// after the next run:
+//   - no slot is left, and git's worktree list is clean;
+//   - the repository is byte-identical;
+//   - the job is recorded as interrupted;
+//   - nothing the killed run started is still running.
 //
-// The points are marked from outside the optimizer: the test and bench
-// scripts of a shell fixture, and a git wrapper first in PATH, write
+// The points are marked from outside the optimizer, by the test and bench
+// scripts of a shell fixture and a git wrapper first in PATH. They write
 // $MARK/at when the point is reached, record their PIDs in $MARK/pids, and
 // wait to be killed with the optimizer.
 

@@ -108,8 +108,8 @@ func TestTwoProcessesOneRepo(t *testing.T) {
 }
 
 // TestBadCandidates runs a job of candidates that try to write outside the
-// tree, or cannot be applied: each fails with kind apply and a message
-// naming what is wrong, the good one still wins, and nothing is written
+// tree, or cannot be applied. Each fails with kind apply and a message
+// naming what is wrong. The good one still wins, and nothing is written
 // outside the slots.
 func TestBadCandidates(t *testing.T) {
 	repo, _ := newShellRepo(t, 0)

@@ -59,9 +59,9 @@ func (h *hostileRun) insideSaw(t *testing.T, name string) bool {
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // hostiles are the attacks of issue 21, one candidate each. A plain setsid
-// double fork is not here: unsandboxed, the pool's hunt for processes tagged
-// with the slot kills it when the slot is reset, so it does no harm a job can
-// see; proc's TestSandbox_NoSurvivor shows the sandbox kills it with the run.
+// double fork is not here. Unsandboxed, the pool's hunt for processes
+// tagged with the slot kills it when the slot is reset, so it does no harm
+// a job can see. proc's TestSandbox_NoSurvivor shows the sandbox kills it.
 var hostiles = []hostile{
 	{"WriteRepoAbsolute", `echo pwned > {{REPO}}/planted-abs`,
 		func(t *testing.T, h *hostileRun) bool { return fileExists(filepath.Join(h.repo, "planted-abs")) }},
@@ -126,7 +126,7 @@ done; exit 0`,
 }
 
 // waitUp is script text that waits, up to 10 s, for a background process
-// to create file in the slot, and exits 3 if it never does: the script must
+// to create file in the slot, and exits 3 if it never does. The script must
 // not end, and have its process group killed, before its attack is in place.
 func waitUp(file string) string {
 	return `i=0; while [ ! -e ` + file + ` ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; [ -e ` + file + ` ] || exit 3`

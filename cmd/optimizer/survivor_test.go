@@ -19,14 +19,13 @@ const (
 	slowSum = "package p\n\n// Sum adds 0..n-1. SLOW\nfunc Sum(n int) (s int) {\n\tfor range 100 {\n\t\ts = 0\n\t\tfor i := range n {\n\t\t\ts += i\n\t\t}\n\t}\n\treturn s\n}\n"
 )
 
-// survivorInit is the hostile candidate's non-test file. Its init, run in
-// every test and benchmark binary of the package, starts a process that
-// leaves the run's process group and session with a clean environment, and
-// that rewrites, for as long as it lives, p.go in every slot but the one of
-// the README-only candidate to the slow version: in place, so through any
-// hard link to it too, and back to the fast one in that candidate's slot.
-// Base measured slow makes the README-only candidate, which changes
-// nothing, look faster.
+// survivorInit is the hostile candidate's non-test file. Its init runs in
+// every test and benchmark binary of the package. It starts a process that
+// leaves the run's process group and session with a clean environment. For
+// as long as it lives, that process rewrites p.go in place to the slow
+// version in every slot but the README-only candidate's, and to the fast
+// one there. Base measured slow makes the README-only candidate, which
+// changes nothing, look faster.
 const survivorInit = `package p
 
 import (

@@ -214,8 +214,9 @@ func watchStorePath(t *testing.T, repo string) string {
 }
 
 // TestWatch_Saves: a repo with work in every place git keeps it is
-// evaluated at start; each save is evaluated, as a line of text; and nothing of the user's changes: not
-// the files, the index, HEAD, refs, the stash, nor git's worktree list.
+// evaluated at start, and each save is evaluated, as a line of text.
+// Nothing of the user's is changed: not the files, the index, HEAD, refs,
+// the stash, nor git's worktree list.
 func TestWatch_Saves(t *testing.T) {
 	repo := newWatchRepo(t)
 	git(t, repo, "branch", "feature")
@@ -581,11 +582,11 @@ func TestWatch_PrunesArtifacts(t *testing.T) {
 	}
 }
 
-// TestWatch_OwnAndEditorFiles: the README's layout (optimizer.toml and a
-// candidates folder at the root), optimizer's own .optimizer* files and
-// editors' temporary files (sed -i's sedXXXXXX, vim's swap files and 4913,
-// emacs' lock and backup files) are neither triggers nor part of the
-// working tree evaluated.
+// TestWatch_OwnAndEditorFiles: some files are neither triggers nor part of
+// the working tree evaluated. They are the README's layout (optimizer.toml
+// and a candidates folder at the root), optimizer's own .optimizer* files,
+// and editors' temporary files: sed -i's sedXXXXXX, vim's swap files and
+// 4913, emacs' lock and backup files.
 func TestWatch_OwnAndEditorFiles(t *testing.T) {
 	repo := newWatchRepo(t)
 	cands := filepath.Join(repo, "candidates")

@@ -99,8 +99,8 @@ func (e *MismatchError) Error() string {
 }
 
 // Check compares the verdicts of rep, the demo's job, with the EXPECTED
-// column, and returns a *MismatchError naming each one that differs, with
-// the report's reason; a test timeout where none was expected is blamed on
+// column. It returns a *MismatchError naming each one that differs, with
+// the report's reason. A test timeout where none was expected is blamed on
 // the machine's load, which it names.
 func (d Dir) Check(rep *evaluator.Report) error {
 	byName := map[string]evaluator.CandidateResult{}
