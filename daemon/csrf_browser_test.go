@@ -98,7 +98,7 @@ async function attempt(name, f) {
 // no Content-Type, is refused for that; a wrong token gets a page that
 // says what to do.
 func TestDashboard_CrossOrigin(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	ctx := t.Context()
 	repo := shellRepo(t)
 	mark := filepath.Join(t.TempDir(), "pwned")

@@ -34,7 +34,7 @@ func waitJob(tb testing.TB, c *client.Client, id string) client.Job {
 // TestDashboard_Browser loads the dashboard in headless Chromium from a
 // daemon that has run the demo's job, over TCP with the token.
 func TestDashboard_Browser(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	repo, cands := filepath.Join(dir, "repo"), filepath.Join(dir, "candidates")

@@ -250,7 +250,7 @@ func TestPolicy_Queued(t *testing.T) {
 // job; one started with --allow-build-flags runs it, and the command ran
 // on the host (the control: the bypass is real).
 func TestPolicy_Toolexec(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	repo := newTestRepo(t, map[string]string{
 		"go.mod":    "module m\n\ngo 1.21\n",
 		"p.go":      "package p\n\n// F is one.\nfunc F() int { return 1 }\n",

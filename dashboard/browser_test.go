@@ -52,7 +52,7 @@ func demoStore(t *testing.T) (*store.DB, *storeSource, string) {
 }
 
 func TestBrowser_Pages(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	db, src, jobID := demoStore(t)
 	rep, err := src.Report(context.Background(), jobID)
 	if err != nil {

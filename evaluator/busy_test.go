@@ -37,7 +37,7 @@ func startHog(t *testing.T, cpu int) {
 // samples are recorded as disturbed in the store, the candidate's
 // interference says how much, and the job warns with what helps.
 func TestRun_BusyMachine(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if runtime.NumCPU() < 2 {
 		t.Skip("one CPU: benchmarks are not pinned, and a hog would stall the test itself")
 	}
@@ -133,7 +133,7 @@ func BenchmarkWork(b *testing.B) {
 // runs 3× slower than it calibrated is counted disturbed, said in the
 // candidate's interference, and the job warns.
 func TestRun_BaseSlowerThanCalibrated(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	h := newHarness(t, slowAfterCalibration)
 	cand := filesCand("same", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "sums n", "sums n (same)", 1)})
 	shortSamples(t, 50*time.Millisecond)

@@ -232,7 +232,7 @@ func TestRun_CacheInterrupted(t *testing.T) {
 // numbers; more pairs allowed measures only the extra pairs; other
 // --bench-arg arguments, or NoCache, reuse none.
 func TestRun_CacheSamples(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	h := newHarness(t, opsRepo)
 	ctx := context.Background()
 	opts := opsOptions(t, "^BenchmarkOps$/^Prev$", nil, opsCand("a"))
@@ -357,7 +357,7 @@ func TestJob_BuildEnv(t *testing.T) {
 // reuses the winner's profile too, copied into its own artifacts and
 // recorded as its own, with no binary built; --no-cache profiles anew.
 func TestRun_CacheProfile(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	h := newHarness(t, opsRepo)
 	ctx := context.Background()
 	fast := filesCand("fast", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "\ts := 0\n", "\tif n == 8 {\n\t\treturn 8\n\t}\n\ts := 0\n", 1)})

@@ -103,7 +103,7 @@ func timedNames(c CandidateResult) []string {
 // candidate; and --bench-filter matches full sub-benchmark names, or stops
 // the job listing what exists.
 func TestRun_GoBenchJobLevel(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if testing.Short() {
 		t.Skip("builds and benchmarks a Go module")
 	}

@@ -338,7 +338,7 @@ func judgeEditCandidates() []candidate.Candidate {
 // (cache.go), and must judge them the same: what the first staging learned
 // of their test files is kept with the outcome.
 func TestRun_JudgeEdits(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	h := newHarness(t, sumRepo)
 	first := ""
 	for _, run := range []string{"first", "repeat"} {
@@ -480,7 +480,7 @@ func TestTitle(t *testing.T) {
 // TestRun_ContributedTestTimeout: a candidate that hangs only on the case
 // another candidate adds fails with kind timeout, naming that candidate.
 func TestRun_ContributedTestTimeout(t *testing.T) {
-	testenv.Long(t) // waits out a --timeout
+	testenv.Once(t) // waits out a --timeout
 	h := newHarness(t, titleRepo)
 	right := filesCand("right", map[string]string{
 		"title/title.go": fastTitle(false),

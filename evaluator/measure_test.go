@@ -17,7 +17,7 @@ import (
 // TestRun_TooSlow: a candidate 1000× slower than base does not stall the
 // phase: its first sample is stopped well before it ends, and it is slower.
 func TestRun_TooSlow(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	h := newHarness(t, shellRepo)
 	rep, err := h.run(t, context.Background(), 2, Options{
 		Candidates: []candidate.Candidate{filesCand("crawl", map[string]string{"speed": "60\n"})},
@@ -61,7 +61,7 @@ func TestRun_NoiseCheck(t *testing.T) {
 // bwrap setting up its sandbox) made 10,000 rounds only 1.12x the sleeper's
 // CPU in a CI run at load 5.
 func TestRun_MetricCPU(t *testing.T) {
-	testenv.Long(t) // two jobs of spinning shells, measured: 12 s here
+	testenv.Once(t) // two jobs of spinning shells, measured: 12 s here
 	for _, tt := range []struct {
 		metric Metric
 		spin   int
@@ -144,7 +144,7 @@ echo PASS
 // fixture's words package has no benchmark of its own, but --bench-filter
 // names sumsq's, which is then measured.
 func TestRun_BenchFilterOverridesScope(t *testing.T) {
-	testenv.Long(t) // builds and benchmarks the fixture: 10 s here
+	testenv.Once(t) // builds and benchmarks the fixture: 10 s here
 	h := newFixtureHarness(t)
 	words := filesCand("words", map[string]string{"words/words.go": "package words\n\nimport \"strings\"\n\n// Count counts words.\nfunc Count(s string) int { return len(strings.Fields(s)) }\n"})
 	for _, tt := range []struct {
@@ -174,7 +174,7 @@ func TestRun_BenchFilterOverridesScope(t *testing.T) {
 // in its 20 s budget, "not-faster 1312x [255x, 1530x]"); it goes on to
 // that look, and the candidate wins.
 func TestRun_BudgetStopsAtAClaim(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	// A second apart, so that process start-up on a loaded machine (at a
 	// load of 15 on 2 CPUs, 0.3 s was not enough) cannot bring the two
 	// sides within reach of each other.

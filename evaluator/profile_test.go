@@ -63,7 +63,7 @@ func demoCandidate(t *testing.T, name string) candidate.Candidate {
 // the function it changed, its line table holds the changed lines, and the
 // raw profiles are kept and recorded.
 func TestRun_ProfileGo(t *testing.T) {
-	testenv.Long(t) // builds, benchmarks and profiles the fixture: 14 s here
+	testenv.Once(t) // builds, benchmarks and profiles the fixture: 14 s here
 	h := newFixtureHarness(t)
 	art := t.TempDir()
 	rep, err := h.run(t, context.Background(), 2, Options{

@@ -62,7 +62,7 @@ func BenchmarkWork(b *testing.B) {
 // ran from TMP/base/PKG.test and the candidate from TMP/cand/NAME/PKG.test,
 // the same two files for the whole trial.
 func TestRun_SamplesRunFromOnePath(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if testing.Short() {
 		t.Skip("builds and benchmarks a Go module")
 	}

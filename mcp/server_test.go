@@ -116,7 +116,7 @@ func TestServer_ListTools(t *testing.T) {
 // stash: the verdicts come back, progress is reported, and the tree,
 // index, refs and stash are as they were.
 func TestServer_Evaluate(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	repo := newFixtureRepo(t)
 	dirty(t, repo)
 	before := repoState(t, repo)
@@ -256,7 +256,7 @@ func TestServer_Errors(t *testing.T) {
 // tells which benchmark runs it, from a copy of base, with the repository
 // untouched.
 func TestServer_Base(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	repo := newFixtureRepo(t)
 	before := repoState(t, repo)
 	cs := connect(t, mcp.Options{Jobs: client.New(filepath.Join(t.TempDir(), "none.sock")), Repo: repo, RunBase: true}, nil)

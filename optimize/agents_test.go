@@ -83,7 +83,7 @@ func withStandIns(t *testing.T, repo string) string {
 // first judged passes the fixture's tests, and the other two, the same
 // tree, are duplicates of it.
 func TestAgentAdapters(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	env := newLoopEnv(t)
 	log := withStandIns(t, env.repo)
 	clis := []string{"claude", "codex", "aider"}

@@ -14,7 +14,7 @@ import (
 // without named targets, and a named target that cannot be profiled goes on
 // without a profile, said.
 func TestFindTargets(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	ctx := context.Background()
 	repo, base := newTestRepo(t)
 	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: repo, Base: base, Size: 1,

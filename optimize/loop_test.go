@@ -183,7 +183,7 @@ func buildGenerator(t *testing.T) string {
 // beside it is recorded and does not stop the loop. The repository is left
 // as it was.
 func TestLoop_Example(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	ctx := context.Background()
 	env := newLoopEnv(t)
 	before := repoState(t, env.repo)
@@ -271,7 +271,7 @@ func TestLoop_Example(t *testing.T) {
 // of its own; what it leaves there is the candidate, and the user's
 // repository never sees it.
 func TestLoop_EditInPlace(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	ctx := context.Background()
 	env := newLoopEnv(t)
 	before := repoState(t, env.repo)
@@ -314,7 +314,7 @@ func TestResolveTargets_OtherLanguage(t *testing.T) {
 // of the repository is SumSquares, with its share, the profile's top
 // functions and its lines; ProfileTargets gives a named target the same.
 func TestHotTargets(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	ctx := context.Background()
 	repo, base := newTestRepo(t)
 	hot, err := HotTargets(ctx, repo, base, repo, 1, "")

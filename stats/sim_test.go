@@ -432,7 +432,7 @@ func TestSim_Subset(t *testing.T) {
 // of the default must keep: A/A false positives at most 1% with the looks
 // spread over more pairs.
 func TestSim_SampleLength(t *testing.T) {
-	testenv.Long(t) // a minute of CPU: 120 looks a trial at the shortest
+	testenv.Once(t) // a minute of CPU: 120 looks a trial at the shortest
 	if testing.Short() || raceEnabled {
 		t.Skip("a minute of simulation; the targets are checked by TestSim_Targets")
 	}

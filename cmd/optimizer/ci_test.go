@@ -52,7 +52,7 @@ func ciRepo(t *testing.T, speed, ok string) (repo, base, head string) {
 // repository as it was. The job's branches come from GITHUB_BASE_REF and
 // GITHUB_HEAD_REF; reading the event file is premerge's (TestPrepare).
 func TestCI_GitHub(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	for _, tt := range []struct {
 		name, speed, ok string
 		want            int

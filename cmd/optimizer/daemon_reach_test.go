@@ -71,7 +71,7 @@ func init() {
 // through them. Without the sandbox it reaches them and queues one (the
 // control); with it, it reaches nothing and the daemon's queue stays empty.
 func TestSandbox_DaemonUnreachable(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if err := proc.SandboxAvailable(); err != nil {
 		t.Skipf("%v: install the %s package (.ci/run does)", err, proc.SandboxPackage)
 	}

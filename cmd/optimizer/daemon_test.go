@@ -187,7 +187,7 @@ func TestRun_NoDaemon(t *testing.T) {
 
 // TestRun_ThroughDaemonBench: the same through the benchmark phase.
 func TestRun_ThroughDaemonBench(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	repo, cands := newShellRepo(t, 0)
 	sock := startTestDaemon(t)
 	args := []string{"--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "sh bench.sh",

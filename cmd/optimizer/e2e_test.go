@@ -23,7 +23,7 @@ import (
 // git's config, and no slot may be left. Then apply changes exactly the
 // winner's file, and refuses a second time.
 func TestE2E_RepoUntouched(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	repo := newTestRepo(t)
 	cands := t.TempDir()
 	if err := testdata.WriteDemoCandidates(cands); err != nil {

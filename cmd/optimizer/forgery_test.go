@@ -98,7 +98,7 @@ test "$(cat ok)" = yes
 // every candidate that timed out is re-run alone, and passes; the run warns
 // that timeouts mean less.
 func TestOversubscribedTimeouts(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("needs flock (util-linux)")
 	}
@@ -150,7 +150,7 @@ test "$(cat ok)" = yes
 // and shown interrupted, since its owner's start time was recorded with
 // its PID.
 func TestPIDReuse(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if os.Geteuid() != 0 {
 		t.Skip("forcing a PID's reuse needs root (CI runs as root)")
 	}

@@ -184,7 +184,7 @@ func untouched(t *testing.T, repo string) repoState {
 // TestMCP_TypeScriptStdio: the TypeScript SDK's client spawns optimizer
 // mcp, with no daemon about, and judges three candidates over stdio.
 func TestMCP_TypeScriptStdio(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	node := nodeClient(t)
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main
 	if err != nil {
@@ -203,7 +203,7 @@ func TestMCP_TypeScriptStdio(t *testing.T) {
 // HTTP to a daemon's TCP listener, with its token; without the token it
 // is refused.
 func TestMCP_TypeScriptHTTP(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	node := nodeClient(t)
 	repo := newTestRepo(t)
 	before := untouched(t, repo)

@@ -132,7 +132,7 @@ func BenchmarkSum(b *testing.B) {
 // benchmark is measured sandboxed; a job whose benchmarks all skip (no data
 // directory at all) fails with a message, not a pass.
 func TestBench_DataDirAndAllSkipped(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if err := proc.SandboxAvailable(); err != nil {
 		t.Skipf("%v: install the %s package (.ci/run does)", err, proc.SandboxPackage)
 	}

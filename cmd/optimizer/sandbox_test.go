@@ -155,7 +155,7 @@ func survivors(mark string) bool {
 // job with it, where none may. A benign candidate's kept change must apply
 // as evaluated, or be refused: never apply altered.
 func TestSandbox_Hostile(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	if err := proc.SandboxAvailable(); err != nil {
 		t.Skipf("%v: install the %s package (.ci/run does)", err, proc.SandboxPackage)
 	}

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 
 // TestScript runs the CLI end to end: testdata/script/*.txtar. The scripts
 // named e2e_*.txtar run whole jobs (go test, benchmarks), and only with
-// [long] (OPTIMIZER_LONG_TESTS=1); the others stop before anything runs,
+// [long] (see scriptCondition); the others stop before anything runs,
 // or read the store.
 func TestScript(t *testing.T) {
 	goEnv := goEnvironment(t)
@@ -63,12 +63,13 @@ func TestScript(t *testing.T) {
 	})
 }
 
-// scriptCondition knows [long]: true when the long tests are on
-// (OPTIMIZER_LONG_TESTS=1), so that a script that runs whole jobs can say
-// [!long] skip; and [exists:PATH], for a tool's file ($JSTOOLS expanded).
+// scriptCondition knows [long]: true when the long end-to-end tests run
+// (OPTIMIZER_LONG_TESTS=1, without -race: testenv.Once), so that a script
+// that runs whole jobs can say [!long] skip. It knows [exists:PATH] too, for
+// a tool's file ($JSTOOLS expanded).
 func scriptCondition(cond string) (bool, error) {
 	if cond == "long" {
-		return testenv.LongOn(), nil
+		return testenv.OnceOn(), nil
 	}
 	if p, ok := strings.CutPrefix(cond, "exists:"); ok {
 		_, err := os.Stat(os.ExpandEnv(p))

@@ -41,7 +41,7 @@ func shardArgs(repo, cands string) []string {
 // benchmarks the merge. Every candidate must get the verdict the whole job
 // gave it, at N = 1, 2, 3 and 5, and no command may touch the repository.
 func TestShards_SameVerdicts(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main
 	if err != nil {
 		t.Fatal(err)

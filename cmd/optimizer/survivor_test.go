@@ -62,7 +62,7 @@ done` + "`" + `
 // containment Run has (a cgroup or a subreaper) the README-only candidate
 // is not-faster at -j 1, 2 and 4, and with bwrap at -j 2.
 func TestSurvivorPoisoning(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repo")
 	writeFile(t, filepath.Join(repo, "go.mod"), "module m\n\ngo 1.22\n")

@@ -3,7 +3,9 @@
 // that keeps each test package off the machine's lock and daemon.
 //
 // `go test ./...` runs the fast tests, a few minutes on a 2-core machine.
-// `.ci/run` sets OPTIMIZER_LONG_TESTS=1, so CI runs every test.
+// `.ci/run` sets OPTIMIZER_LONG_TESTS=1, so CI runs every test: the long
+// end-to-end ones (Once) in its plain pass, the stress, kill and
+// concurrency ones (Long) under -race too.
 package testenv
 
 import (
@@ -29,6 +31,23 @@ func Long(tb testing.TB) {
 
 // LongOn reports whether the long tests are on.
 func LongOn() bool { return os.Getenv(LongEnv) == "1" }
+
+// Once is Long for an end-to-end test of behaviour that the race detector
+// adds nothing to: a whole job's verdict, a format, a browser page, another
+// language's tools. It skips tb under -race too. CI runs such a test once,
+// in its plain pass; the stress, kill and concurrency tests call Long and
+// run under -race as well.
+func Once(tb testing.TB) {
+	tb.Helper()
+	Long(tb)
+	if Race {
+		tb.Skip("an end-to-end test that runs once, without -race (.ci/run's plain pass)")
+	}
+}
+
+// OnceOn reports whether the tests that call Once run: the long tests are
+// on and the race detector is off.
+func OnceOn() bool { return LongOn() && !Race }
 
 // Runner is what TestMain runs: a *testing.M, or a wrapper of one.
 type Runner interface{ Run() int }
