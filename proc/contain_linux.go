@@ -22,17 +22,17 @@ import (
 // How Run contains a run on Linux, best first:
 //
 //   - a cgroup v2 of the run's own, where this process may make one beside
-//     it: the run starts in it (clone3 CLONE_INTO_CGROUP), so nothing it
-//     starts can leave, and cgroup.kill ends every process in it at once;
-//   - else a subreaper: Run starts this very executable as a small wrapper
-//     (reaperEnv) that marks itself PR_SET_CHILD_SUBREAPER, so that every
-//     orphan of the run, setsid or not, becomes its child rather than
-//     init's; when the command ends, the wrapper kills every descendant
-//     it finds in /proc, reaps them, and exits with the command's status.
+//     it. The run starts in it (clone3 CLONE_INTO_CGROUP), so nothing it
+//     starts can leave, and cgroup.kill ends every process in it at once.
+//   - else a subreaper. Run starts this very executable as a small wrapper
+//     (reaperEnv) that marks itself PR_SET_CHILD_SUBREAPER. Every orphan of
+//     the run, setsid or not, then becomes its child rather than init's.
+//     When the command ends, the wrapper kills every descendant it finds in
+//     /proc, reaps them, and exits with the command's status.
 //
-// A sandboxed run is in bwrap's PID namespace, which dies with the command;
-// it gets a cgroup too where there is one, but no wrapper (bwrap is its own
-// subreaper).
+// A sandboxed run is in bwrap's PID namespace, which dies with the command.
+// It gets a cgroup too where there is one, but no wrapper: bwrap is its own
+// subreaper.
 
 // reaperEnv tells this executable, started by Run, to act as a run's
 // subreaper ("run") or to exit at once ("probe"). It is removed from the

@@ -54,9 +54,9 @@ func liveProcess(pid int) bool {
 }
 
 // TestRun_Containment starts, in a run, a process that calls setsid with
-// an empty environment, and ends the run by exiting and by a timeout: with
-// a cgroup and with the subreaper, the process is dead when Run returns;
-// with the process group alone (the attack's control) it survives.
+// an empty environment, and ends the run by exiting and by a timeout. With
+// a cgroup and with the subreaper, the process is dead when Run returns.
+// With the process group alone (the attack's control) it survives.
 func TestRun_Containment(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
 		if _, err := os.Stat("/bin/setsid"); err != nil {

@@ -15,14 +15,18 @@
 //
 // The child starts in its own process group (Setpgid) and, on Linux, with
 // Pdeathsig set to SIGKILL, so that it dies with the optimizer even when the
-// optimizer is killed with SIGKILL. Every process the run starts is tracked
-// and killed when the run ends, by exit, timeout or cancellation, even one
-// that calls setsid with a clean environment: on Linux the run gets a cgroup
-// v2 of its own where one can be made (cgroup.kill ends it whole), else a
-// subreaper, this executable started as a small wrapper that adopts every
-// orphan of the run and kills every descendant at the end ([Containment],
-// [Result.Contained]). Elsewhere only the process group is killed. Run then
-// waits a short, bounded time ([PipeDelay]) for the output pipes to close.
+// optimizer is killed with SIGKILL. Every process the run starts is killed
+// when the run ends, by exit, timeout or cancellation. That includes one
+// that calls setsid with a clean environment ([Containment],
+// [Result.Contained]):
+//   - on Linux the run gets a cgroup v2 of its own where one can be made,
+//     and cgroup.kill ends it whole;
+//   - else a subreaper: this executable, started as a small wrapper, adopts
+//     every orphan of the run and kills every descendant at the end;
+//   - elsewhere only the process group is killed.
+//
+// Run then waits a short, bounded time ([PipeDelay]) for the output pipes
+// to close.
 //
 // # Output
 //
@@ -38,8 +42,8 @@
 // waited child this includes the children it waited for itself (the shell's
 // commands, go test's test binaries), but not processes killed as leftovers.
 // In a [Sandbox] it is bwrap's own CPU time plus what a shell inside reports
-// for the command (bash's times, to the millisecond), since bwrap does not
-// reap the sandbox's init and so passes no rusage on.
+// for the command (bash's times, to the millisecond). bwrap does not reap
+// the sandbox's init, so it passes no rusage on.
 //
 // With [Cmd.CPU] >= 0 the command runs under "taskset -c CPU" when taskset
 // exists and that CPU is allowed for this process; otherwise it runs unpinned
@@ -49,8 +53,8 @@
 //
 // With [Cmd.Sandbox] set, the command runs in bwrap (package bubblewrap):
 // see [Sandbox] for what it sees. [SandboxAvailable] says whether bwrap
-// works here; Run refuses a sandboxed Cmd where it does not. When bwrap
-// fails to set a sandbox up, before the command starts (a mount on the host
-// that changes as bwrap copies the mount table), Run starts it again, up to
-// three times in all; a command that ran and failed is never run again.
+// works here; Run refuses a sandboxed Cmd where it does not. bwrap may fail
+// to set a sandbox up before the command starts, when a mount on the host
+// changes as bwrap copies the mount table. Run then starts it again, up to
+// three times in all. A command that ran and failed is never run again.
 package proc

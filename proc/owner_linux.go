@@ -44,9 +44,9 @@ func KillOrphans() int {
 }
 
 // KillTagged kills every process (but this one) whose environment holds
-// the variable name set to exactly value, such as a slot's tag: what a
-// test left running in the background, or what a killed optimizer's
-// children started. It returns how many it killed.
+// the variable name set to exactly value, such as a slot's tag. Such a
+// process is what a test left running in the background, or what a killed
+// optimizer's children started. It returns how many it killed.
 func KillTagged(name, value string) int {
 	tag := []byte("\x00" + name + "=" + value + "\x00")
 	return killWhere(func(env []byte) bool { return bytes.Contains(env, tag) })

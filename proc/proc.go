@@ -226,7 +226,7 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 var uncontained atomic.Int64
 
 // Uncontained is how many runs Run has made in this process that are not
-// proven to have left nothing running (Result.Contained false): while it is
+// proven to have left nothing running (Result.Contained false). While it is
 // above 0, a process of one of them may still be writing anywhere the user
 // may. It only grows, and is safe for concurrent use.
 func Uncontained() int64 { return uncontained.Load() }

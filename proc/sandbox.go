@@ -33,21 +33,21 @@ var (
 //   - each of Hidden is replaced by an empty, private tmpfs, so that what is
 //     under it on the host is neither readable nor writable;
 //   - ReadOnly and Writable are then bound back, at the same paths, read-only
-//     or writable: they may lie under a hidden directory (the slot under the
-//     user's .git, the build cache under $HOME);
-//   - the user's sockets are hidden whatever Hidden says: /run/user and
-//     $XDG_RUNTIME_DIR are replaced by an empty tmpfs, and every unix socket
+//     or writable. They may lie under a hidden directory (the slot under the
+//     user's .git, the build cache under $HOME).
+//   - the user's sockets are hidden whatever Hidden says. /run/user and
+//     $XDG_RUNTIME_DIR are replaced by an empty tmpfs. Every unix socket
 //     bound to a path on the host (/proc/net/unix) that would still be seen
-//     is covered by /dev/null, so that connect finds nothing to talk to (a
-//     read-only mount does not stop connect);
+//     is covered by /dev/null, so that connect finds nothing to talk to: a
+//     read-only mount does not stop connect.
 //   - every namespace is unshared (user where it can be, IPC, PID, network,
-//     UTS, cgroup), so the process sees no other process, and no network but
-//     its own loopback unless Net is set: without Net, abstract unix
-//     sockets, which belong to a network namespace, are out of reach too;
-//     it runs in a new session, with
-//     every capability dropped, and dies with its parent: when the command
-//     exits or is killed, the PID namespace's init goes, and the kernel kills
-//     everything the command started, double-forked or not.
+//     UTS, cgroup). The process sees no other process, and no network but
+//     its own loopback unless Net is set. Without Net, abstract unix
+//     sockets, which belong to a network namespace, are out of reach too.
+//   - it runs in a new session, with every capability dropped, and dies with
+//     its parent. When the command exits or is killed, the PID namespace's
+//     init goes, and the kernel kills everything the command started,
+//     double-forked or not.
 //
 // Paths are absolute. One that does not exist is skipped. A Sandbox is not
 // changed by Run and may be shared by concurrent runs.
@@ -100,8 +100,8 @@ var probeSandbox = sync.OnceValue(func() sandboxProbe {
 
 // tryBwrap runs true in a sandbox with flags, and returns "" when it worked
 // or what bwrap said. As Run does, it tries setupAttempts times before it
-// believes a failure: a mount changing on the host as bwrap copies the mount
-// table would otherwise leave the whole process without a sandbox, or with
+// believes a failure. Otherwise a mount changing on the host as bwrap copies
+// the mount table would leave the whole process without a sandbox, or with
 // the flags of the second choice.
 func tryBwrap(path string, flags []string) string {
 	var reason string
