@@ -17,6 +17,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "Profile: %s (%s)\n", s.title(), s.counts())
 	s.writeTop(ew, "  ")
+	if len(s.Changes) > 0 {
+		fmt.Fprintf(ew, "  %s\n", s.changesText(func(f string) string { return f }))
+	}
 	if len(s.Lines) > 0 {
 		fmt.Fprintf(ew, "\n%s\n\n", lineLegend)
 		writeLines(ew, s.Lines, "  ")
@@ -39,6 +42,9 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "<details>\n<summary>Profile: %s (%s)</summary>\n\n", htmlEscape(s.title()), s.counts())
 	writeTopMarkdown(ew, s.Top)
+	if len(s.Changes) > 0 {
+		fmt.Fprintf(ew, "\n%s\n", s.changesText(func(f string) string { return "`" + strings.ReplaceAll(f, "`", "'") + "`" }))
+	}
 	if len(s.Lines) > 0 {
 		fence := codeFence(s.Lines)
 		fmt.Fprintf(ew, "\n%s\n\n%stext\n", lineLegend, fence)
@@ -180,6 +186,16 @@ func writeLineTable(w io.Writer, rows []LineRow, indent string) {
 		line := fmt.Sprintf("%s%6s %6s  %6s %6s  %s %s", indent, bl, bc, cl, cc, mark, expandTabs(r.Text, 4))
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
+}
+
+// changesText names the functions whose self time changed most, each
+// named by name.
+func (s *Summary) changesText(name func(string) string) string {
+	var parts []string
+	for _, c := range s.Changes {
+		parts = append(parts, fmt.Sprintf("%s %+.1f (%.1f → %.1f)", name(c.Func), c.Delta(), c.Self.Base, c.Self.Cand))
+	}
+	return "Largest changes in flat%, base → winner: " + strings.Join(parts, ", ")
 }
 
 func funcText(r FuncRow) string {

@@ -6,6 +6,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/google/pprof/profile"
 )
 
 // Defaults for SummaryOptions.
@@ -71,6 +73,12 @@ type Summary struct {
 	Lines      []LineRow     `json:"lines"`
 	Alloc      *AllocSummary `json:"alloc,omitempty"`
 	Warnings   []string      `json:"warnings,omitempty"`
+	// Flame is base's and the winner's CPU samples merged into one call
+	// tree, for a differential flame graph; empty when there is none.
+	Flame []FlameFrame `json:"flame,omitempty"`
+	// Changes are the FlameChanges functions whose self share changed
+	// most, largest change first.
+	Changes []FrameChange `json:"changes,omitempty"`
 }
 
 // Counts is a number on each side: samples, or bytes.
@@ -201,6 +209,9 @@ func Summarize(base, cand string, opts SummaryOptions) (*Summary, error) {
 		}
 	}
 	s.Samples = Counts{Base: bs.samples, Cand: cs.samples}
+	if s.Flame, s.Changes, err = flame([2]*profile.Profile{bp, cp}, "cpu"); err != nil {
+		s.warnf("flame graph: %v", err)
+	}
 	s.Top = topRows(bs, cs, opts.TopN, max(opts.TopOutside, 0), opts.AllCode)
 	s.Lines = lineRows(srcs, bs, cs, opts.LineFuncs)
 	if bs.absFiles || cs.absFiles {
