@@ -88,6 +88,10 @@ func TestBrowser_Pages(t *testing.T) {
 		if n := b.Count(t, "#failures .diff span.add"); n == 0 {
 			t.Error("no failure's diff is coloured")
 		}
+		// The winner stopped calling math.Pow: base's time there shows blue.
+		if n := b.Count(t, "svg.flame g.less"); n == 0 {
+			t.Error("the winner's flame graph has no frame where it spends less")
+		}
 		weight := 0
 		for _, path := range []string{"/jobs/" + jobID, "/assets/style.css", "/assets/live.js"} {
 			_, body := get(t, origin+path)

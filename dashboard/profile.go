@@ -13,6 +13,7 @@ type profileView struct {
 	Top   []funcRow
 	Funcs []funcLines
 	Alloc []funcRow
+	Flame *flameView
 }
 
 type funcRow struct {
@@ -55,7 +56,7 @@ func newProfileView(p any) *profileView {
 	if s == nil || len(s.Top) == 0 && len(s.Lines) == 0 {
 		return nil
 	}
-	v := &profileView{S: s, Top: funcRows(s.Top)}
+	v := &profileView{S: s, Top: funcRows(s.Top), Flame: newFlameView(s)}
 	if s.Alloc != nil {
 		v.Alloc = funcRows(s.Alloc.Top)
 	}
