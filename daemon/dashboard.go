@@ -3,8 +3,11 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +16,7 @@ import (
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/dashboard"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
@@ -163,6 +167,53 @@ func (d dashSource) Samples(ctx context.Context, id, cand string) ([]store.Bench
 	}
 	defer db.Close()
 	return db.BenchSamples(ctx, qj.RunID, cand)
+}
+
+// BaseHistory reads base's values from the repository's own store, where
+// its jobs recorded their samples.
+func (d dashSource) BaseHistory(ctx context.Context, repo string, jobs int) ([]store.BasePoint, error) {
+	r, err := d.repo(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	path := r.StorePath("")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // no job has recorded anything there yet
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open the store of %s: %w", r.Root, err)
+	}
+	defer db.Close()
+	return db.BaseHistory(ctx, repo, jobs)
+}
+
+// Commits asks git, in the repository a job of the queue ran in, for the
+// order and subjects of commits.
+func (d dashSource) Commits(ctx context.Context, repo string, commits []string) ([]gitcmd.Commit, error) {
+	r, err := d.repo(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	return r.FirstParentOrder(ctx, commits)
+}
+
+// repo is the repository of the queue's latest job on repo, as its request
+// recorded it: the dashboard's ?path= only selects among the queue's
+// repositories, and git never runs anywhere else.
+func (d dashSource) repo(ctx context.Context, repo string) (gitcmd.Repo, error) {
+	rows, err := d.s.db.QueuedJobs(ctx, store.QueueFilter{Repo: repo, Limit: 1})
+	if err != nil {
+		return gitcmd.Repo{}, err
+	}
+	if len(rows) == 0 {
+		return gitcmd.Repo{}, fmt.Errorf("no job in the repository %s: %w", repo, dashboard.ErrNotFound)
+	}
+	spec, err := decodeSpec(rows[0])
+	if err != nil {
+		return gitcmd.Repo{}, err
+	}
+	return gitcmd.Repo{Root: spec.Root, CommonDir: spec.CommonDir}, nil
 }
 
 // Diff is the candidate's change as it was submitted: its patch, or its

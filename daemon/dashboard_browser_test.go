@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,6 +127,12 @@ func TestDashboard_Browser(t *testing.T) {
 		b.Open(t, origin+"/repo?path="+repo, "svg.trend")
 		if n := b.Count(t, "svg.trend circle.point"); n != 1 {
 			t.Errorf("the trend has %d points, want 1 (one job)", n)
+		}
+		// The point is base's commit, read from the repository's store and
+		// named by git.
+		subject := strings.TrimSpace(runGit(t, repo, "log", "-1", "--format=%s"))
+		if title := b.Text(t, "svg.trend circle.point title"); !strings.Contains(title, subject) {
+			t.Errorf("the point's title is %q, want base's subject %q in it", title, subject)
 		}
 	})
 	t.Run("NotFound", func(t *testing.T) {

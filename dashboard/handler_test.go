@@ -130,8 +130,8 @@ func TestHandler_RepoPage(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("status %d", status)
 	}
-	if n := strings.Count(body, `<circle class="point"`); n != 2 {
-		t.Errorf("the base trend has %d points, want one per job of the repo (2)", n)
+	if n := strings.Count(body, `<circle class="point"`); n != 1 {
+		t.Errorf("the base trend has %d points, want one per commit (both jobs ran on one base)", n)
 	}
 	winners := section(t, body, `<section id="winners">`, `</section>`)
 	if strings.Count(winners, "<td>fast</td>") != 2 || strings.Index(winners, "job-2") > strings.Index(winners, "job-1") {

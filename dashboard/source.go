@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -31,6 +32,14 @@ type Source interface {
 	// Diff is a candidate's change against base as a unified diff, "" when
 	// it is not known.
 	Diff(ctx context.Context, jobID, candidate string) (string, error)
+	// BaseHistory is base's value of each benchmark in the repository's
+	// latest jobs, at most jobs of them, as each job measured it
+	// (store.DB.BaseHistory): oldest job first.
+	BaseHistory(ctx context.Context, repo string, jobs int) ([]store.BasePoint, error)
+	// Commits returns those of commits that the repository has, with their
+	// subjects, oldest first along first parents
+	// (gitcmd.Repo.FirstParentOrder).
+	Commits(ctx context.Context, repo string, commits []string) ([]gitcmd.Commit, error)
 	// Subscribe streams events from the one after lastEventID ("" for
 	// those from now on) until ctx is done. The channel is closed then, or
 	// when the source stops. A slow reader may miss events: the dashboard

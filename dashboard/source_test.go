@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -89,6 +90,15 @@ func (s *storeSource) Diff(ctx context.Context, id, cand string) (string, error)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.diffs[id+"/"+cand], nil
+}
+
+func (s *storeSource) BaseHistory(ctx context.Context, repo string, jobs int) ([]store.BasePoint, error) {
+	return s.db.BaseHistory(ctx, repo, jobs)
+}
+
+// Commits asks git in the repository's directory, as the daemon does.
+func (s *storeSource) Commits(ctx context.Context, repo string, commits []string) ([]gitcmd.Commit, error) {
+	return gitcmd.Repo{Root: repo}.FirstParentOrder(ctx, commits)
 }
 
 // Subscribe replays the events after lastID, then streams new ones.
