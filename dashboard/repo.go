@@ -30,7 +30,7 @@ type trendView struct {
 	Left, Right     float64
 	Top, Bottom     float64
 	Points          []pairPoint
-	Line            string
+	Lines           []string // one polyline per run of points on one machine
 	Ticks           []tick
 	XTicks          []tick
 	Machines        []machineMark
@@ -184,7 +184,6 @@ func newTrend(bench, unit string, pts []trendPoint) trendView {
 	x := func(i int) float64 { return v.Left + (float64(i)+0.5)*(v.Right-v.Left)/float64(n) }
 	var xs, ys []float64
 	for i, p := range pts {
-		xs, ys = append(xs, x(i)), append(ys, y.at(p.Value))
 		title := shortHash(p.Commit)
 		if p.commit.Subject != "" {
 			title += " " + p.commit.Subject
@@ -194,12 +193,15 @@ func newTrend(bench, unit string, pts []trendPoint) trendView {
 		v.Points = append(v.Points, pairPoint{X: x(i), Y: y.at(p.Value), Title: title})
 		if i > 0 {
 			if d := machineDiff(pts[i-1].Host, p.Host); d != "" {
+				// Times on two machines are not comparable: no line joins them.
 				v.Machines = append(v.Machines, machineMark{X: (x(i-1) + x(i)) / 2,
 					Title: "the machine changed between " + shortHash(pts[i-1].Commit) + " and " + shortHash(p.Commit) + ": " + d})
+				v.Lines, xs, ys = append(v.Lines, points(xs, ys)), nil, nil
 			}
 		}
+		xs, ys = append(xs, x(i)), append(ys, y.at(p.Value))
 	}
-	v.Line = points(xs, ys)
+	v.Lines = append(v.Lines, points(xs, ys))
 	v.Ticks = y.ticks(4, func(f float64) string { return valueText(unit, f) })
 	v.XTicks = append(v.XTicks, tick{P: x(0), Label: commitLabel(pts[0].Commit)})
 	if len(pts) > 1 {

@@ -113,6 +113,9 @@ func TestHandler_RepoTrend(t *testing.T) {
 	if n := strings.Count(trend, `<g class="machine">`); n != 1 {
 		t.Errorf("%d machine changes marked, want 1 (Go go1.24.0 → go1.25.0)", n)
 	}
+	if n := strings.Count(trend, `<polyline class="trendline"`); n != 2 {
+		t.Errorf("%d trend lines, want 2: none across the change of machine", n)
+	}
 	if !strings.Contains(trend, "Go go1.24.0 → go1.25.0") {
 		t.Error("the mark does not say what changed")
 	}
