@@ -155,6 +155,9 @@ func (t *tools) profile(ctx context.Context, _ *sdk.CallToolRequest, in JobIn) (
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return nil, ProfileOut{}, errors.New("the report's profile is not in the form this server reads: read it with report")
 	}
+	// The flame graph's frames are for drawing: hundreds of them would
+	// crowd an agent's context, and Changes names what moved most.
+	sum.Flame = nil
 	out.Profile = &sum
 	return nil, out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/mcp"
+	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/result"
 )
 
@@ -191,6 +192,9 @@ func TestServer_Evaluate(t *testing.T) {
 		call(t, cs, &sdk.CallToolParams{Name: "profile", Arguments: mcp.JobIn{Job: out.Job}}, &p)
 		if p.Winner != "fast" || p.Profile == nil || p.Profile.Candidate != "fast" || len(p.Profile.Top) == 0 {
 			t.Errorf("profile: %+v", p)
+		}
+		if p.Profile != nil && (len(p.Profile.Changes) != profiler.FlameChanges || p.Profile.Flame != nil) {
+			t.Errorf("profile: %d changes and %d flame frames, want %d and none", len(p.Profile.Changes), len(p.Profile.Flame), profiler.FlameChanges)
 		}
 	})
 }
