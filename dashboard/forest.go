@@ -70,7 +70,10 @@ func newForest(rows []forestEstimate, minSpeedup float64, markClass string) *for
 		row := forestRow{
 			Y: 8 + forestRowH*(float64(i)+0.5), Label: r.label, Verdict: r.verdict,
 			X: ax.at(r.speedup), X1: ax.at(r.speedup), X2: ax.at(r.speedup),
-			Title: r.label + ": " + speedupText(r.speedup) + " " + intervalText(r.ci) + ", " + r.verdict,
+			Title: r.label + ": " + speedupText(r.speedup) + " " + intervalText(r.ci),
+		}
+		if r.verdict != "" {
+			row.Title += ", " + r.verdict
 		}
 		if r.ci != nil {
 			row.X1, row.X2, row.HasInterval = ax.at(r.ci[0]), ax.at(r.ci[1]), true
@@ -102,10 +105,7 @@ func benchmarkForest(rep *result.Report) *forestView {
 				continue
 			}
 			ci := b.CI
-			verdict := string(b.Verdict)
-			if verdict == "" {
-				verdict = string(c.Verdict)
-			}
+			verdict := string(b.Label(rep.MinSpeedup))
 			rows = append(rows, forestEstimate{label: c.Name + " " + b.Name, verdict: verdict, speedup: b.Speedup, ci: &ci})
 		}
 	}

@@ -348,3 +348,26 @@ func TestHandler_RunningJob(t *testing.T) {
 		}
 	}
 }
+
+// TestHandler_BenchLabel: a benchmark row at 0.35× [0.34×, 0.39×], stored
+// labelled not-faster, is slower on the job page, in its table and in the
+// benchmarks' forest plot, by the one rule (result.BenchResult.Label).
+func TestHandler_BenchLabel(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	stale := measured("stale", result.VerdictSlower, 0.35, 0.34, 0.39, 8)
+	stale.Benchmarks[0].Verdict = result.VerdictNotFaster
+	seedJob(t, db, src, "job-label", "/src/repo", t0, []fixtureCandidate{{res: stale, ratio: 1 / 0.35, pairs: 8}})
+	status, body := get(t, newTestServer(t, src)+"/jobs/job-label")
+	if status != http.StatusOK {
+		t.Fatalf("status %d, body:\n%s", status, body)
+	}
+	table := section(t, body, `<table class="bench">`, `</table>`)
+	row := regexp.MustCompile(`<tr class="v-slower"><td>BenchmarkSumSquares</td>.*<td>slower</td></tr>`)
+	if !row.MatchString(table) || strings.Contains(table, "not-faster") {
+		t.Errorf("the benchmark table does not label the row slower:\n%s", table)
+	}
+	if !strings.Contains(body, `<g class="row v-slower"><title>stale BenchmarkSumSquares: 0.350× [0.340×, 0.390×], slower</title>`) {
+		t.Errorf("the benchmarks' forest plot does not label the row slower:\n%s", section(t, body, `<svg class="forest"`, `</main>`))
+	}
+}

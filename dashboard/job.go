@@ -151,7 +151,7 @@ func (h *Handler) evidence(r *http.Request, id string, rep *result.Report, v *jo
 		}
 		m := measuredView{Name: c.Name, Anchor: anchor("bench", c.Name)}
 		for _, b := range c.Benchmarks {
-			m.Benchmarks = append(m.Benchmarks, newBenchRow(b))
+			m.Benchmarks = append(m.Benchmarks, newBenchRow(b, rep.MinSpeedup))
 		}
 		samples, err := h.src.Samples(ctx, id, c.Name)
 		if err != nil {
@@ -208,15 +208,18 @@ var liveVerdict = map[string]string{
 	result.StageMeasuring:  "measuring",
 }
 
-func newBenchRow(b result.BenchResult) benchRow {
+// newBenchRow is one row of a candidate's benchmark table, labelled by the
+// one rule (result.BenchResult.Label).
+func newBenchRow(b result.BenchResult, minSpeedup float64) benchRow {
+	label := b.Label(minSpeedup)
 	row := benchRow{
 		Name: b.Name, Unit: b.Unit, Base: valueText(b.Unit, b.Base), Candidate: valueText(b.Unit, b.Candidate),
 		Speedup: speedupText(b.Speedup), Interval: intervalText(&b.CI), P: pText(b.P), Pairs: countText(b.Pairs),
-		Class: "v-" + string(b.Verdict),
+		Class: "v-" + string(label),
 	}
 	var notes []string
-	if b.Verdict != "" {
-		notes = append(notes, string(b.Verdict))
+	if label != "" {
+		notes = append(notes, string(label))
 	}
 	if b.Exact {
 		row.Speedup, row.Interval, row.P = "-", "-", "-"

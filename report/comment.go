@@ -44,7 +44,7 @@ func Comment(w io.Writer, rep *result.Report, g Gate, roots ...string) error {
 	}
 	if len(c.Benchmarks) > 0 {
 		fmt.Fprintf(ew, "<details><summary>Every benchmark row (%d)</summary>\n\n", len(c.Benchmarks))
-		writeMarkdownBenchmarks(ew, c.Benchmarks)
+		writeMarkdownBenchmarks(ew, c.Benchmarks, rep.MinSpeedup)
 		fmt.Fprint(ew, "\n</details>\n\n")
 	}
 	if p, ok := rep.Profile.(markdownProfile); ok {
@@ -192,9 +192,9 @@ func writeCommentChanged(w io.Writer, rep *result.Report, c result.CandidateResu
 			groups[1] = append(groups[1], b)
 		case b.Exact:
 			groups[3] = append(groups[3], b)
-		case b.Verdict == result.VerdictSlower:
+		case b.Label(rep.MinSpeedup) == result.VerdictSlower:
 			groups[0] = append(groups[0], b)
-		case b.Verdict == result.VerdictFaster:
+		case b.Label(rep.MinSpeedup) == result.VerdictFaster:
 			groups[2] = append(groups[2], b)
 		}
 	}
@@ -213,7 +213,7 @@ func writeCommentChanged(w io.Writer, rep *result.Report, c result.CandidateResu
 			change, ci = "more (exact)", "-"
 		case b.Exact:
 			change, ci = "fewer (exact)", "-"
-		case b.Verdict == result.VerdictSlower:
+		case b.Label(rep.MinSpeedup) == result.VerdictSlower:
 			change, ci = slowdownText(b.Speedup), slowdownCI(&b.CI, marks...)
 		default:
 			change = speedupText(b.Speedup) + " faster"

@@ -40,7 +40,7 @@ func JSON(w io.Writer, rep *result.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
+	return enc.Encode(rep.Labelled())
 }
 
 // Plural is "1 slot" or "2 slots": what counted, in the CLI's messages and the reports.
@@ -477,12 +477,13 @@ func levelText(level float64) string {
 	return fmt.Sprintf("%.6f", 100*level)
 }
 
-// benchNote is the last column of a benchmark row: its verdict, and for
-// exact metrics whether they increased.
-func benchNote(b result.BenchResult) string {
+// benchNote is the last column of a benchmark row: its label (the one
+// rule, result.BenchResult.Label), and for exact metrics whether they
+// increased.
+func benchNote(b result.BenchResult, minSpeedup float64) string {
 	var notes []string
-	if b.Verdict != "" {
-		notes = append(notes, string(b.Verdict))
+	if v := b.Label(minSpeedup); v != "" {
+		notes = append(notes, string(v))
 	}
 	if b.Exact {
 		notes = append(notes, "exact")

@@ -56,7 +56,7 @@ func Markdown(w io.Writer, rep *result.Report) error {
 	for _, c := range rep.Candidates {
 		if len(c.Benchmarks) > 0 {
 			fmt.Fprintf(ew, "\n### Benchmarks: %s vs base\n\n", code(c.Name))
-			writeMarkdownBenchmarks(ew, c.Benchmarks)
+			writeMarkdownBenchmarks(ew, c.Benchmarks, rep.MinSpeedup)
 		}
 	}
 	if p, ok := rep.Profile.(markdownProfile); ok {
@@ -117,7 +117,7 @@ func writeMarkdownFailure(w io.Writer, f *result.Failure) {
 	fmt.Fprintf(w, "  %s\n\n  </details>\n", fence)
 }
 
-func writeMarkdownBenchmarks(w io.Writer, bs []result.BenchResult) {
+func writeMarkdownBenchmarks(w io.Writer, bs []result.BenchResult, minSpeedup float64) {
 	fmt.Fprintln(w, "| benchmark | unit | base | candidate | speedup | interval | p | pairs | note |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---:|---:|---|")
 	for _, b := range bs {
@@ -126,7 +126,7 @@ func writeMarkdownBenchmarks(w io.Writer, bs []result.BenchResult) {
 			speedup, ci, p = "-", "-", "-"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", code(b.Name), mdText(b.Unit),
-			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), speedup, ci, p, pairsText(b.Pairs), benchNote(b))
+			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), speedup, ci, p, pairsText(b.Pairs), benchNote(b, minSpeedup))
 	}
 	if note := levelNote(bs); note != "" {
 		fmt.Fprintf(w, "\n%s\n", mdText(note))

@@ -50,7 +50,7 @@ func Text(w io.Writer, rep *result.Report) error {
 	for _, c := range rep.Candidates {
 		if len(c.Benchmarks) > 0 {
 			fmt.Fprintf(ew, "\n%s vs base:\n", c.Name)
-			writeTextBenchmarks(ew, c.Benchmarks)
+			writeTextBenchmarks(ew, c.Benchmarks, rep.MinSpeedup)
 		}
 	}
 	if p, ok := rep.Profile.(textProfile); ok {
@@ -193,7 +193,7 @@ func timeText(c result.CandidateResult) string {
 
 // writeTextBenchmarks writes a benchstat-like table of one candidate's
 // benchmarks.
-func writeTextBenchmarks(w io.Writer, bs []result.BenchResult) {
+func writeTextBenchmarks(w io.Writer, bs []result.BenchResult, minSpeedup float64) {
 	rows := [][]string{{"BENCHMARK", "UNIT", "BASE", "CANDIDATE", "SPEEDUP", "INTERVAL", "P", "PAIRS", ""}}
 	for _, b := range bs {
 		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI), pText(b.P)
@@ -201,7 +201,7 @@ func writeTextBenchmarks(w io.Writer, bs []result.BenchResult) {
 			speedup, ci, p = "-", "-", "-"
 		}
 		rows = append(rows, []string{b.Name, b.Unit, valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate),
-			speedup, ci, p, pairsText(b.Pairs), benchNote(b)})
+			speedup, ci, p, pairsText(b.Pairs), benchNote(b, minSpeedup)})
 	}
 	Columns(w, "  ", rows)
 	if note := levelNote(bs); note != "" {

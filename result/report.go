@@ -75,6 +75,35 @@ func (c CandidateResult) BenchFaster(b BenchResult, minSpeedup float64) bool {
 	return !b.Exact && stats.FasterBeyond(b.CI[0], minSpeedup)
 }
 
+// Label is b's verdict as the interval beside it says, by the one rule
+// for a benchmark row (stats.Judge): faster when its lower bound clears
+// 1+minSpeedup, slower when the whole interval lies below 1, not-faster
+// otherwise. Every renderer labels a row with it, so that a row at 0.35×
+// [0.34×, 0.39×] is slower everywhere, whatever label a report stored
+// before the rule carried. An exact metric, or a row without an
+// interval, keeps its Verdict.
+func (b BenchResult) Label(minSpeedup float64) Verdict {
+	if b.Exact || b.CI == [2]float64{} {
+		return b.Verdict
+	}
+	return Verdict(stats.Judge(b.CI[0], b.CI[1], minSpeedup))
+}
+
+// Labelled returns a copy of r whose benchmark rows carry their Label as
+// Verdict; r is not changed. The JSON report is written from it.
+func (r *Report) Labelled() *Report {
+	out := *r
+	out.Candidates = slices.Clone(r.Candidates)
+	for i := range out.Candidates {
+		c := &out.Candidates[i]
+		c.Benchmarks = slices.Clone(c.Benchmarks)
+		for j := range c.Benchmarks {
+			c.Benchmarks[j].Verdict = c.Benchmarks[j].Label(r.MinSpeedup)
+		}
+	}
+	return &out
+}
+
 // BenchResult is the comparison of one benchmark metric between base and candidate.
 type BenchResult struct {
 	Name      string     `json:"name"`
