@@ -29,14 +29,13 @@ func (j *job) judgeHoldout() {
 }
 
 // judgeHoldout sets res.Holdout when res has timed rows on both sides of
-// the holdout, and makes res overfit when its speedup does not carry over:
-// it is faster on the shown benchmarks (its verdict is faster or mixed, or
-// a shown benchmark is significantly faster, and their geometric mean
-// clears the threshold) while the held-out ones' geometric mean does not
-// clear it, or one of them is significantly slower. The held-out side is
-// judged on its estimate, not an interval: it is a share of a few
-// benchmarks, too few for a claim of its own. It reports whether res
-// changed.
+// the holdout, and makes res overfit when its speedup does not carry over.
+// That is when it is faster on the shown benchmarks (its verdict is faster
+// or mixed, or a shown benchmark is significantly faster, and their
+// geometric mean clears the threshold), but not on the held-out ones: no
+// held-out benchmark is significantly faster, or their geometric mean
+// does not clear the threshold, or one is significantly slower. It
+// reports whether res changed.
 func judgeHoldout(res *result.CandidateResult, heldOut []string, minSpeedup float64) bool {
 	switch res.Verdict {
 	case VerdictFaster, VerdictNotFaster, VerdictMixed:
@@ -45,7 +44,7 @@ func judgeHoldout(res *result.CandidateResult, heldOut []string, minSpeedup floa
 	}
 	var h result.HoldoutResult
 	var logShown, logHeld float64
-	var shownFaster, heldSlower bool
+	var shownFaster, heldFaster, heldSlower bool
 	for _, b := range res.Benchmarks {
 		if b.Exact || b.Speedup <= 0 {
 			continue
@@ -55,6 +54,7 @@ func judgeHoldout(res *result.CandidateResult, heldOut []string, minSpeedup floa
 			h.HeldOut = append(h.HeldOut, b.Name)
 			logHeld += math.Log(b.Speedup)
 			heldSlower = heldSlower || res.BenchSlower(b, minSpeedup)
+			heldFaster = heldFaster || res.BenchFaster(b, minSpeedup)
 		} else {
 			h.Shown = append(h.Shown, b.Name)
 			logShown += math.Log(b.Speedup)
@@ -68,7 +68,7 @@ func judgeHoldout(res *result.CandidateResult, heldOut []string, minSpeedup floa
 	h.HeldOutSpeedup = math.Exp(logHeld / float64(len(h.HeldOut)))
 	res.Holdout = &h
 	claimed := res.Verdict != VerdictNotFaster || shownFaster
-	if !claimed || h.ShownSpeedup < 1+minSpeedup || (h.HeldOutSpeedup >= 1+minSpeedup && !heldSlower) {
+	if !claimed || h.ShownSpeedup < 1+minSpeedup || (heldFaster && h.HeldOutSpeedup >= 1+minSpeedup && !heldSlower) {
 		return true
 	}
 	res.Verdict, res.Qualifier = VerdictOverfit, ""

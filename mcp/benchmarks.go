@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -106,13 +104,13 @@ func (t *tools) benchmarks(ctx context.Context, _ *sdk.CallToolRequest, in Bench
 	}
 	out := BenchmarksOut{Base: base, Function: fn.Name, File: fn.File, Line: fn.Line, EndLine: fn.EndLine, Benchmarks: []BenchmarkOut{}}
 	for _, b := range sv.benchmarks {
-		if !b.executes(fn.File, fn.Line, fn.EndLine) {
-			out.Others = append(out.Others, b.name)
+		if !b.Executes(fn.File, fn.Line, fn.EndLine) {
+			out.Others = append(out.Others, b.Name)
 			continue
 		}
-		bo := BenchmarkOut{Name: b.name, Package: b.pkg, Base: map[string][]Metric{}}
-		for name, ms := range sv.numbers[b.pkg] {
-			if name == b.name || strings.HasPrefix(name, b.name+"/") {
+		bo := BenchmarkOut{Name: b.Name, Package: b.Package, Base: map[string][]Metric{}}
+		for name, ms := range sv.numbers[b.Package] {
+			if name == b.Name || strings.HasPrefix(name, b.Name+"/") {
 				bo.Base[name] = ms
 			}
 		}
@@ -123,29 +121,8 @@ func (t *tools) benchmarks(ctx context.Context, _ *sdk.CallToolRequest, in Bench
 
 // survey is what one base's benchmarks execute, and their numbers.
 type survey struct {
-	benchmarks []surveyed
+	benchmarks []optimize.BenchCoverage
 	numbers    map[string]map[string][]Metric // by package, then benchmark
-}
-
-// surveyed is one top-level benchmark and the blocks its run covered.
-type surveyed struct {
-	name, pkg string
-	covered   []block
-}
-
-// block is a covered block of source, by repository-relative file.
-type block struct {
-	file       string
-	start, end int
-}
-
-func (b surveyed) executes(file string, start, end int) bool {
-	for _, c := range b.covered {
-		if c.file == file && c.start <= end && c.end >= start {
-			return true
-		}
-	}
-	return false
 }
 
 // surveyBase exports base and surveys the benchmarks of every package at
@@ -163,13 +140,9 @@ func surveyBase(ctx context.Context, r gitcmd.Repo, base string) (*survey, error
 		return nil, err
 	}
 	defer os.RemoveAll(tree)
-	module, err := modulePath(filepath.Join(tree, "go.mod"))
-	if err != nil {
-		return nil, err
-	}
 	sv := &survey{numbers: map[string]map[string][]Metric{}}
 	for _, pkg := range pkgs {
-		bs, nums, err := surveyPackage(ctx, tree, module, pkg)
+		bs, nums, err := surveyPackage(ctx, tree, pkg)
 		if err != nil {
 			return nil, err
 		}
@@ -204,63 +177,28 @@ func benchmarkPackages(ctx context.Context, r gitcmd.Repo, base string) ([]strin
 	return dirs, nil
 }
 
-var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^"\s]+)"?`)
-
-// modulePath reads the module path from a go.mod.
-func modulePath(gomod string) (string, error) {
-	b, err := os.ReadFile(gomod)
-	if err != nil {
-		return "", errors.New("base has no go.mod at the repository's root: the benchmarks tool reads Go modules rooted there")
-	}
-	m := moduleLine.FindSubmatch(b)
-	if m == nil {
-		return "", errors.New("base's go.mod names no module")
-	}
-	return string(m[1]), nil
-}
-
-// surveyPackage builds pkg's test binary twice, with coverage of the whole
-// module and without, runs each benchmark one iteration with coverage, and
-// all of them once for their numbers.
-func surveyPackage(ctx context.Context, tree, module, pkg string) ([]surveyed, map[string][]Metric, error) {
+// surveyPackage runs each of pkg's benchmarks one iteration with coverage
+// of the whole module (optimize.CoverBenchmarks), then builds its test
+// binary without coverage and runs all of them once for their numbers.
+func surveyPackage(ctx context.Context, tree, pkg string) ([]optimize.BenchCoverage, map[string][]Metric, error) {
 	bin := filepath.Join(tree, ".optimizer-survey")
 	if err := os.MkdirAll(bin, 0o700); err != nil {
 		return nil, nil, err
 	}
-	cover := filepath.Join(bin, "cover.test")
-	plain := filepath.Join(bin, "plain.test")
-	if _, err := run(ctx, tree, "go", "test", "-c", "-cover", "-coverpkg=./...", "-o", cover, "./"+pkg); err != nil {
-		return nil, nil, fmt.Errorf("build %s's benchmarks with coverage: %w", pkg, err)
+	covs, err := optimize.CoverBenchmarks(ctx, tree, bin, pkg, nil)
+	if err != nil {
+		return nil, nil, err
 	}
+	plain := filepath.Join(bin, "plain.test")
 	if _, err := run(ctx, tree, "go", "test", "-c", "-o", plain, "./"+pkg); err != nil {
 		return nil, nil, fmt.Errorf("build %s's benchmarks: %w", pkg, err)
 	}
 	pkgDir := filepath.Join(tree, filepath.FromSlash(pkg))
-	list, err := run(ctx, pkgDir, plain, "-test.list", "^Benchmark")
-	if err != nil {
-		return nil, nil, fmt.Errorf("list %s's benchmarks: %w", pkg, err)
-	}
-	var out []surveyed
-	for i, name := range strings.Fields(string(list)) {
-		if !strings.HasPrefix(name, "Benchmark") {
-			continue
-		}
-		prof := filepath.Join(bin, fmt.Sprintf("%d.cov", i))
-		if _, err := run(ctx, pkgDir, cover, "-test.run", "^$", "-test.bench", "^"+regexp.QuoteMeta(name)+"$",
-			"-test.benchtime", "1x", "-test.coverprofile", prof); err != nil {
-			return nil, nil, fmt.Errorf("run %s with coverage: %w", name, err)
-		}
-		blocks, err := readCoverage(prof, module)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, surveyed{name: name, pkg: pkg, covered: blocks})
-	}
 	timed, err := run(ctx, pkgDir, plain, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", surveyBenchtime, "-test.benchmem")
 	if err != nil {
 		return nil, nil, fmt.Errorf("run %s's benchmarks: %w", pkg, err)
 	}
-	return out, parseBenchLines(timed), nil
+	return covs, parseBenchLines(timed), nil
 }
 
 // run runs a command in dir and returns its output; a failure carries the
@@ -274,43 +212,6 @@ func run(ctx context.Context, dir, name string, args ...string) ([]byte, error) 
 		return b, fmt.Errorf("%w\n%s", err, proc.Tail(b, 20))
 	}
 	return b, nil
-}
-
-// readCoverage reads a coverage profile's blocks that ran, with their
-// files made relative to the module's root.
-func readCoverage(file, module string) ([]block, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("read coverage: %w", err)
-	}
-	var out []block
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		// example.com/m/pkg/file.go:3.30,6.2 1 1
-		line := sc.Text()
-		loc, rest, ok := strings.Cut(line, " ")
-		if !ok || strings.HasPrefix(line, "mode:") {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) != 2 || fields[1] == "0" {
-			continue
-		}
-		i := strings.LastIndex(loc, ":")
-		if i < 0 {
-			continue
-		}
-		file, span := loc[:i], loc[i+1:]
-		rel, ok := strings.CutPrefix(file, module+"/")
-		if !ok {
-			continue
-		}
-		from, to, _ := strings.Cut(span, ",")
-		start, _ := strconv.Atoi(strings.Split(from, ".")[0])
-		end, _ := strconv.Atoi(strings.Split(to, ".")[0])
-		out = append(out, block{file: rel, start: start, end: end})
-	}
-	return out, sc.Err()
 }
 
 // benchResult is a line of go test's benchmark output.

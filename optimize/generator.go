@@ -74,7 +74,10 @@ type Request struct {
 	Base       string   `json:"base"`
 	Target     Target   `json:"target"`
 	Benchmarks []string `json:"benchmarks,omitempty"`
-	Parent     *Parent  `json:"parent,omitempty"` // repair and refine
+	// HeldOut is how many of the benchmarks that execute the targets are
+	// hidden from the generator: the winner must be faster on them too.
+	HeldOut int     `json:"held_out,omitempty"`
+	Parent  *Parent `json:"parent,omitempty"` // repair and refine
 }
 
 // Parent is the candidate a repair or a refine starts from, with what the

@@ -48,6 +48,14 @@ type Loop struct {
 	Budget     time.Duration // wall time for the whole loop; 0 is none
 	Parallel   int           // generator calls at once; 0 is 1
 
+	// Holdout is the share of the benchmarks that execute the targets
+	// hidden from every generator (holdout.go); 0 is none. HoldoutMin is
+	// the fewest such benchmarks for any to be held out (0 is 2), and
+	// HoldoutSeed picks which (0: one from the base commit).
+	Holdout     float64
+	HoldoutMin  int
+	HoldoutSeed uint64
+
 	// Eval is the template of every job: the test and bench commands,
 	// timeouts, pairs. The loop sets Candidates, Kind and the budget.
 	Eval evaluator.Options
@@ -60,6 +68,10 @@ type Loop struct {
 	// Progress, when set, is told what the loop does, a line at a time.
 	Progress func(round int, msg string)
 	Logger   *slog.Logger
+
+	// benchmarksOf, when set, stands in for the coverage run that finds
+	// the benchmarks executing the targets (tests).
+	benchmarksOf func(ctx context.Context, targets []Target) ([]string, error)
 }
 
 // PrintProgress is a Loop.Progress that writes each line to w, as
@@ -101,6 +113,9 @@ type run struct {
 	byTree  map[string]*entry
 	named   map[string]int // candidates named so far, by generator and round
 	report  *Report
+	// shownFilter selects the benchmarks generators may see, and
+	// judgeFilter those the re-measure judges on, when some are held out.
+	shownFilter, judgeFilter string
 }
 
 // request is one call to make: a generator, and what to ask it.
@@ -118,6 +133,7 @@ func (l *Loop) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.holdOut(ctx)
 	reqs := r.firstRequests()
 	for round := 1; round <= r.rounds(); round++ {
 		if r.overBudget() {
@@ -158,7 +174,8 @@ func (l *Loop) begin(ctx context.Context) (*run, error) {
 		return nil, fmt.Errorf("optimize: no target")
 	}
 	generatorNames(l.Generators)
-	r := &run{Loop: l, id: newRunID(), start: time.Now(), byName: map[string]*entry{}, byTree: map[string]*entry{}, named: map[string]int{}}
+	lc := *l // the run may replace its targets' profiles (holdout.go)
+	r := &run{Loop: &lc, id: newRunID(), start: time.Now(), byName: map[string]*entry{}, byTree: map[string]*entry{}, named: map[string]int{}}
 	r.log = l.Logger
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -221,7 +238,9 @@ func (r *run) newRequest(mode string, g Generator, t Target, parent *entry) Requ
 	if g.Edit {
 		req.Count = 1
 	}
-	if f := r.Eval.BenchFilter; f != "" {
+	if r.heldOut() {
+		req.Benchmarks, req.HeldOut = r.report.Holdout.Shown, len(r.report.Holdout.HeldOut)
+	} else if f := r.Eval.BenchFilter; f != "" {
 		req.Benchmarks = []string{f}
 	}
 	if parent != nil {
@@ -397,6 +416,9 @@ func (r *run) judge(ctx context.Context, round int, fresh []*entry) (bool, error
 	}
 	opts := r.Eval
 	opts.Kind = "optimize"
+	if r.heldOut() {
+		opts.BenchFilter = r.shownFilter
+	}
 	opts.Candidates = make([]candidate.Candidate, len(todo))
 	for i, e := range todo {
 		opts.Candidates[i] = e.c
@@ -518,6 +540,11 @@ func (r *run) remeasure(ctx context.Context) error {
 	opts := r.Eval
 	opts.Kind = "optimize-remeasure"
 	opts.Candidates = []candidate.Candidate{best.c}
+	if r.heldOut() {
+		// Judged on every benchmark that executes the targets: a speedup
+		// that does not carry over to the held-out ones is overfit.
+		opts.BenchFilter, opts.Holdout = r.judgeFilter, r.report.Holdout.HeldOut
+	}
 	opts.MinPairs = max(opts.MinPairs, evaluator.DefaultMinPairs) * RemeasureFactor
 	opts.MaxPairs = max(opts.MaxPairs, evaluator.DefaultMaxPairs) * RemeasureFactor
 	opts.Budget = max(opts.Budget, evaluator.DefaultBudget) * RemeasureFactor
@@ -532,6 +559,12 @@ func (r *run) remeasure(ctx context.Context) error {
 	}
 	res := rep.Candidates[0]
 	r.report.Remeasure = &Remeasure{Job: rep.Job, Result: res, Confirmed: faster(res.Verdict), Profile: rep.Profile}
+	switch res.Verdict {
+	case evaluator.VerdictOverfit:
+		r.report.Winner, r.report.Overfit = "", best.c.Name
+	case evaluator.VerdictSuspect:
+		r.report.Winner, r.report.Suspect = "", best.c.Name
+	}
 	return nil
 }
 

@@ -22,6 +22,9 @@ type Report struct {
 	Error      string            `json:"error,omitempty"`
 	Stopped    string            `json:"stopped,omitempty"` // why the loop ended
 	Winner     string            `json:"winner,omitempty"`
+	Overfit    string            `json:"overfit,omitempty"` // the best, re-measured overfit: no winner
+	Suspect    string            `json:"suspect,omitempty"` // the best, re-measured suspect: no winner
+	Holdout    *HoldoutChoice    `json:"holdout,omitempty"`
 	Lineage    []Step            `json:"lineage,omitempty"` // the winner's line, first ancestor first
 	Remeasure  *Remeasure        `json:"remeasure,omitempty"`
 	Rounds     []RoundSummary    `json:"rounds"`
@@ -134,6 +137,10 @@ func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "optimize run %s: %s in %s; %s\n", rep.Run, rep.State, time.Duration(rep.Seconds*float64(time.Second)).Round(time.Second), rep.Stopped)
 	fmt.Fprintf(&b, "targets: %s\n", strings.Join(rep.Targets, ", "))
 	switch {
+	case rep.Overfit != "" || rep.Suspect != "":
+		res := rep.Remeasure.Result
+		fmt.Fprintf(&b, "winner: none: the best, %s, re-measured in a longer series (job %s): %s %s, %s: %s\n",
+			rep.Overfit+rep.Suspect, rep.Remeasure.Job, times(res.Speedup), interval(res.CI), res.Verdict, rejection(res))
 	case rep.Winner == "":
 		fmt.Fprintln(&b, "winner: none: no candidate was significantly faster than base")
 	case rep.Remeasure == nil:
@@ -146,6 +153,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "winner: %s; re-measured in a longer series (job %s): %s %s after %d pairs: %s\n",
 			rep.Winner, rep.Remeasure.Job, times(res.Speedup), interval(res.CI), res.Pairs, word)
+	}
+	if h := rep.Holdout; h != nil {
+		writeHoldout(&b, h)
 	}
 	if len(rep.Lineage) > 0 {
 		fmt.Fprintln(&b, "\nlineage of the winner:")

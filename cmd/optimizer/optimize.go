@@ -45,7 +45,12 @@ re-measures the final winner in a longer series. See docs/generators.md for
 the request a generator reads and what it prints.
 
 Without --target, the targets are the hottest functions of the repository in
-a CPU profile of the base's benchmarks.`,
+a CPU profile of the base's benchmarks.
+
+By default, when at least 4 benchmarks execute the targets, a quarter of them
+(--holdout) are held out: generators never see them, rounds do not measure
+them, and the re-measure judges the best on them too. A best faster on the
+shown benchmarks and not on the held-out ones is reported overfit, not winner.`,
 		Example: `  optimizer optimize --target sumsq.SumSquares --generate './my-generator'
   optimizer optimize --generate-edit 'claude -p "$(cat $OPTIMIZER_REQUEST)"' --rounds 4 --budget 30m`,
 		Args: cobra.NoArgs,
@@ -97,7 +102,9 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	if targets, err = optimize.FindTargets(ctx, pool, r.Root, base, o.BenchFilter, o.HotTargets, targets, say); err != nil {
 		return err
 	}
+	holdout, holdoutMin, _ := o.HoldoutShare() // checked by Validate
 	loop := &optimize.Loop{
+		Holdout: holdout, HoldoutMin: holdoutMin, HoldoutSeed: o.HoldoutSeed,
 		Repo: r.Root, Base: base, Targets: targets, Rounds: o.Rounds, PerRound: o.PerRound, Repairs: o.Repairs,
 		Budget: o.Budget, Parallel: n, Eval: o.loopOptions(r, base, n, logger), Pool: pool, DB: db, Logger: logger,
 		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {

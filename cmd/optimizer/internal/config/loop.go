@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -22,12 +23,14 @@ type Loop struct {
 	Repairs      int
 	Budget       time.Duration
 	GenTimeout   time.Duration
+	Holdout      string // "auto", or a fraction: 0 holds none out
+	HoldoutSeed  uint64
 }
 
 // LoopDefaults are the values before flags and optimizer.toml.
 func LoopDefaults() Loop {
 	return Loop{HotTargets: 1, Rounds: optimize.DefaultRounds, PerRound: optimize.DefaultPerRound,
-		Repairs: optimize.DefaultRepairs, GenTimeout: optimize.DefaultGeneratorTimeout}
+		Repairs: optimize.DefaultRepairs, GenTimeout: optimize.DefaultGeneratorTimeout, Holdout: "auto"}
 }
 
 // Register defines the loop's flags on fs, bound to l.
@@ -41,6 +44,22 @@ func (l *Loop) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&l.Repairs, "repairs", l.Repairs, "times a failed candidate's line goes back to its generator for repair")
 	fs.DurationVar(&l.Budget, "budget", l.Budget, "wall time for the whole loop (0: none)")
 	fs.DurationVar(&l.GenTimeout, "generator-timeout", l.GenTimeout, "limit on one call of a generator")
+	fs.StringVar(&l.Holdout, "holdout", l.Holdout, fmt.Sprintf("share of the benchmarks that execute the targets hidden from generators and judged at the end (0: none; auto: %g when at least %d benchmarks execute them)",
+		optimize.DefaultHoldout, optimize.DefaultHoldoutMin))
+	fs.Uint64Var(&l.HoldoutSeed, "holdout-seed", 0, "seed of the choice of held-out benchmarks (0: from the base commit)")
+}
+
+// HoldoutShare is --holdout as the loop takes it: the fraction and the
+// fewest benchmarks for any to be held out.
+func (l *Loop) HoldoutShare() (float64, int, error) {
+	if l.Holdout == "auto" {
+		return optimize.DefaultHoldout, optimize.DefaultHoldoutMin, nil
+	}
+	f, err := strconv.ParseFloat(l.Holdout, 64)
+	if err != nil || f < 0 || f >= 1 {
+		return 0, 0, fmt.Errorf("--holdout %q: want auto, or a fraction from 0 (none) up to, not including, 1", l.Holdout)
+	}
+	return f, 2, nil
 }
 
 // Validate checks the loop's settings, and what of run's the loop cannot
@@ -61,8 +80,15 @@ func (l *Loop) Validate(run Run) error {
 		return fmt.Errorf("--hot-targets %d: need at least 1", l.HotTargets)
 	case l.Budget < 0 || l.GenTimeout <= 0:
 		return errors.New("--budget must not be negative, --generator-timeout must be positive")
+	case l.holdoutErr() != nil:
+		return l.holdoutErr()
 	case run.Format == FormatMarkdown:
 		return errors.New("--format markdown: optimize prints text or json")
 	}
 	return nil
+}
+
+func (l *Loop) holdoutErr() error {
+	_, _, err := l.HoldoutShare()
+	return err
 }

@@ -26,6 +26,10 @@ func TestLoop_Validate(t *testing.T) {
 		{"HotTargets", []string{"--generate", "g", "--hot-targets", "0"}, nil, "--hot-targets 0"},
 		{"Budget", []string{"--generate", "g", "--budget", "-1s"}, nil, "--budget must not be negative"},
 		{"GenTimeout", []string{"--generate", "g", "--generator-timeout", "0s"}, nil, "--generator-timeout must be positive"},
+		{"HoldoutAuto", []string{"--generate", "g", "--holdout", "auto"}, nil, ""},
+		{"HoldoutNone", []string{"--generate", "g", "--holdout", "0"}, nil, ""},
+		{"HoldoutOne", []string{"--generate", "g", "--holdout", "1"}, nil, `--holdout "1": want auto, or a fraction`},
+		{"HoldoutWord", []string{"--generate", "g", "--holdout", "half"}, nil, `--holdout "half"`},
 		{"Markdown", []string{"--generate", "g"}, func(r *Run) { r.Format = FormatMarkdown }, "--format markdown"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

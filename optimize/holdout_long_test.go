@@ -1,0 +1,212 @@
+package optimize
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/testdata"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// holdoutFixture is a module whose slow Sum four benchmarks execute, each
+// on an input of its own size.
+var holdoutFixture = map[string]string{
+	"go.mod": "module example.com/holdout\n\ngo 1.24\n",
+	"sum/sum.go": `package sum
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Sum adds xs up, slowly: each one through text.
+func Sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		n, _ := strconv.Atoi(fmt.Sprint(x))
+		t += n
+	}
+	return t
+}
+`,
+	"sum/sum_test.go": `package sum
+
+import "testing"
+
+func input(n int) []int {
+	xs := make([]int, n)
+	for i := range xs {
+		xs[i] = i*7%13 - 6
+	}
+	return xs
+}
+
+func TestSum(t *testing.T) {
+	for _, xs := range [][]int{nil, {1}, {2, 3}, {-4, 4, 5}, input(7)} {
+		want := 0
+		for _, x := range xs {
+			want += x
+		}
+		if got := Sum(xs); got != want {
+			t.Errorf("Sum(%v) = %d, want %d", xs, got, want)
+		}
+	}
+}
+
+func bench(b *testing.B, n int) {
+	xs := input(n)
+	for b.Loop() {
+		Sum(xs)
+	}
+}
+
+func BenchmarkSum100(b *testing.B) { bench(b, 100) }
+func BenchmarkSum200(b *testing.B) { bench(b, 200) }
+func BenchmarkSum300(b *testing.B) { bench(b, 300) }
+func BenchmarkSum400(b *testing.B) { bench(b, 400) }
+`,
+}
+
+// The two generators' candidates for Sum. The special-casing one knows
+// the answers for the sizes of the benchmarks it was shown (@SHOWN@, which
+// its script fills in from the request) and is as slow as base elsewhere.
+const (
+	honestSum = `package sum
+
+// Sum adds xs up.
+func Sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+`
+	specialSum = `package sum
+
+import (
+	"fmt"
+	"strconv"
+)
+
+var known = map[int]int{}
+
+func init() {
+	for _, n := range []int{@SHOWN@} {
+		xs := make([]int, n)
+		for i := range xs {
+			xs[i] = i*7%13 - 6
+		}
+		known[n] = slow(xs)
+	}
+}
+
+// Sum adds xs up: at once for the inputs the benchmarks use.
+func Sum(xs []int) int {
+	if v, ok := known[len(xs)]; ok {
+		return v
+	}
+	return slow(xs)
+}
+
+func slow(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		n, _ := strconv.Atoi(fmt.Sprint(x))
+		t += n
+	}
+	return t
+}
+`
+)
+
+// TestLoop_HoldoutCatchesOverfit runs the loop on real jobs: a generator
+// that special-cases the inputs of the benchmarks its request names wins
+// on them, and the re-measure calls it overfit; an honest generator's best
+// stays the winner.
+func TestLoop_HoldoutCatchesOverfit(t *testing.T) {
+	testenv.Long(t)
+	ctx := context.Background()
+	repo := filepath.Join(t.TempDir(), "repo")
+	for name, body := range holdoutFixture {
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, err := testdata.InitRepo(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	pool, err := worktreepool.Open(ctx, worktreepool.Options{Repo: repo, Base: base, Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close(context.Background()) })
+	targets, err := ResolveTargets(ctx, repo, base, []string{"sum.Sum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	line := func(name, src string) string {
+		b, _ := json.Marshal(map[string]any{"name": name, "files": map[string]string{"sum/sum.go": src}})
+		return string(b) + "\n"
+	}
+	os.WriteFile(filepath.Join(dir, "honest.jsonl"), []byte(line("plain", honestSum)), 0o644)
+	os.WriteFile(filepath.Join(dir, "special.jsonl"), []byte(line("special", specialSum)), 0o644)
+	special := `shown=$(grep -o 'BenchmarkSum[0-9]*' | sed 's/BenchmarkSum//' | sort -u | paste -sd, -); ` +
+		`test -n "$shown" && sed "s/@SHOWN@/$shown/" '` + filepath.Join(dir, "special.jsonl") + `'`
+	honest := `cat >/dev/null; cat '` + filepath.Join(dir, "honest.jsonl") + `'`
+
+	for _, tt := range []struct {
+		name, command string
+		overfit       bool
+	}{
+		{"SpecialCases", special, true},
+		{"Honest", honest, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &Loop{Repo: repo, Base: base, Targets: targets, Rounds: 1, Pool: pool, DB: db,
+				Generators: []Generator{{Name: "gen", Command: tt.command}},
+				Holdout:    DefaultHoldout, HoldoutMin: DefaultHoldoutMin, HoldoutSeed: 1,
+				Eval: evaluator.Options{Repo: repo, Base: base, Parallel: 2, Timeout: time.Minute, MaxPairs: 12,
+					Budget: 30 * time.Second, Artifacts: t.TempDir()},
+			}
+			rep, err := l.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := rep.Holdout
+			if h == nil || len(h.Benchmarks) != 4 || len(h.HeldOut) != 1 {
+				t.Fatalf("holdout %+v; want 1 of the 4 benchmarks held out", h)
+			}
+			if rep.Remeasure == nil {
+				t.Fatalf("no re-measure: candidates %+v", rep.Candidates)
+			}
+			res := rep.Remeasure.Result
+			if res.Holdout == nil {
+				t.Fatalf("the re-measure did not judge the holdout: %+v", res)
+			}
+			if tt.overfit != (res.Verdict == evaluator.VerdictOverfit) || tt.overfit != (rep.Overfit != "") || tt.overfit == (rep.Winner != "") {
+				t.Errorf("re-measure %s (shown %.3g×, held out %.3g×; %s), winner %q, overfit %q; want overfit %v",
+					res.Verdict, res.Holdout.ShownSpeedup, res.Holdout.HeldOutSpeedup, res.Note, rep.Winner, rep.Overfit, tt.overfit)
+			}
+		})
+	}
+}
