@@ -146,6 +146,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		j.settle(ctx, c)
 		return
 	}
+	raw := smp // the hack check's first iterations are not samples
 	smp = measure.Watch(smp, j.cpu(), func(sum *Interference) {
 		j.mu.Lock()
 		c.res.Interference = sum
@@ -164,6 +165,7 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		j.fail(ctx, c, start, fail)
 		return
 	}
+	j.checkHacks(ctx, c, raw)
 	j.mu.Lock()
 	c.res.Seconds += time.Since(start).Seconds()
 	j.mu.Unlock()

@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"watch"},
 	{"report"},
 	{"evaluator"},
-	{"eta", "evaluator/measure"},
+	{"eta", "evaluator/hackcheck", "evaluator/measure"},
 	{"result"},
 	{"evaluator/benchformat", "evaluator/junit"},
 	{"evaluator/candidate", "evaluator/gobench", "evaluator/gotest", "shard", "stats", "excerpt"},

@@ -1,0 +1,48 @@
+package hackcheck
+
+import (
+	"testing"
+
+	"github.com/optimizer-dev/optimizer/result"
+)
+
+// TestCheck: a result cached across iterations and a body the compiler
+// removes are flagged; an honest speedup, one too small to look into, and
+// a first iteration as noisy as the difference are not.
+func TestCheck(t *testing.T) {
+	const us = 1e-6
+	const floor = 1.5e-9
+	for _, tt := range []struct {
+		name string
+		b    Bench
+		want string // the kind, or "" for none
+	}{
+		{name: "Cached", want: result.HackCached, b: Bench{BaseOp: 80 * us, CandOp: 0.005 * us,
+			BaseFirst: []float64{95 * us, 100 * us, 98 * us, 120 * us, 97 * us},
+			CandFirst: []float64{96 * us, 101 * us, 99 * us, 99 * us, 140 * us}}},
+		{name: "Removed", want: result.HackRemoved, b: Bench{BaseOp: 0.3 * us, CandOp: 0.3e-9}},
+		{name: "Honest", b: Bench{BaseOp: 80 * us, CandOp: 40 * us,
+			BaseFirst: []float64{95 * us, 100 * us, 98 * us, 120 * us, 97 * us},
+			CandFirst: []float64{55 * us, 58 * us, 57 * us, 70 * us, 56 * us}}},
+		{name: "HonestFastOverheadBound", b: Bench{BaseOp: 0.2 * us, CandOp: 0.02 * us,
+			BaseFirst: []float64{9 * us, 12 * us, 10 * us, 30 * us, 11 * us},
+			CandFirst: []float64{10 * us, 8 * us, 11 * us, 12 * us, 9 * us}}},
+		{name: "NoisyFirst", b: Bench{BaseOp: 2 * us, CandOp: 0.01 * us,
+			BaseFirst: []float64{5 * us, 9 * us, 3 * us, 12 * us, 4 * us},
+			CandFirst: []float64{6 * us, 14 * us, 2 * us, 10 * us, 8 * us}}},
+		{name: "SmallSpeedup", b: Bench{BaseOp: 80 * us, CandOp: 60 * us,
+			BaseFirst: []float64{80 * us}, CandFirst: []float64{200 * us}}},
+		{name: "NotMeasured", b: Bench{BaseOp: 80 * us, CandOp: 1 * us}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.b.Name = "BenchmarkX"
+			got := Check([]Bench{tt.b}, floor)
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("flagged %+v", got)
+			case tt.want != "" && (len(got) != 1 || got[0].Kind != tt.want || got[0].Bench != "BenchmarkX" || got[0].Detail == ""):
+				t.Errorf("got %+v; want one %s", got, tt.want)
+			}
+		})
+	}
+}

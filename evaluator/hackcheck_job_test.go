@@ -1,0 +1,165 @@
+package evaluator
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/result"
+)
+
+// hackRepo is a module with two slow functions: Sum, benchmarked with
+// b.Loop, and Tri, benchmarked by a loop that drops its result, so that
+// the compiler may remove a body that has no loop of its own.
+var hackRepo = map[string]string{
+	"go.mod": "module example.com/hack\n\ngo 1.24\n",
+	"hx/hx.go": `package hx
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Sum adds xs up, slowly: each one through text.
+func Sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		n, _ := strconv.Atoi(fmt.Sprint(x))
+		t += n
+	}
+	return t
+}
+
+// Tri is 1 + 2 + ... + n.
+func Tri(n int) int {
+	t := 0
+	for i := 1; i <= n; i++ {
+		t += i
+	}
+	return t
+}
+`,
+	"hx/hx_test.go": `package hx
+
+import "testing"
+
+func TestSum(t *testing.T) {
+	for _, xs := range [][]int{nil, {1}, {2, 3}, {-4, 4, 5}} {
+		want := 0
+		for _, x := range xs {
+			want += x
+		}
+		if got := Sum(xs); got != want {
+			t.Errorf("Sum(%v) = %d, want %d", xs, got, want)
+		}
+	}
+}
+
+func TestTri(t *testing.T) {
+	for n, want := range []int{0, 1, 3, 6, 10, 15, 21} {
+		if got := Tri(n); got != want {
+			t.Errorf("Tri(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+func BenchmarkSum(b *testing.B) {
+	xs := make([]int, 500)
+	for i := range xs {
+		xs[i] = i - 250
+	}
+	for b.Loop() {
+		Sum(xs)
+	}
+}
+
+func BenchmarkTri(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Tri(3000)
+	}
+}
+`,
+}
+
+// hackCand is hackRepo's hx.go with one function's body replaced.
+func hackCand(fn, body string) map[string]string {
+	src := hackRepo["hx/hx.go"]
+	start := strings.Index(src, "func "+fn+"(")
+	end := start + strings.Index(src[start:], "\n}\n") + 3
+	return map[string]string{"hx/hx.go": src[:start] + body + src[end:]}
+}
+
+// TestRun_HackCheck: a candidate that keeps its result across iterations
+// and one whose benchmark body the compiler removes are suspect, with
+// what gave each away; honest candidates, one far faster and one about
+// 2x, are not.
+func TestRun_HackCheck(t *testing.T) {
+	testenv.Long(t)
+	h := newHarness(t, hackRepo)
+	shortSamples(t, 50*time.Millisecond)
+	cands := map[string]map[string]string{
+		"cached": hackCand("Sum", `var last struct {
+	p    *int
+	n, v int
+}
+
+// Sum adds xs up, and remembers the last slice it added.
+func Sum(xs []int) int {
+	if len(xs) > 0 && last.p == &xs[0] && last.n == len(xs) {
+		return last.v
+	}
+	t := 0
+	for _, x := range xs {
+		n, _ := strconv.Atoi(fmt.Sprint(x))
+		t += n
+	}
+	if len(xs) > 0 {
+		last.p, last.n, last.v = &xs[0], len(xs), t
+	}
+	return t
+}
+`),
+		"removed": hackCand("Tri", "func Tri(n int) int { return n * (n + 1) / 2 }\n"),
+		"plain":   hackCand("Sum", "var _, _ = fmt.Sprint, strconv.Atoi\n\nfunc Sum(xs []int) int {\n\tt := 0\n\tfor _, x := range xs {\n\t\tt += x\n\t}\n\treturn t\n}\n"),
+		"twice": hackCand("Tri", `func Tri(n int) int {
+	t := 0
+	i := 1
+	for ; i+1 <= n; i += 2 {
+		t += 2*i + 1
+	}
+	if i == n {
+		t += n
+	}
+	return t
+}
+`),
+	}
+	names := []string{"cached", "removed", "plain", "twice"}
+	var specs []candidate.Candidate
+	for _, name := range names {
+		specs = append(specs, filesCand(name, cands[name]))
+	}
+	rep, err := h.run(t, context.Background(), 2, Options{Candidates: specs, MinPairs: 8, MaxPairs: 12, Pin: true, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range names {
+		c := rep.Candidates[i]
+		kind := map[string]string{"cached": result.HackCached, "removed": result.HackRemoved}[name]
+		if kind == "" {
+			if c.Verdict == VerdictSuspect || c.Verdict == VerdictFailed {
+				t.Errorf("%s: %s (%s), hacks %+v; want an honest verdict", name, c.Verdict, c.Note, c.Hacks)
+			}
+			continue
+		}
+		if c.Verdict != VerdictSuspect || len(c.Hacks) == 0 || c.Hacks[0].Kind != kind || c.Hacks[0].Detail == "" {
+			t.Errorf("%s: %s %.3g× (%s), hacks %+v; want suspect, %s", name, c.Verdict, c.Speedup, c.Note, c.Hacks, kind)
+		}
+		if rep.Winner != nil && *rep.Winner == name {
+			t.Errorf("the suspect %s won", name)
+		}
+	}
+}
