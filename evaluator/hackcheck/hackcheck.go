@@ -4,8 +4,7 @@
 // of a lone first iteration in fresh processes of each side.
 //
 //   - cached: a result kept across iterations makes the first iteration
-//     cost what base's iterations cost, and the rest almost nothing. The
-//     check compares each side's first iteration with its own time per op.
+//     cost what base's first costs, and the rest almost nothing.
 //   - removed: a body the compiler can remove costs no more per iteration
 //     than calling an empty function does (Floor).
 //
@@ -39,10 +38,11 @@ const (
 	// MinSpeedup is the smallest speedup per op the check looks into: a
 	// hack that skips the work shows far more than a small gain.
 	MinSpeedup = 2
-	// CachedShare is how much of base's time per op the candidate's first
-	// iteration must cost beyond its own time per op (and beyond what
-	// base's first iteration costs beyond base's) to count as cached.
+	// CachedShare is how much of base's first iteration the candidate's
+	// first must cost to count as cached, and FirstFactor how many times
+	// its own time per op (cached).
 	CachedShare = 0.5
+	FirstFactor = 4
 	// FloorFactor: an op costing no more than this many empty calls is
 	// work the compiler removed.
 	FloorFactor = 1.5
@@ -70,19 +70,18 @@ func Check(benches []Bench, floor float64) []result.Hack {
 	return out
 }
 
-// cached reports a first iteration that costs what base's iterations cost
-// while the rest cost almost nothing. Each side's first iteration carries
-// one-off costs (page faults, cold caches); base's excess over its time
-// per op measures them, and the candidate's excess beyond that must be at
-// least CachedShare of base's time per op, and beyond the samples' spread.
+// cached reports a first iteration that does base's work while the rest
+// cost almost nothing: the candidate's first iteration costs at least
+// CachedShare of base's first, and FirstFactor times its own time per op.
+// It judges only where base's first iteration is like its others (at most
+// FirstFactor/2 times its time per op): where one-off costs (page faults,
+// cold caches) swamp a first iteration, it cannot tell.
 func cached(b Bench) (result.Hack, bool) {
 	if len(b.BaseFirst) == 0 || len(b.CandFirst) == 0 {
 		return result.Hack{}, false
 	}
 	bf, cf := median(b.BaseFirst), median(b.CandFirst)
-	excess := (cf - b.CandOp) - max(0, bf-b.BaseOp)
-	spread := 4 * (mad(b.BaseFirst) + mad(b.CandFirst))
-	if excess < CachedShare*b.BaseOp || excess < spread {
+	if bf > FirstFactor/2*b.BaseOp || cf < CachedShare*bf || cf < FirstFactor*b.CandOp {
 		return result.Hack{}, false
 	}
 	return result.Hack{Bench: b.Name, Kind: result.HackCached,
@@ -97,16 +96,6 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// mad is the median absolute deviation.
-func mad(xs []float64) float64 {
-	m := median(xs)
-	d := make([]float64, len(xs))
-	for i, x := range xs {
-		d[i] = math.Abs(x - m)
-	}
-	return median(d)
 }
 
 func secs(s float64) string {
