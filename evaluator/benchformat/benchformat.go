@@ -399,8 +399,8 @@ func parseBencher(data []byte) ([]Measurement, error) {
 }
 
 // parseEstimates reads criterion's estimates.json; name is its path, such
-// as target/criterion/sum/loop/new/estimates.json, and the benchmark is
-// named by the directories between criterion/ and new/ ("sum/loop").
+// as target/criterion/sum/loop/1000/new/estimates.json, and the benchmark is
+// named by the directories between criterion/ and new/ ("sum/loop/1000").
 func parseEstimates(v any, name string) ([]Measurement, error) {
 	est := obj(obj(v)["median"])
 	val := num(est["point_estimate"]) * 1e-9

@@ -27,7 +27,8 @@ func TestParse_Outputs(t *testing.T) {
 		{"vitest.json", Vitest},
 		{"tinybench.json", Tinybench},
 		{"criterion-bencher.txt", Criterion},
-		{"criterion/sum/loop/new/estimates.json", Criterion},
+		{"libtest-bencher.txt", Criterion},
+		{"criterion/sum/loop/1000/new/estimates.json", Criterion},
 		{"jmh.json", JMH},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
@@ -157,7 +158,7 @@ func TestParse_Go(t *testing.T) {
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-4*math.Abs(b) }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"hyperfine.json", "jmh.json", "criterion-bencher.txt", "tinybench.json"} {
+	for _, name := range []string{"hyperfine.json", "jmh.json", "criterion-bencher.txt", "libtest-bencher.txt", "tinybench.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
