@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -147,6 +148,9 @@ func (h *Handler) trends(r *http.Request, repo string, v *repoView) error {
 	var keys []key
 	left := 0
 	for _, p := range history { // oldest job first: a later job replaces an earlier one
+		if !measure.TimedUnit(p.Unit) {
+			continue // base's times: B/op and allocs/op are not plotted
+		}
 		if _, ok := at[p.Commit]; !ok {
 			left++
 			continue

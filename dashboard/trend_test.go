@@ -54,8 +54,14 @@ func seedBaseJob(tb testing.TB, db *store.DB, id, repo, commit string, started t
 	var samples []store.BenchSample
 	for r, f := range []float64{0.99, 1, 1.01} {
 		for k, side := range []string{"base", "candidate"} {
-			samples = append(samples, store.BenchSample{JobID: id, Candidate: "c", Benchmark: "BenchmarkSum", Unit: "sec/op",
-				Side: side, Round: r, Order: 2*r + k, Value: value * f, Iterations: 1000, ReusedFrom: reusedFrom, Host: host})
+			// Allocations are measured too, but the trends plot times.
+			for _, m := range []struct {
+				unit  string
+				value float64
+			}{{"sec/op", value * f}, {"allocs/op", 3}} {
+				samples = append(samples, store.BenchSample{JobID: id, Candidate: "c", Benchmark: "BenchmarkSum", Unit: m.unit,
+					Side: side, Round: r, Order: 2*r + k, Value: m.value, Iterations: 1000, ReusedFrom: reusedFrom, Host: host})
+			}
 		}
 	}
 	if err := db.AddBenchSamples(ctx, samples); err != nil {
@@ -94,6 +100,9 @@ func TestHandler_RepoTrend(t *testing.T) {
 	status, body := get(t, url+"/repo?path="+repo)
 	if status != http.StatusOK {
 		t.Fatalf("status %d, body:\n%s", status, body)
+	}
+	if n := strings.Count(body, `<svg class="trend"`); n != 1 {
+		t.Errorf("%d trends, want one: sec/op, not allocs/op", n)
 	}
 	trend := section(t, body, `<svg class="trend"`, `</svg>`)
 	var got []string
