@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
@@ -527,5 +528,59 @@ func TestRun_OwnAddedTestsBeforeTested(t *testing.T) {
 	}
 	for _, e := range tested {
 		t.Errorf("a tested event for %q before the tests it adds ran", e.Candidate)
+	}
+}
+
+// TestContributedFailure_JUnit judges runs of a whole JUnit suite with an
+// author's test files laid over it. The author fails on a test that fails
+// on it and not in base's own run; another candidate fails on a test that
+// passes at base with the author's files, and the failure names them.
+func TestContributedFailure_JUnit(t *testing.T) {
+	run := func(tests map[string]gotest.Status) *gotest.Run {
+		r := &gotest.Run{Tests: tests, Packages: map[string]gotest.Status{"test_calc": gotest.StatusPass}, Output: map[string]string{}}
+		for k, st := range tests {
+			if st == gotest.StatusFail {
+				r.Output[k] = "E   assert " + k
+			}
+		}
+		return r
+	}
+	const pass, fail = gotest.StatusPass, gotest.StatusFail
+	base := &baseline{done: make(chan struct{})}
+	base.set(&testOutcome{JUnit: true, Tests: run(map[string]gotest.Status{
+		"test_calc.test_total": pass, "test_calc.test_broken": fail})}, nil)
+	j := &job{base: base}
+	author := &cand{spec: candidate.Candidate{Name: "strict"}, contrib: &contribution{files: map[string][]byte{"test_calc.py": nil}}}
+	other := &cand{spec: candidate.Candidate{Name: "sloppy"}}
+	atBase := run(map[string]gotest.Status{"test_calc.test_total": pass, "test_calc.test_broken": fail, "test_calc.test_big": pass})
+
+	// The author: a test that fails at base too says nothing of it.
+	if f := j.contributedFailure(author, author, atBase, run(map[string]gotest.Status{
+		"test_calc.test_total": pass, "test_calc.test_broken": fail, "test_calc.test_big": pass})); f != nil {
+		t.Errorf("author passing all but base's failing test: %+v", f)
+	}
+	f := j.contributedFailure(author, author, atBase, run(map[string]gotest.Status{
+		"test_calc.test_total": pass, "test_calc.test_broken": fail, "test_calc.test_big": fail}))
+	if f == nil || !slices.Equal(f.Tests, []string{"test_calc.test_big"}) || !strings.Contains(f.Message, "fails the tests it adds") {
+		t.Errorf("author failing its own test: %+v; want it named", f)
+	}
+
+	// Another candidate: failed or vanished, a test that passes at base
+	// with the author's files fails it.
+	for _, cand := range []map[string]gotest.Status{
+		{"test_calc.test_total": pass, "test_calc.test_broken": fail, "test_calc.test_big": fail},
+		{"test_calc.test_total": pass, "test_calc.test_broken": fail},
+	} {
+		f := j.contributedFailure(author, other, atBase, run(cand))
+		if f == nil || f.Kind != FailTest || !slices.Equal(f.Tests, []string{"test_calc.test_big"}) {
+			t.Fatalf("other with %v: %+v; want test_calc.test_big named", cand, f)
+		}
+		if want := "with the test files that candidate strict adds or changes (test_calc.py)"; !strings.Contains(f.Message, want) {
+			t.Errorf("message %q does not say %q", f.Message, want)
+		}
+	}
+	if f := j.contributedFailure(author, other, atBase, run(map[string]gotest.Status{
+		"test_calc.test_total": pass, "test_calc.test_broken": fail, "test_calc.test_big": pass})); f != nil {
+		t.Errorf("other passing what base passes: %+v", f)
 	}
 }
