@@ -70,7 +70,7 @@ func newForest(rows []forestEstimate, minSpeedup float64, markClass string) *for
 		row := forestRow{
 			Y: 8 + forestRowH*(float64(i)+0.5), Label: r.label, Verdict: r.verdict,
 			X: ax.at(r.speedup), X1: ax.at(r.speedup), X2: ax.at(r.speedup),
-			Title: r.label + ": " + speedupText(r.speedup) + " " + intervalText(r.ci),
+			Title: r.label + ": " + speedupText(r.speedup) + " " + intervalText(r.ci, minSpeedup),
 		}
 		if r.verdict != "" {
 			row.Title += ", " + r.verdict

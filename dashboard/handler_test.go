@@ -371,3 +371,25 @@ func TestHandler_BenchLabel(t *testing.T) {
 		t.Errorf("the benchmarks' forest plot does not label the row slower:\n%s", section(t, body, `<svg class="forest"`, `</main>`))
 	}
 }
+
+// TestHandler_BenchColumns: on the job page, a row's candidate column is
+// base / speedup (its stored medians, 6.95 ns against 9.90 ns, disagree
+// with its paired 0.99×), and a lower bound of 1.0475 prints as 1.048×.
+func TestHandler_BenchColumns(t *testing.T) {
+	db := newTestDB(t)
+	src := newStoreSource(db)
+	medians := measured("medians", result.VerdictNotFaster, 0.99, 0.95, 1.03, 8)
+	medians.Benchmarks[0].Base, medians.Benchmarks[0].Candidate = 6.95e-9, 9.90e-9
+	edge := measured("edge", result.VerdictNotFaster, 1.2, 1.0475, 1.3, 8)
+	seedJob(t, db, src, "job-columns", "/src/repo", t0, []fixtureCandidate{{res: medians, ratio: 1, pairs: 8}, {res: edge, ratio: 1 / 1.2, pairs: 8}})
+	status, body := get(t, newTestServer(t, src)+"/jobs/job-columns")
+	if status != http.StatusOK {
+		t.Fatalf("status %d, body:\n%s", status, body)
+	}
+	if !strings.Contains(body, `<td class="num">6.95ns</td><td class="num">7.02ns</td><td class="num">0.990×</td>`) {
+		t.Errorf("the row at 0.990× with base 6.95ns does not show base / speedup, 7.02ns:\n%s", section(t, body, `<table class="bench">`, `</table>`))
+	}
+	if strings.Count(body, "[1.048×, 1.30×]") < 2 || strings.Contains(body, "[1.05×, 1.30×]") {
+		t.Errorf("a lower bound of 1.0475 is not printed 1.048× in the verdict and benchmark tables")
+	}
+}

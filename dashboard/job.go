@@ -188,7 +188,7 @@ func newVerdictRow(rep *result.Report, c result.CandidateResult) verdictRow {
 	}
 	row := verdictRow{
 		Name: c.Name, Anchor: anchor("c", c.Name), Verdict: verdict, Class: class,
-		Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI), Pairs: countText(c.Pairs),
+		Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI, rep.MinSpeedup), Pairs: countText(c.Pairs),
 		Time: secondsText(c.Seconds), Reason: report.Reason(rep, c),
 	}
 	if c.WaitSeconds >= 1 {
@@ -212,9 +212,10 @@ var liveVerdict = map[string]string{
 // one rule (result.BenchResult.Label).
 func newBenchRow(b result.BenchResult, minSpeedup float64) benchRow {
 	label := b.Label(minSpeedup)
+	base, cand := b.Columns()
 	row := benchRow{
-		Name: b.Name, Unit: b.Unit, Base: valueText(b.Unit, b.Base), Candidate: valueText(b.Unit, b.Candidate),
-		Speedup: speedupText(b.Speedup), Interval: intervalText(&b.CI), P: pText(b.P), Pairs: countText(b.Pairs),
+		Name: b.Name, Unit: b.Unit, Base: valueText(b.Unit, base), Candidate: valueText(b.Unit, cand),
+		Speedup: speedupText(b.Speedup), Interval: intervalText(&b.CI, minSpeedup), P: pText(b.P), Pairs: countText(b.Pairs),
 		Class: "v-" + string(label),
 	}
 	var notes []string
@@ -232,18 +233,8 @@ func newBenchRow(b result.BenchResult, minSpeedup float64) benchRow {
 	return row
 }
 
-// winnerText is the report's winner line.
-func winnerText(rep *result.Report) string {
-	if rep.Winner == nil {
-		return report.NoWinner(rep)
-	}
-	for _, c := range rep.Candidates {
-		if c.Name == *rep.Winner {
-			return c.Name + " (" + speedupText(c.Speedup) + " faster " + intervalText(c.CI) + ")"
-		}
-	}
-	return *rep.Winner
-}
+// winnerText is the report's winner line (report.WinnerLine).
+func winnerText(rep *result.Report) string { return report.WinnerLine(rep) }
 
 // anchor is an element id for a candidate's section: the name's letters
 // and digits, and a hash so that two names never share one.

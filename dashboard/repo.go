@@ -106,7 +106,7 @@ func (h *Handler) winners(r *http.Request, jobs []Job, v *repoView) error {
 		for _, c := range rep.Candidates {
 			if rep.Winner != nil && c.Name == *rep.Winner {
 				v.Winners = append(v.Winners, winnerRow{Time: j.Started.UTC().Format("2006-01-02 15:04"), Job: j.ID,
-					Link: jobLink(j.ID), Winner: c.Name, Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI)})
+					Link: jobLink(j.ID), Winner: c.Name, Speedup: speedupText(c.Speedup), Interval: intervalText(c.CI, rep.MinSpeedup)})
 			}
 		}
 	}

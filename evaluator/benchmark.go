@@ -314,11 +314,12 @@ func (j *job) decide(ctx context.Context, c *cand, s *measure.Series, dec stats.
 	for i, name := range names {
 		e := dec.PerBench[i]
 		br := BenchResult{
-			Name: name, Unit: s.Unit(name),
-			Base: s.Center(name, measure.Base), Candidate: s.Center(name, measure.Cand),
+			Name: name, Unit: s.Unit(name), Base: s.Center(name, measure.Base),
 			Speedup: e.Speedup, CI: [2]float64{e.Low, e.High}, P: e.P, Level: e.Level, Pairs: e.Pairs,
 			Verdict: Verdict(e.Verdict),
 		}
+		// The candidate's column agrees with the speedup beside it.
+		_, br.Candidate = br.Columns()
 		c.res.Benchmarks = append(c.res.Benchmarks, br)
 		rows = append(rows, benchRow(j.id, c.spec.Name, br))
 	}

@@ -103,8 +103,14 @@ func commentHeadline(rep *result.Report, g Gate) string {
 		}
 	case result.VerdictWinner, result.VerdictFaster:
 		what = fmt.Sprintf("**faster**, %s %s", speedupText(c.Speedup), ciOf(c))
+		if n := len(c.FasterOn); n > 0 && n < timedBenchmarks(c) {
+			what += fmt.Sprintf("; faster on %d of %d benchmarks", n, timedBenchmarks(c))
+		}
 	case result.VerdictSlower:
 		what = fmt.Sprintf("**slower**, %s %s", slowdownText(c.Speedup), slowdownCI(c.CI))
+		if n := len(c.SlowerOn); n > 0 && n < timedBenchmarks(c) {
+			what += fmt.Sprintf("; slower on %d of %d benchmarks", n, timedBenchmarks(c))
+		}
 	case result.VerdictOverfit, result.VerdictSuspect:
 		what = fmt.Sprintf("**%s**, %s %s: %s", c.Verdict, speedupText(c.Speedup), ciOf(c), mdText(Reason(rep, c)))
 	case result.VerdictMixed:
@@ -218,8 +224,9 @@ func writeCommentChanged(w io.Writer, rep *result.Report, c result.CandidateResu
 		default:
 			change = speedupText(b.Speedup) + " faster"
 		}
+		base, cand := b.Columns()
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", code(b.Name), mdText(b.Unit),
-			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), change, ci)
+			valueText(b.Unit, base), valueText(b.Unit, cand), change, ci)
 	}
 	fmt.Fprintln(w)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/optimizer-dev/optimizer/excerpt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,12 +80,15 @@ func Reason(rep *result.Report, c result.CandidateResult) string {
 	case c.Verdict == result.VerdictWinner:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s: the largest significant speedup",
 			speedupText(c.Speedup), ci, threshold)
+		s += changedOn(c)
 	case c.Verdict == result.VerdictFaster && rep.Winner == nil && Unfinished(rep):
 		s = fmt.Sprintf("%s faster; its interval %s clears %s; %s",
 			speedupText(c.Speedup), ci, threshold, choosing(rep))
+		s += changedOn(c)
 	case c.Verdict == result.VerdictFaster:
 		s = fmt.Sprintf("%s faster; its interval %s clears %s, but %s was chosen",
 			speedupText(c.Speedup), ci, threshold, winnerName(rep))
+		s += changedOn(c)
 	case c.Verdict == result.VerdictNotFaster && c.CI != nil && stats.FasterBeyond(c.CI[0], rep.MinSpeedup):
 		// Stopped (by a deadline) at a look whose pairs cannot reach the
 		// confidence a claim needs: the interval shown is the widest those
@@ -96,6 +100,7 @@ func Reason(rep *result.Report, c result.CandidateResult) string {
 			speedupText(c.Speedup), ci, threshold, percent(rep.MinSpeedup))
 	case c.Verdict == result.VerdictSlower:
 		s = fmt.Sprintf("%s; its interval %s lies below 1×: slower than base", speedupText(c.Speedup), ci)
+		s += changedOn(c)
 	case c.Verdict == result.VerdictOverfit:
 		s = fmt.Sprintf("%s overall %s, but its speedup does not carry over to the held-out benchmarks", speedupText(c.Speedup), ci)
 	case c.Verdict == result.VerdictSuspect:
@@ -146,13 +151,24 @@ func choosing(rep *result.Report) string {
 // fasterOnSome is "faster on 2 of 13 benchmarks, none slower: BenchmarkA
 // 2.50× [2.10×, 2.90×], BenchmarkB …".
 func fasterOnSome(c result.CandidateResult) string {
-	timed := 0
-	for _, b := range c.Benchmarks {
-		if !b.Exact {
-			timed++
-		}
+	return fmt.Sprintf("faster on %d of %d benchmarks, none slower: %s", len(c.FasterOn), timedBenchmarks(c), namedRows(c, c.FasterOn))
+}
+
+// changedOn is "; faster on 2 of 8 benchmarks: BenchmarkA 3.00× [2.70×,
+// 3.30×], …" for a candidate found faster (or slower) overall whose claims
+// on single benchmarks (FasterOn, SlowerOn) name some of its benchmarks
+// but not all: the benchmarks that changed. It is "" when they name all
+// of them or none, where the aggregate says as much.
+func changedOn(c result.CandidateResult) string {
+	names, what := c.FasterOn, "faster"
+	if c.Verdict == result.VerdictSlower {
+		names, what = c.SlowerOn, "slower"
 	}
-	return fmt.Sprintf("faster on %d of %d benchmarks, none slower: %s", len(c.FasterOn), timed, namedRows(c, c.FasterOn))
+	timed := timedBenchmarks(c)
+	if len(names) == 0 || len(names) >= timed {
+		return ""
+	}
+	return fmt.Sprintf("; %s on %d of %d benchmarks: %s", what, len(names), timed, namedRows(c, names))
 }
 
 // namedRows lists the timed benchmark rows named, with their speedups.
@@ -444,8 +460,23 @@ func sig3(v float64) string {
 	}
 }
 
-// levelNote says under a benchmark table what its intervals and p-values
-// are, since they do not come from the same test at the same level: the
+// tableNote says under a benchmark table which statistic each column
+// shows: the candidate's column is base's median over the speedup, so that
+// the three agree (result.BenchResult.Columns); and the intervals and
+// p-values do not come from the same test at the same level.
+func tableNote(bs []result.BenchResult) string {
+	timed := slices.ContainsFunc(bs, func(b result.BenchResult) bool { return !b.Exact })
+	if !timed {
+		return ""
+	}
+	note := "base: median of base's samples; candidate: base / speedup"
+	if level := levelNote(bs); level != "" {
+		note += "; " + level
+	}
+	return note
+}
+
+// levelNote says what a benchmark table's intervals and p-values are: the
 // intervals are corrected for the looks and for the number of benchmarks,
 // the p-values are not. It is empty for reports that predate the level.
 func levelNote(bs []result.BenchResult) string {

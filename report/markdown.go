@@ -90,7 +90,7 @@ func markdownWinner(rep *result.Report) string {
 			return fmt.Sprintf("winner %s, %s", code(c.Name), mdText(fasterOnSome(c)))
 		}
 		if c.Name == *rep.Winner {
-			return fmt.Sprintf("winner %s, %s faster %s", code(c.Name), speedupText(c.Speedup), ciFor(rep, c))
+			return fmt.Sprintf("winner %s, %s faster %s%s", code(c.Name), speedupText(c.Speedup), ciFor(rep, c), mdText(changedOn(c)))
 		}
 	}
 	return "winner " + code(*rep.Winner)
@@ -121,14 +121,15 @@ func writeMarkdownBenchmarks(w io.Writer, bs []result.BenchResult, minSpeedup fl
 	fmt.Fprintln(w, "| benchmark | unit | base | candidate | speedup | interval | p | pairs | note |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---:|---:|---|")
 	for _, b := range bs {
-		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI), pText(b.P)
+		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI, 1+minSpeedup), pText(b.P)
 		if b.Exact {
 			speedup, ci, p = "-", "-", "-"
 		}
+		base, cand := b.Columns()
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", code(b.Name), mdText(b.Unit),
-			valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), speedup, ci, p, pairsText(b.Pairs), benchNote(b, minSpeedup))
+			valueText(b.Unit, base), valueText(b.Unit, cand), speedup, ci, p, pairsText(b.Pairs), benchNote(b, minSpeedup))
 	}
-	if note := levelNote(bs); note != "" {
+	if note := tableNote(bs); note != "" {
 		fmt.Fprintf(w, "\n%s\n", mdText(note))
 	}
 }

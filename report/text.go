@@ -85,7 +85,7 @@ func writeTextHeader(w io.Writer, rep *result.Report) {
 	if line := SandboxLine(rep.Sandbox); line != "" {
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "winner: %s\n\n", winnerLine(rep))
+	fmt.Fprintf(w, "winner: %s\n\n", WinnerLine(rep))
 }
 
 // NoWinner says why rep has no winner: not chosen yet, every candidate
@@ -151,8 +151,10 @@ func phasesText(p *result.Phases) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// winnerLine is "fast (11.80× faster [11.10×, 12.60×])" or why there is none.
-func winnerLine(rep *result.Report) string {
+// WinnerLine is "fast (11.8× faster [11.1×, 12.6×])", with the benchmarks
+// it was found faster on when they are some of its benchmarks ("; faster
+// on 2 of 8 benchmarks: …"), or why there is no winner.
+func WinnerLine(rep *result.Report) string {
 	if rep.Winner == nil {
 		return NoWinner(rep)
 	}
@@ -161,7 +163,7 @@ func winnerLine(rep *result.Report) string {
 			return fmt.Sprintf("%s (%s; %s overall %s)", c.Name, fasterOnSome(c), speedupText(c.Speedup), ciFor(rep, c))
 		}
 		if c.Name == *rep.Winner {
-			return fmt.Sprintf("%s (%s faster %s)", c.Name, speedupText(c.Speedup), ciFor(rep, c))
+			return fmt.Sprintf("%s (%s faster %s%s)", c.Name, speedupText(c.Speedup), ciFor(rep, c), changedOn(c))
 		}
 	}
 	return *rep.Winner
@@ -196,15 +198,16 @@ func timeText(c result.CandidateResult) string {
 func writeTextBenchmarks(w io.Writer, bs []result.BenchResult, minSpeedup float64) {
 	rows := [][]string{{"BENCHMARK", "UNIT", "BASE", "CANDIDATE", "SPEEDUP", "INTERVAL", "P", "PAIRS", ""}}
 	for _, b := range bs {
-		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI), pText(b.P)
+		speedup, ci, p := speedupText(b.Speedup), ciText(b.CI, 1+minSpeedup), pText(b.P)
 		if b.Exact {
 			speedup, ci, p = "-", "-", "-"
 		}
-		rows = append(rows, []string{b.Name, b.Unit, valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate),
+		base, cand := b.Columns()
+		rows = append(rows, []string{b.Name, b.Unit, valueText(b.Unit, base), valueText(b.Unit, cand),
 			speedup, ci, p, pairsText(b.Pairs), benchNote(b, minSpeedup)})
 	}
 	Columns(w, "  ", rows)
-	if note := levelNote(bs); note != "" {
+	if note := tableNote(bs); note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
 }

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -89,6 +90,19 @@ func (b BenchResult) Label(minSpeedup float64) Verdict {
 	return Verdict(stats.Judge(b.CI[0], b.CI[1], minSpeedup))
 }
 
+// Columns are the BASE and CANDIDATE values a timed row prints: base, the
+// median of base's samples, and base divided by the speedup, the
+// candidate's time at the paired estimate. Their ratio is then the SPEEDUP
+// printed beside them; the median of the candidate's own samples could
+// say 9.90 ns against base's 6.95 ns beside a paired 0.99×. An exact
+// metric, or a row without a speedup, prints its two medians.
+func (b BenchResult) Columns() (base, cand float64) {
+	if b.Exact || !(b.Speedup > 0) || math.IsInf(b.Speedup, 0) {
+		return b.Base, b.Candidate
+	}
+	return b.Base, b.Base / b.Speedup
+}
+
 // Labelled returns a copy of r whose benchmark rows carry their Label as
 // Verdict; r is not changed. The JSON report is written from it.
 func (r *Report) Labelled() *Report {
@@ -106,11 +120,14 @@ func (r *Report) Labelled() *Report {
 
 // BenchResult is the comparison of one benchmark metric between base and candidate.
 type BenchResult struct {
-	Name      string     `json:"name"`
-	Unit      string     `json:"unit"`
-	Base      float64    `json:"base"`      // robust centre of the base samples
-	Candidate float64    `json:"candidate"` // robust centre of the candidate samples
-	Speedup   float64    `json:"speedup"`   // base/candidate (for sec/op-like units)
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// Base is the median of base's samples. Candidate is, for a timed
+	// metric, Base/Speedup (see Columns); for an exact one, the median of
+	// the candidate's samples.
+	Base      float64    `json:"base"`
+	Candidate float64    `json:"candidate"`
+	Speedup   float64    `json:"speedup"` // base/candidate (for sec/op-like units)
 	CI        [2]float64 `json:"ci"`
 	P         float64    `json:"p"`
 	// Level is the confidence of CI: with several benchmarks it is
