@@ -7,23 +7,27 @@
 //  1. Targets: the functions to make faster, named (ResolveTargets) or the
 //     hottest in a CPU profile of the base's benchmarks (HotTargets;
 //     target.go).
-//  2. Generate: each generator is asked for candidates for each target
+//  2. Hold out: a seeded share of the benchmarks that execute the targets,
+//     found by coverage, is hidden from every generator (holdout.go): the
+//     rounds measure only the others.
+//  3. Generate: each generator is asked for candidates for each target
 //     (generator.go). A stdout generator reads a Request on stdin and prints
 //     JSONL candidates; an edit-in-place generator edits a private slot and
 //     the change it leaves is a candidate. A call that fails is recorded and
 //     the run goes on.
-//  3. Judge: the round's candidates, less those whose tree an earlier one
+//  4. Judge: the round's candidates, less those whose tree an earlier one
 //     had, are one job of the evaluator (evaluator.Run): this package never
 //     judges a candidate itself.
-//  4. Repair and refine: each failed candidate goes back to its generator
+//  5. Repair and refine: each failed candidate goes back to its generator
 //     with its failure, up to Repairs times along its line; the best so far
 //     goes back with its speedup and profile when the round improved it.
 //     The loop stops after Rounds, when Budget is spent, or when a round
 //     neither improved the best significantly (its interval's lower bound
 //     above the best's estimate) nor left anything to repair.
-//  5. Re-measure: the best candidate is measured against base again, in a
-//     job of its own with RemeasureFactor times the pairs and budget, and
-//     the report says whether that confirmed it.
+//  6. Re-measure: the best candidate is measured against base again, in a
+//     job of its own with RemeasureFactor times the pairs and budget, on
+//     the shown and the held-out benchmarks, and the report says whether
+//     that confirmed it, or found it overfit or suspect.
 //
 // Every call and every candidate's lineage (generator, round, mode,
 // parent, job, verdict) is in the store (optimize_runs, generator_calls,
