@@ -48,7 +48,7 @@ func TestDashboard_Browser(t *testing.T) {
 	if err := testdata.WriteDemoCandidates(cands); err != nil {
 		t.Fatal(err)
 	}
-	before := repoState(t, repo)
+	before := testenv.RepoState(t, repo)
 	const token = "dashboard-token"
 	srv, c := startServer(t, func(o *Options) { o.Listen, o.Token = "127.0.0.1:0", token })
 	origin := "http://" + srv.Addr().String()
@@ -160,7 +160,7 @@ func TestDashboard_Browser(t *testing.T) {
 		}
 	})
 	b.CheckLocal(t, origin)
-	if after := repoState(t, repo); after != before {
+	if after := testenv.RepoState(t, repo); after != before {
 		t.Errorf("the daemon changed the user's repository:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
 // unixHTTP is an HTTP client that dials the daemon's unix socket.
@@ -38,7 +39,7 @@ func fetch(tb testing.TB, c *http.Client, url string) (int, string, *http.Respon
 
 func TestDashboard_ServedAtRoot(t *testing.T) {
 	repo := shellRepo(t)
-	before := repoState(t, repo)
+	before := testenv.RepoState(t, repo)
 	srv, c := startServer(t, func(o *Options) { o.Listen, o.Token = "127.0.0.1:0", "s3cret" })
 	sub, err := c.Submit(context.Background(), client.JobRequest{
 		Repo: repo,
@@ -105,7 +106,7 @@ func TestDashboard_ServedAtRoot(t *testing.T) {
 			t.Errorf("GET the job page with the cookie: %d, want 200", status)
 		}
 	})
-	if after := repoState(t, repo); after != before {
+	if after := testenv.RepoState(t, repo); after != before {
 		t.Errorf("the daemon changed the user's repository:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

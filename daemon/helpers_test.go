@@ -2,10 +2,7 @@ package daemon
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,40 +49,6 @@ func shellRepo(tb testing.TB) string {
 }
 
 const shellTest = "grep -q yes ok"
-
-// repoState is what the user's repository shows: its working tree's files,
-// its index, HEAD, refs and stash. It leaves out the optimizer's directory
-// under .git and git's own worktree records, which the pool keeps.
-func repoState(tb testing.TB, dir string) string {
-	tb.Helper()
-	var b strings.Builder
-	b.WriteString(runGit(tb, dir, "rev-parse", "HEAD"))
-	b.WriteString(runGit(tb, dir, "for-each-ref"))
-	b.WriteString(runGit(tb, dir, "stash", "list"))
-	b.WriteString(runGit(tb, dir, "status", "--porcelain", "--ignored"))
-	idx, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sum := sha256.Sum256(idx)
-	b.WriteString("index " + hex.EncodeToString(sum[:]) + "\n")
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == ".git" {
-			return fs.SkipDir
-		}
-		if d.Type().IsRegular() {
-			data, _ := os.ReadFile(p)
-			s := sha256.Sum256(data)
-			b.WriteString(rel + " " + hex.EncodeToString(s[:8]) + "\n")
-		}
-		return nil
-	})
-	return b.String()
-}
 
 // startServer runs a daemon on a fresh socket until the test ends.
 func startServer(tb testing.TB, mod func(*Options)) (*Server, *client.Client) {

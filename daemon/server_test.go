@@ -10,12 +10,13 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
 func TestServer_SubmitRunsJob(t *testing.T) {
 	repo := shellRepo(t)
-	before := repoState(t, repo)
+	before := testenv.RepoState(t, repo)
 	_, c := startServer(t, nil)
 	ctx := context.Background()
 	sub, err := c.Submit(ctx, client.JobRequest{
@@ -98,7 +99,7 @@ func TestServer_SubmitRunsJob(t *testing.T) {
 			t.Errorf("GET %s: %d, want 200 with %q:\n%s", tt.path, resp.StatusCode, tt.want, body)
 		}
 	}
-	if after := repoState(t, repo); after != before {
+	if after := testenv.RepoState(t, repo); after != before {
 		t.Errorf("the daemon changed the user's repository:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

@@ -2,8 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -124,38 +122,4 @@ func runGit(tb testing.TB, dir string, args ...string) string {
 		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
-}
-
-// repoState is what the user's repository shows: its working tree's files,
-// its index, HEAD, refs and stash. It leaves out .git's other contents,
-// where the pool keeps its slots.
-func repoState(tb testing.TB, dir string) string {
-	tb.Helper()
-	var b strings.Builder
-	b.WriteString(runGit(tb, dir, "rev-parse", "HEAD"))
-	b.WriteString(runGit(tb, dir, "for-each-ref"))
-	b.WriteString(runGit(tb, dir, "stash", "list"))
-	b.WriteString(runGit(tb, dir, "status", "--porcelain", "--ignored"))
-	idx, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sum := sha256.Sum256(idx)
-	b.WriteString("index " + hex.EncodeToString(sum[:]) + "\n")
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if rel, _ := filepath.Rel(dir, p); rel == ".git" {
-			return fs.SkipDir
-		}
-		if d.Type().IsRegular() {
-			data, _ := os.ReadFile(p)
-			s := sha256.Sum256(data)
-			rel, _ := filepath.Rel(dir, p)
-			b.WriteString(rel + " " + hex.EncodeToString(s[:8]) + "\n")
-		}
-		return nil
-	})
-	return b.String()
 }

@@ -120,7 +120,7 @@ func TestServer_Evaluate(t *testing.T) {
 	testenv.Once(t)
 	repo := newFixtureRepo(t)
 	dirty(t, repo)
-	before := repoState(t, repo)
+	before := testenv.RepoState(t, repo)
 	_, c := startDaemon(t, nil)
 	var mu sync.Mutex
 	var notes []string
@@ -156,7 +156,7 @@ func TestServer_Evaluate(t *testing.T) {
 		t.Errorf("no progress notification says fast is faster: %q", notes)
 	}
 	mu.Unlock()
-	if after := repoState(t, repo); after != before {
+	if after := testenv.RepoState(t, repo); after != before {
 		t.Errorf("the repository changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 
@@ -262,7 +262,7 @@ func TestServer_Errors(t *testing.T) {
 func TestServer_Base(t *testing.T) {
 	testenv.Once(t)
 	repo := newFixtureRepo(t)
-	before := repoState(t, repo)
+	before := testenv.RepoState(t, repo)
 	cs := connect(t, mcp.Options{Jobs: client.New(filepath.Join(t.TempDir(), "none.sock")), Repo: repo, RunBase: true}, nil)
 
 	var tg mcp.TargetsOut
@@ -290,7 +290,7 @@ func TestServer_Base(t *testing.T) {
 	if msg := toolError(t, cs, "benchmarks", mcp.BenchmarksIn{Function: "sumsq.Nope"}); !strings.Contains(msg, "Nope") {
 		t.Errorf("unknown function: %q", msg)
 	}
-	if after := repoState(t, repo); after != before {
+	if after := testenv.RepoState(t, repo); after != before {
 		t.Errorf("the repository changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

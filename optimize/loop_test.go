@@ -151,21 +151,6 @@ func (e *loopEnv) loop(t *testing.T, gens ...Generator) *Loop {
 	}
 }
 
-// repoState is what the loop must leave as it was: HEAD, refs, the index
-// and the working tree's status.
-func repoState(t *testing.T, repo string) string {
-	t.Helper()
-	var b strings.Builder
-	for _, args := range [][]string{{"rev-parse", "HEAD"}, {"for-each-ref"}, {"status", "--porcelain", "--ignored"}, {"stash", "list"}} {
-		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(out)
-	}
-	return b.String()
-}
-
 // buildGenerator builds the example generator (examples/generator).
 func buildGenerator(t *testing.T) string {
 	t.Helper()
@@ -186,7 +171,7 @@ func TestLoop_Example(t *testing.T) {
 	testenv.Once(t)
 	ctx := context.Background()
 	env := newLoopEnv(t)
-	before := repoState(t, env.repo)
+	before := testenv.RepoState(t, env.repo)
 	gen := buildGenerator(t)
 	l := env.loop(t,
 		Generator{Name: "example", Command: gen},
@@ -195,7 +180,7 @@ func TestLoop_Example(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after := repoState(t, env.repo); after != before {
+	if after := testenv.RepoState(t, env.repo); after != before {
 		t.Errorf("the loop changed the repository:\nbefore %s\nafter %s", before, after)
 	}
 
@@ -274,7 +259,7 @@ func TestLoop_EditInPlace(t *testing.T) {
 	testenv.Once(t)
 	ctx := context.Background()
 	env := newLoopEnv(t)
-	before := repoState(t, env.repo)
+	before := testenv.RepoState(t, env.repo)
 	script := filepath.Join(t.TempDir(), "edit.sh")
 	body := "set -e\ntest -f sumsq/sumsq.go\ncase \"$PWD\" in \"" + env.repo + "\") echo 'ran in the repository' >&2; exit 1;; esac\n" +
 		"printf 'package sumsq\\n\\nfunc SumSquares(xs []int) int {\\n\\tt := 0\\n\\tfor _, x := range xs {\\n\\t\\tt += x * x\\n\\t}\\n\\treturn t\\n}\\n' > sumsq/sumsq.go\n" +
@@ -292,7 +277,7 @@ func TestLoop_EditInPlace(t *testing.T) {
 	if len(rep.Candidates) != 1 || rep.Candidates[0].Verdict != string(evaluator.VerdictPassed) {
 		t.Fatalf("candidates %+v; want one that passed", rep.Candidates)
 	}
-	if after := repoState(t, env.repo); after != before {
+	if after := testenv.RepoState(t, env.repo); after != before {
 		t.Errorf("the edit-in-place generator changed the repository:\nbefore %s\nafter %s", before, after)
 	}
 }
