@@ -1,8 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
-
 	"github.com/optimizer-dev/optimizer/profiler"
 )
 
@@ -36,23 +34,8 @@ type lineRow struct {
 	Class                            string
 }
 
-// newProfileView reads a report's profile, whatever Go type decoding gave
-// it; nil when there is none.
-func newProfileView(p any) *profileView {
-	s, ok := p.(*profiler.Summary)
-	if !ok {
-		if p == nil {
-			return nil
-		}
-		b, err := json.Marshal(p)
-		if err != nil || string(b) == "null" {
-			return nil
-		}
-		s = new(profiler.Summary)
-		if json.Unmarshal(b, s) != nil {
-			return nil
-		}
-	}
+// newProfileView is the view of a report's profile; nil when it has none.
+func newProfileView(s *profiler.Summary) *profileView {
 	if s == nil || len(s.Top) == 0 && len(s.Lines) == 0 {
 		return nil
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
-	"github.com/optimizer-dev/optimizer/profiler"
 )
 
 // cacheRepo's test appends a line to $OPTIMIZER_TEST_MARKS/runs at every
@@ -382,14 +381,14 @@ func TestRun_CacheProfile(t *testing.T) {
 	if !strings.Contains(log, `msg="profile reused"`) || strings.Contains(log, `msg="benchmark ready"`) {
 		t.Errorf("repeat: want its profile reused and no binary built; its log:\n%s", log)
 	}
-	for _, f := range second.Profile.(*profiler.Summary).Files {
+	for _, f := range second.Profile.Files {
 		if !strings.HasPrefix(f, filepath.Join(opts.Artifacts, second.Job)) {
 			t.Errorf("repeat's profile file %s is not in its own artifacts", f)
 		} else if _, err := os.Stat(f); err != nil {
 			t.Error(err)
 		}
 	}
-	if a, b := first.Profile.(*profiler.Summary).Top, second.Profile.(*profiler.Summary).Top; len(a) == 0 || len(a) != len(b) || a[0].Func != b[0].Func {
+	if a, b := first.Profile.Top, second.Profile.Top; len(a) == 0 || len(a) != len(b) || a[0].Func != b[0].Func {
 		t.Errorf("repeat's top functions differ from the first's")
 	}
 	o := opts

@@ -16,6 +16,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -82,7 +83,7 @@ type job struct {
 	storeFails     int   // store writes that failed
 	storeErr       error // the first of them
 	noise          *Noise
-	profileSummary any
+	profileSummary *profiler.Summary
 	profileNote    string // why the winner has no profile, when it has none by design
 	warned         map[string]bool
 	spans          map[string]*span // each phase's wall time, by name
@@ -457,9 +458,7 @@ func (j *job) report() *Report {
 			rep.Winner = &name
 		}
 	}
-	if j.profileSummary != nil {
-		rep.Profile = j.profileSummary
-	}
+	rep.Profile = j.profileSummary
 	rep.ProfileNote = j.profileNote
 	rep.Phases = j.phaseTimes()
 	rep.Noise = j.noise

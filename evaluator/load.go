@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -78,26 +77,11 @@ func recordedMinSpeedup(config []byte) (float64, error) {
 	return cfg.MinSpeedup / 100, nil
 }
 
-// DecodeReport reads a stored report, with its profile as a
-// *profiler.Summary so that it renders as it did.
+// DecodeReport reads a stored report.
 func DecodeReport(b []byte) (*Report, error) {
 	var rep Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, err
-	}
-	var aux struct {
-		Profile json.RawMessage `json:"profile"`
-	}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return nil, err
-	}
-	rep.Profile = nil
-	if len(aux.Profile) > 0 && string(aux.Profile) != "null" {
-		var s profiler.Summary
-		if err := json.Unmarshal(aux.Profile, &s); err != nil {
-			return nil, fmt.Errorf("profile: %w", err)
-		}
-		rep.Profile = &s
 	}
 	return &rep, nil
 }

@@ -82,7 +82,7 @@ func TestJobReport_Stored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, ok := rep.Profile.(*profiler.Summary); !ok || p.SampleType != "cpu" {
+	if p := rep.Profile; p == nil || p.SampleType != "cpu" {
 		t.Errorf("profile = %#v, want the *profiler.Summary written", rep.Profile)
 	}
 	if rep.State != "finished" || rep.Winner == nil || *rep.Winner != "a" || rep.Candidates[0].Speedup != 2 {

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -147,16 +146,9 @@ func (t *tools) profile(ctx context.Context, _ *sdk.CallToolRequest, in JobIn) (
 		}
 		return nil, out, nil
 	}
-	b, err := json.Marshal(rep.Profile)
-	if err != nil {
-		return nil, ProfileOut{}, err
-	}
-	var sum profiler.Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return nil, ProfileOut{}, errors.New("the report's profile is not in the form this server reads: read it with report")
-	}
 	// The flame graph's frames are for drawing: hundreds of them would
 	// crowd an agent's context, and Changes names what moved most.
+	sum := *rep.Profile
 	sum.Flame = nil
 	out.Profile = &sum
 	return nil, out, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/profiler"
 )
 
 // Schema names the version of the request a generator reads. A change that
@@ -91,7 +92,7 @@ type Parent struct {
 	Speedup     float64                 `json:"speedup,omitempty"`
 	CI          *[2]float64             `json:"ci,omitempty"`
 	Benchmarks  []evaluator.BenchResult `json:"benchmarks,omitempty"`
-	Profile     any                     `json:"profile,omitempty"`
+	Profile     *profiler.Summary       `json:"profile,omitempty"`
 	Explanation string                  `json:"explanation,omitempty"`
 	Lineage     []string                `json:"lineage,omitempty"` // its ancestors, oldest first
 }
@@ -254,7 +255,7 @@ func lastLine(s string) string {
 }
 
 // parentOf describes a candidate and its result for a repair or a refine.
-func parentOf(c candidate.Candidate, res evaluator.CandidateResult, profile any, lineage []string) *Parent {
+func parentOf(c candidate.Candidate, res evaluator.CandidateResult, profile *profiler.Summary, lineage []string) *Parent {
 	p := &Parent{
 		Name: c.Name, Patch: string(c.Patch), Verdict: string(res.Verdict), Failure: res.Failure,
 		Speedup: res.Speedup, CI: res.CI, Benchmarks: res.Benchmarks, Profile: profile,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -98,7 +99,7 @@ type entry struct {
 	contentID string
 	jobID     string
 	res       evaluator.CandidateResult
-	profile   any // its job's profile, when it was that job's winner
+	profile   *profiler.Summary // its job's profile, when it was that job's winner
 }
 
 // run is the state of one Run.

@@ -3,10 +3,12 @@ package optimize
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/optimizer-dev/optimizer/report"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/profiler"
+	"github.com/optimizer-dev/optimizer/report"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
@@ -70,7 +72,7 @@ type Remeasure struct {
 	Job       string                    `json:"job"`
 	Result    evaluator.CandidateResult `json:"result"`
 	Confirmed bool                      `json:"confirmed"` // the longer series also calls it faster
-	Profile   any                       `json:"profile,omitempty"`
+	Profile   *profiler.Summary         `json:"profile,omitempty"`
 }
 
 // GeneratorStats counts what one generator's candidates became: applied

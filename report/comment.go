@@ -47,9 +47,9 @@ func Comment(w io.Writer, rep *result.Report, g Gate, roots ...string) error {
 		writeMarkdownBenchmarks(ew, c.Benchmarks, rep.MinSpeedup)
 		fmt.Fprint(ew, "\n</details>\n\n")
 	}
-	if p, ok := rep.Profile.(markdownProfile); ok {
+	if rep.Profile != nil {
 		fmt.Fprint(ew, "<details><summary>Profile</summary>\n\n")
-		if err := p.WriteMarkdown(ew); err != nil {
+		if err := rep.Profile.WriteMarkdown(ew); err != nil {
 			return err
 		}
 		fmt.Fprint(ew, "\n</details>\n\n")

@@ -3,12 +3,13 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/optimizer-dev/optimizer/excerpt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/excerpt"
 
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/result"
@@ -51,12 +52,6 @@ func Plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
-
-// The profile section's writers; *profiler.Summary has both.
-type (
-	textProfile     interface{ WriteText(io.Writer) error }
-	markdownProfile interface{ WriteMarkdown(io.Writer) error }
-)
 
 // Reason says in one line why c got its verdict, in terms of the numbers;
 // for a candidate of an unfinished job that has no final verdict yet, what
@@ -263,11 +258,10 @@ func failureDetails(f *result.Failure, maxLines int) (tests string, output []str
 // ProfileText writes rep's profile section as text, with the raw profiles
 // it kept; it reports false, having written nothing, when rep has none.
 func ProfileText(w io.Writer, rep *result.Report) (bool, error) {
-	p, ok := rep.Profile.(textProfile)
-	if !ok {
+	if rep.Profile == nil {
 		return false, nil
 	}
-	if err := p.WriteText(w); err != nil {
+	if err := rep.Profile.WriteText(w); err != nil {
 		return true, err
 	}
 	writeProfileFiles(w, rep.Profile)
@@ -276,9 +270,8 @@ func ProfileText(w io.Writer, rep *result.Report) (bool, error) {
 
 // writeProfileFiles lists the raw profiles a job keeps, and how to compare
 // them with pprof.
-func writeProfileFiles(w io.Writer, profile any) {
-	s, ok := profile.(*profiler.Summary)
-	if !ok || s == nil || len(s.Files) == 0 {
+func writeProfileFiles(w io.Writer, s *profiler.Summary) {
+	if len(s.Files) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nprofiles kept:")

@@ -59,9 +59,9 @@ func Markdown(w io.Writer, rep *result.Report) error {
 			writeMarkdownBenchmarks(ew, c.Benchmarks, rep.MinSpeedup)
 		}
 	}
-	if p, ok := rep.Profile.(markdownProfile); ok {
+	if rep.Profile != nil {
 		fmt.Fprintln(ew)
-		if err := p.WriteMarkdown(ew); err != nil {
+		if err := rep.Profile.WriteMarkdown(ew); err != nil {
 			return err
 		}
 	}

@@ -4,34 +4,30 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/rogpeppe/go-internal/diff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// fakeProfile stands in for *profiler.Summary, whose own tests own its
-// rendering: the golden files show only where the section goes.
-type fakeProfile struct {
-	Candidate string `json:"candidate"`
-}
-
-func (p *fakeProfile) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "Profile: why %s is faster (rendered by the profiler)\n", p.Candidate)
-	return err
-}
-
-func (p *fakeProfile) WriteMarkdown(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "<details>\n<summary>Profile: why %s is faster</summary>\n\n(rendered by the profiler)\n\n</details>\n", p.Candidate)
-	return err
+// sampleProfile is a winner's profile, small: the profiler's own tests
+// cover its tables.
+func sampleProfile() *profiler.Summary {
+	return &profiler.Summary{
+		Candidate:  "fast",
+		Files:      []string{"/art/job/profiles/base.pprof", "/art/job/profiles/fast.pprof"},
+		SampleType: "cpu",
+		Samples:    profiler.Counts{Base: 1200, Cand: 30},
+		Top: []profiler.FuncRow{{Func: "sumsq.SumSquares", File: "sumsq.go", Line: 5, Changed: true,
+			Flat: profiler.Share{Base: 97.5, Cand: 40}, Cum: &profiler.Share{Base: 99.2, Cand: 60}}},
+	}
 }
 
 // sampleReport has one candidate of every verdict, as a demo job gives.
@@ -50,7 +46,7 @@ func sampleReport() *result.Report {
 		Seconds:    41.25,
 		Phases:     &result.Phases{Resolve: 0.4, Behavior: 16.5, Benchmark: 22.1, Profile: 2.6},
 		Noise:      &result.Noise{Floor: 0.021, Pairs: 8},
-		Profile:    &fakeProfile{Candidate: "fast"},
+		Profile:    sampleProfile(),
 		Warnings:   []string{"--min-speedup 5% is close to the noise floor ±2.1%"},
 		Candidates: []result.CandidateResult{
 			{Name: "broken", ID: "t1", Verdict: result.VerdictFailed, Seconds: 1.2, Failure: &result.Failure{
@@ -275,6 +271,36 @@ func TestBoundText(t *testing.T) {
 	} {
 		if got := boundText(tt.x, marks); got != tt.want {
 			t.Errorf("boundText(%v) = %q, want %q", tt.x, got, tt.want)
+		}
+	}
+}
+
+// TestWrite_DecodedReport: a report read back from its JSON, as a client
+// of the daemon reads it, renders as the report itself does, its profile
+// section included.
+func TestWrite_DecodedReport(t *testing.T) {
+	rep := sampleReport()
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded result.Report
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "markdown"} {
+		var want, got bytes.Buffer
+		if err := Write(&want, rep, format); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(&got, &decoded, format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got.String(), "why fast is faster") {
+			t.Errorf("%s: the decoded report has no profile section:\n%s", format, got.String())
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: the decoded report renders otherwise:\n%s", format, diff.Diff("report", want.Bytes(), "decoded", got.Bytes()))
 		}
 	}
 }

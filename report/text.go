@@ -53,9 +53,9 @@ func Text(w io.Writer, rep *result.Report) error {
 			writeTextBenchmarks(ew, c.Benchmarks, rep.MinSpeedup)
 		}
 	}
-	if p, ok := rep.Profile.(textProfile); ok {
+	if rep.Profile != nil {
 		fmt.Fprintln(ew)
-		if err := p.WriteText(ew); err != nil {
+		if err := rep.Profile.WriteText(ew); err != nil {
 			return err
 		}
 		writeProfileFiles(ew, rep.Profile)

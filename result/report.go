@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
@@ -218,7 +219,7 @@ type Report struct {
 	Winner     *string           `json:"winner"`
 	MinSpeedup float64           `json:"min_speedup"`
 	Candidates []CandidateResult `json:"candidates"`
-	Profile    any               `json:"profile,omitempty"` // a *profiler.Summary: the winner's profile
+	Profile    *profiler.Summary `json:"profile,omitempty"` // the winner's profile
 	// ProfileNote says why a winner has no profile when that is by design,
 	// such as a winner measured by a --bench command with no --profile.
 	ProfileNote string         `json:"profile_note,omitempty"`
