@@ -8,16 +8,20 @@ import (
 // Detect returns the report paths, relative to the directory the command
 // runs in, that a test command line writes JUnit XML to, as its flags and
 // the runner's conventions say; nil when it writes none that is known. It
-// splits the line on spaces, as a shell would for plain arguments: a path
-// with spaces or quotes is not detected, and --test-report names it.
+// splits the line on spaces, as a shell would for plain arguments. A path
+// with spaces or quotes is not detected; --test-report names it.
 //
-// Known: pytest --junitxml F; node --test-reporter=junit with
-// --test-reporter-destination F; vitest --reporter=junit with --outputFile F;
-// jest with jest-junit (JEST_JUNIT_OUTPUT_FILE, JEST_JUNIT_OUTPUT_DIR, else
-// junit.xml); ctest --output-junit F (under --test-dir); cargo nextest
-// (target/nextest/PROFILE/junit.xml, when the profile turns junit on); mvn
-// (Surefire's target/surefire-reports/TEST-*.xml) and gradle
-// (build/test-results/test/TEST-*.xml), also one module deep.
+// Known:
+//   - pytest --junitxml F;
+//   - node --test-reporter=junit with --test-reporter-destination F;
+//   - vitest --reporter=junit with --outputFile F;
+//   - jest with jest-junit (JEST_JUNIT_OUTPUT_FILE, JEST_JUNIT_OUTPUT_DIR,
+//     else junit.xml);
+//   - ctest --output-junit F (under --test-dir);
+//   - cargo nextest (target/nextest/PROFILE/junit.xml, when the profile
+//     turns junit on);
+//   - mvn (Surefire's target/surefire-reports/TEST-*.xml) and gradle
+//     (build/test-results/test/TEST-*.xml), also one module deep.
 func Detect(cmd string) []string {
 	args := strings.Fields(cmd)
 	var out []string

@@ -1,8 +1,8 @@
-// Package junit reads JUnit XML test reports, the format that pytest
-// (--junitxml), node's test runner (--test-reporter=junit), vitest, jest
-// (jest-junit), cargo-nextest, Maven Surefire and ctest (--output-junit)
-// write, and turns them into a gotest.Run, so that a candidate's tests in
-// any language are compared with base's one by one, as go test's are.
+// Package junit reads JUnit XML test reports and turns them into a
+// gotest.Run. So a candidate's tests in any language are compared with
+// base's one by one, as go test's are. pytest (--junitxml), node's test
+// runner (--test-reporter=junit), vitest, jest (jest-junit), cargo-nextest,
+// Maven Surefire and ctest (--output-junit) write the format.
 //
 // # What flows through it
 //
@@ -16,9 +16,9 @@
 // A test's key is its group, a dot, and its path. The group is the
 // testcase's classname (pytest's module, Surefire's class, nextest's binary)
 // or, without one, its file attribute or its outermost suite's name
-// (ctest's are all "ctest"). The
-// path is the names of the suites it is nested in, below the outermost,
-// joined with " > " before the test's own name. Node's reporter names every
+// (ctest's are all "ctest"). The path is the names of the suites it is
+// nested in, below the outermost, joined with " > " before the test's own
+// name. Node's reporter names every
 // classname "test" and nests describe blocks as suites from the top, so
 // there the outermost suite is part of the path too.
 package junit

@@ -83,8 +83,8 @@ func describe(r *gotest.Run) string {
 }
 
 // TestCompare_Regressions compares two runs of the same suite, as the
-// evaluator does: a test that passed and now fails, and one that vanished
-// from a group that still ran, are regressions; a new failing test is not.
+// evaluator does. A test that passed and now fails, and one that vanished
+// from a group that still ran, are regressions. A new failing test is not.
 func TestCompare_Regressions(t *testing.T) {
 	base := mustRun(t, `<testsuites><testsuite name="pytest">
 <testcase classname="tests.test_calc" name="test_total"/>
