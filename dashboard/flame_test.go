@@ -135,9 +135,9 @@ func TestHandler_Flame(t *testing.T) {
 	}
 }
 
-// TestBrowser_Flame draws the flame graph in headless Chromium: every box
-// is there with scripts off, each label fits its box in the font the
-// browser really uses, the colours are the classes', and a frame's name
+// TestBrowser_Flame draws the flame graph in headless Chromium. Every box
+// is there with scripts off. Each label fits its box in the font the
+// browser really uses. The colours are the classes', and a frame's name
 // runs nothing.
 func TestBrowser_Flame(t *testing.T) {
 	testenv.Long(t) // Chromium takes 10-20 seconds to start on a busy machine

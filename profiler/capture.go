@@ -40,10 +40,10 @@ type CaptureOptions struct {
 	// MemOut, when set, is where the memory profile is written
 	// (-test.memprofile), whose alloc_space Summarize reads.
 	MemOut string
-	// MemRate is -test.memprofilerate: 0 keeps the runtime's sampling (one
-	// allocation per 512 KiB), cheap enough to share the CPU run; 1 records
-	// every allocation, which slows allocation down, so with Out also set
-	// the memory profile is then taken in a second run of its own.
+	// MemRate is -test.memprofilerate. 0 keeps the runtime's sampling (one
+	// allocation per 512 KiB), cheap enough to share the CPU run. 1 records
+	// every allocation, which slows allocation down; with Out also set, the
+	// memory profile is then taken in a second run of its own.
 	MemRate int
 	// Timeout bounds each run; 0 means DefaultCaptureTimeout.
 	Timeout time.Duration

@@ -12,12 +12,12 @@
 //     written where the caller says, usually the job's artifact directory;
 //     they are ordinary pprof files that go tool pprof reads.
 //   - [Summarize] reads a base and a winner profile with
-//     github.com/google/pprof/profile and returns a [Summary]: the top
-//     functions by flat and cumulative share of samples, before and after,
-//     and a line profile of the functions defined in the files the winner
-//     changed, with each line's source text. A Summary is the JSON of the
-//     report's "profile" object; [Summary.WriteText] and
-//     [Summary.WriteMarkdown] render it.
+//     github.com/google/pprof/profile and returns a [Summary]. It holds the
+//     top functions by flat and cumulative share of samples, before and
+//     after. It holds a line profile, with source text, of the functions in
+//     the files the winner changed. A Summary is the JSON of the report's
+//     "profile" object; [Summary.WriteText] and [Summary.WriteMarkdown]
+//     render it.
 //   - [Command] runs a user's profiling command (perf record, py-spy, …) in
 //     the winner's slot, for other languages, and keeps the files it leaves.
 //
@@ -26,13 +26,13 @@
 // Every figure in a Summary is a percentage of the samples of its own side:
 // base percentages are shares of the base profile's total, winner
 // percentages shares of the winner's. The two sides usually run for the same
-// wall time, so a function that fell from 90% to 10% takes a smaller part of
-// a shorter run per operation: the shares say where the time goes, the
+// wall time. So a function that fell from 90% to 10% takes a smaller part of
+// a shorter run per operation. The shares say where the time goes; the
 // benchmark numbers say how much there is.
 //
-// A sample whose innermost frame is runtime.asyncPreempt, which the runtime
-// injects into a goroutine it preempts by signal, counts as the interrupted
-// function's, on its line: on a busy machine a tight loop is preempted
+// The runtime injects runtime.asyncPreempt into a goroutine it preempts by
+// signal. A sample whose innermost frame is that counts as the interrupted
+// function's, on its line. On a busy machine a tight loop is preempted
 // often, and those samples were most of its time.
 //
 // # Paths

@@ -75,7 +75,7 @@ func (s *stats) classOf(name string, c *stats) class { return s.info(name, c).cl
 
 // asyncPreempt is the frame the runtime injects into a goroutine it
 // preempts by signal. A sample that lands in it is time of the function it
-// interrupted, the next frame, and is charged there: on a busy machine,
+// interrupted, the next frame, and is charged there. On a busy machine,
 // where a tight loop is preempted often, it held 65% of a quadratic loop's
 // samples.
 const asyncPreempt = "runtime.asyncPreempt"
@@ -92,13 +92,14 @@ type scanner struct {
 }
 
 // harness reports whether a sample is the test binary's machinery rather
-// than the benchmark's work: the profiler writing its profile (runtime/pprof,
-// which compresses as it goes), or the testing package outside any
-// benchmark (flag parsing, compiling -test.bench's pattern, starting the
-// CPU profile). The benchmark's own frames run under testing.(*B); its
-// goroutines and the package's init are under no testing frame at all. In
-// the demo's winner, which no longer allocates, these were all its
-// allocations: 37% testdeps.TestDeps.StartCPUProfile, 28% flate.NewWriter.
+// than the benchmark's work. The machinery is the profiler writing its
+// profile (runtime/pprof, which compresses as it goes), and the testing
+// package outside any benchmark: flag parsing, compiling -test.bench's
+// pattern, starting the CPU profile. The benchmark's own frames run under
+// testing.(*B); its goroutines and the package's init are under no testing
+// frame at all. In the demo's winner, which no longer allocates, these were
+// all its allocations: 37% testdeps.TestDeps.StartCPUProfile, 28%
+// flate.NewWriter.
 func harness(s *profile.Sample) bool {
 	inTesting, inBench := false, false
 	for _, loc := range s.Location {

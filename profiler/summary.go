@@ -117,10 +117,12 @@ type FuncRow struct {
 }
 
 // LineRow is one source line of a changed function. The rows of one
-// function are consecutive and follow its source: base's lines and the
-// winner's are aligned by a line diff, so a line that did not change is one
-// row holding both line numbers, a line only base has is Change "-" with
-// CandLine 0, and a line only the winner has is Change "+" with BaseLine 0.
+// function are consecutive and follow its source. Base's lines and the
+// winner's are aligned by a line diff:
+//   - a line that did not change is one row holding both line numbers;
+//   - a line only base has is Change "-" with CandLine 0;
+//   - a line only the winner has is Change "+" with BaseLine 0.
+//
 // Long functions keep only changed and sampled lines (and the first and
 // last); a gap in the line numbers marks the lines left out.
 type LineRow struct {
@@ -276,11 +278,12 @@ func changedSet(files []string) map[string]bool {
 	return m
 }
 
-// topRows builds a top table: the module's functions ranked by the larger
-// of their two flat shares, then those of changed files that have time on
-// the stack, then the hottest functions outside the module by
-// name (bytes.IndexByte, runtime.mallocgc), then the rest of the time
-// outside the module, folded.
+// topRows builds a top table, in this order:
+//   - the module's functions ranked by the larger of their two flat shares;
+//   - the functions of changed files that have time on the stack;
+//   - the hottest functions outside the module by name (bytes.IndexByte,
+//     runtime.mallocgc);
+//   - the rest of the time outside the module, folded.
 func topRows(b, c *stats, topN, outside int, all bool) []FuncRow {
 	var cands, others []topCand
 	seen := map[string]bool{}

@@ -475,9 +475,9 @@ func TestSummarize_AsyncPreempt(t *testing.T) {
 }
 
 // TestSummarize_AllocHarness: the allocations of the test binary's own
-// machinery (the profiler compressing its profile, the testing package
-// starting up outside any benchmark) are left out of the allocation
-// summary, its rows and its bytes; the benchmark's, its goroutines' and
+// machinery are left out of the allocation summary, its rows and its bytes.
+// That is the profiler compressing its profile and the testing package
+// starting up outside any benchmark. The benchmark's, its goroutines' and
 // the package's init's stay.
 func TestSummarize_AllocHarness(t *testing.T) {
 	calc, test := synthModule+"/calc.go", synthModule+"/calc_test.go"
