@@ -140,7 +140,7 @@ func TestHandler_Flame(t *testing.T) {
 // browser really uses. The colours are the classes', and a frame's name
 // runs nothing.
 func TestBrowser_Flame(t *testing.T) {
-	testenv.Long(t) // Chromium takes 10-20 seconds to start on a busy machine
+	testenv.Once(t) // Chromium takes 10-20 seconds to start on a busy machine
 	db := newTestDB(t)
 	src := newStoreSource(db)
 	flameJob(t, db, src, "job-flame")

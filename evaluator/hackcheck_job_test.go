@@ -97,7 +97,7 @@ func hackCand(fn, body string) map[string]string {
 // what gave each away; honest candidates, one far faster and one about
 // 2x, are not.
 func TestRun_HackCheck(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	h := newHarness(t, hackRepo)
 	shortSamples(t, 50*time.Millisecond)
 	cands := map[string]map[string]string{

@@ -132,7 +132,7 @@ func slow(xs []int) int {
 // on them, and the re-measure calls it overfit; an honest generator's best
 // stays the winner.
 func TestLoop_HoldoutCatchesOverfit(t *testing.T) {
-	testenv.Long(t)
+	testenv.Once(t)
 	ctx := context.Background()
 	repo := filepath.Join(t.TempDir(), "repo")
 	for name, body := range holdoutFixture {
