@@ -34,38 +34,50 @@ import (
 //
 // TreeID is safe to call concurrently.
 func TreeID(ctx context.Context, repoDir, base string, c Candidate) (string, error) {
-	if c.Invalid != nil {
-		return "", c.Invalid
-	}
-	if err := c.Validate(); err != nil {
-		return "", invalid(c.Source, err)
-	}
-	if base == "" || strings.HasPrefix(base, "-") {
-		return "", fmt.Errorf("%w %q", ErrUnknownRef, base)
-	}
-	s, err := newBaseScratch(ctx, repoDir, base)
+	s, err := laid(ctx, repoDir, base, c)
 	if err != nil {
 		return "", err
 	}
 	defer s.close()
-	if len(c.Patch) > 0 {
-		if _, stderr, err := s.git(ctx, c.Patch, "apply", "--cached", "--whitespace=nowarn"); err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			return "", &ApplyError{Base: base, Stderr: atBase.Replace(stderr), Err: err}
-		}
-	}
-	if len(c.Files) > 0 || len(c.Deleted) > 0 {
-		if err := s.layFiles(ctx, base, c); err != nil {
-			return "", err
-		}
-	}
 	out, stderr, err := s.git(ctx, nil, "write-tree")
 	if err != nil {
 		return "", fmt.Errorf("write tree: %w: %s", err, stderr)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// laid returns a scratch whose index holds c laid over base, by TreeID's
+// rules and with its errors. The caller closes it.
+func laid(ctx context.Context, repoDir, base string, c Candidate) (*scratch, error) {
+	if c.Invalid != nil {
+		return nil, c.Invalid
+	}
+	if err := c.Validate(); err != nil {
+		return nil, invalid(c.Source, err)
+	}
+	if base == "" || strings.HasPrefix(base, "-") {
+		return nil, fmt.Errorf("%w %q", ErrUnknownRef, base)
+	}
+	s, err := newBaseScratch(ctx, repoDir, base)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Patch) > 0 {
+		if _, stderr, err := s.git(ctx, c.Patch, "apply", "--cached", "--whitespace=nowarn"); err != nil {
+			s.close()
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &ApplyError{Base: base, Stderr: atBase.Replace(stderr), Err: err}
+		}
+	}
+	if len(c.Files) > 0 || len(c.Deleted) > 0 {
+		if err := s.layFiles(ctx, base, c); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // atBase rewords git apply --cached's messages: the index is base's tree.
