@@ -1,45 +1,29 @@
 package optimize
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 
-	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 )
 
 // BenchCoverage is what one top-level Go benchmark executes: the blocks of
-// the module's source that one iteration of it ran.
+// the module's source that one iteration of it ran, beyond what start-up
+// alone runs (gobench.Cover, which the evaluator's scope reads too).
 type BenchCoverage struct {
 	Name    string // BenchmarkX
 	Package string // its directory, a slash path from the module's root
-	blocks  []coverBlock
-}
-
-// coverBlock is a block of source that ran, by module-relative file.
-type coverBlock struct {
-	file       string
-	start, end int
+	trace   gobench.Trace
 }
 
 // Executes reports whether the benchmark ran any block within lines start
 // to end of file, a slash path from the module's root. Its set-up counts:
 // a function the benchmark calls only before its loop is executed too.
 func (b BenchCoverage) Executes(file string, start, end int) bool {
-	for _, c := range b.blocks {
-		if c.file == file && c.start <= end && c.end >= start {
-			return true
-		}
-	}
-	return false
+	return b.trace.Executes(file, start, end)
 }
 
 // CoverBenchmarks builds the test binary of pkg (a directory of the module
@@ -52,94 +36,42 @@ func CoverBenchmarks(ctx context.Context, tree, scratch, pkg string, match func(
 		return nil, err
 	}
 	bin := filepath.Join(scratch, "cover.test")
-	if _, err := runIn(ctx, tree, "go", "test", "-c", "-cover", "-coverpkg=./...", "-o", bin, "./"+pkg); err != nil {
+	if err := gobench.BuildCover(ctx, tree, "./"+pkg, bin, nil); err != nil {
 		return nil, fmt.Errorf("build %s's benchmarks with coverage: %w", pkg, err)
 	}
 	dir := filepath.Join(tree, filepath.FromSlash(pkg))
-	list, err := runIn(ctx, dir, bin, "-test.list", "^Benchmark")
+	all, err := gobench.List(ctx, bin, dir, gobench.Place{CPU: -1})
 	if err != nil {
 		return nil, fmt.Errorf("list %s's benchmarks: %w", pkg, err)
 	}
-	var out []BenchCoverage
-	for i, name := range strings.Fields(string(list)) {
-		if !strings.HasPrefix(name, "Benchmark") || (match != nil && !match(name)) {
-			continue
+	var names []string
+	for _, name := range all {
+		if match == nil || match(name) {
+			names = append(names, name)
 		}
-		prof := filepath.Join(scratch, fmt.Sprintf("%d.cov", i))
-		if _, err := runIn(ctx, dir, bin, "-test.run", "^$", "-test.bench", "^"+regexp.QuoteMeta(name)+"$",
-			"-test.benchtime", "1x", "-test.coverprofile", prof); err != nil {
-			return nil, fmt.Errorf("run %s with coverage: %w", name, err)
+	}
+	traces, err := gobench.Cover(ctx, bin, dir, module, scratch, names, gobench.Place{CPU: -1}, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BenchCoverage, 0, len(traces))
+	for _, t := range traces {
+		if t.Failed != "" {
+			return nil, fmt.Errorf("run %s with coverage: %s", t.Bench, t.Failed)
 		}
-		blocks, err := readCoverage(prof, module)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, BenchCoverage{Name: name, Package: pkg, blocks: blocks})
+		out = append(out, BenchCoverage{Name: t.Bench, Package: pkg, trace: t})
 	}
 	return out, nil
 }
 
-var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^"\s]+)"?`)
-
 // ModulePath reads the module path from a go.mod.
 func ModulePath(gomod string) (string, error) {
-	b, err := os.ReadFile(gomod)
-	if err != nil {
+	if _, err := os.Stat(gomod); err != nil {
 		return "", errors.New("base has no go.mod at the repository's root: only Go modules rooted there are read")
 	}
-	m := moduleLine.FindSubmatch(b)
-	if m == nil {
+	m, err := gobench.ModulePath(gomod)
+	if err != nil {
 		return "", errors.New("base's go.mod names no module")
 	}
-	return string(m[1]), nil
-}
-
-// runIn runs a command in dir and returns its output; a failure carries
-// the output's tail.
-func runIn(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	proc.Tag(cmd)
-	b, err := cmd.CombinedOutput()
-	if err != nil {
-		return b, fmt.Errorf("%w\n%s", err, proc.Tail(b, 20))
-	}
-	return b, nil
-}
-
-// readCoverage reads a coverage profile's blocks that ran, with their
-// files made relative to the module's root.
-func readCoverage(file, module string) ([]coverBlock, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("read coverage: %w", err)
-	}
-	var out []coverBlock
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		// example.com/m/pkg/file.go:3.30,6.2 1 1
-		line := sc.Text()
-		loc, rest, ok := strings.Cut(line, " ")
-		if !ok || strings.HasPrefix(line, "mode:") {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) != 2 || fields[1] == "0" {
-			continue
-		}
-		i := strings.LastIndex(loc, ":")
-		if i < 0 {
-			continue
-		}
-		file, span := loc[:i], loc[i+1:]
-		rel, ok := strings.CutPrefix(file, module+"/")
-		if !ok {
-			continue
-		}
-		from, to, _ := strings.Cut(span, ",")
-		start, _ := strconv.Atoi(strings.Split(from, ".")[0])
-		end, _ := strconv.Atoi(strings.Split(to, ".")[0])
-		out = append(out, coverBlock{file: rel, start: start, end: end})
-	}
-	return out, sc.Err()
+	return m, nil
 }
