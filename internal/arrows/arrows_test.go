@@ -28,7 +28,7 @@ var layers = [][]string{
 	{"evaluator"},
 	{"eta", "evaluator/hackcheck", "evaluator/measure"},
 	{"result"},
-	{"evaluator/benchformat", "evaluator/junit"},
+	{"evaluator/benchformat", "evaluator/junit", "evaluator/scope"},
 	{"evaluator/candidate", "evaluator/gobench", "evaluator/gotest", "shard", "stats", "excerpt"},
 	{"worktreepool", "store", "profiler", "testdata", "internal/testenv"},
 	{"gitcmd"},
