@@ -371,7 +371,8 @@ func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
 // base's (the content id and the baseline key, which holds base, the
 // toolchain on PATH, the platform, GOFLAGS and the other variables, setup
 // and copied files), whose test files judge it, --build-flags, the
-// benchmarks chosen (--bench-filter, --all) and their arguments,
+// benchmarks chosen (--bench-filter, --all, the scope by coverage of
+// scope.go) and their arguments,
 // calibration target, placement and host, and all of go env. It is as
 // strong as hashing the binaries (built with -trimpath, they are a
 // function of exactly these) except for what lies outside the tree: so
@@ -391,7 +392,7 @@ func (j *job) sourceKey(ctx context.Context, c *cand) string {
 		return ""
 	}
 	return hashKey("samples-by-source", j.baselineKey(), c.res.ID, fmt.Sprint(j.opts.TrustCandidateTests),
-		strings.Join(j.opts.BuildFlags, "\x00"), j.opts.BenchFilter, fmt.Sprint(j.opts.All),
+		strings.Join(j.opts.BuildFlags, "\x00"), j.opts.BenchFilter, fmt.Sprint(j.opts.All), "scoped by coverage",
 		strings.Join(j.opts.BenchArgs, "\x00"), calibrateTarget.String(),
 		fmt.Sprintf("cpu=%d mem=%d sandbox=%v host=%s", j.cpu(), j.opts.MemLimit, j.sandbox.Active, hostKey()), env)
 }

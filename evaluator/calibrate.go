@@ -81,6 +81,13 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 		b.BaseBin, b.BaseDir = bin, filepath.Join(baseSlot.Dir(), b.Pkg.Dir)
 		b.BaseAt = j.place(baseSlot, bin)
 	}
+	// By default, only the benchmarks that execute what c changes.
+	if filter == nil && !j.opts.All {
+		var note string
+		if tops, note = j.scoped(ctx, c, baseSlot, tops); len(tops) == 0 {
+			return nil, note, nil
+		}
+	}
 	benches, err := j.calibrated(ctx, tops, filter)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, ErrBenchFilter) {

@@ -92,6 +92,7 @@ type job struct {
 	baseBins map[string]string          // import path -> base test binary
 	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
 	skipped  map[string]bool            // package.benchmark -> prints no result at base
+	covered  map[string][]gobench.Trace // import path -> what its benchmarks execute at base (scope.go)
 	// host is the machine phase 2 runs on, read once when it starts.
 	host store.Host
 	// benchKey names the job's benchmark settings and machine (benchKey);
@@ -220,6 +221,7 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		baseBins: map[string]string{},
 		calib:    map[string][]gobench.Count{},
 		skipped:  map[string]bool{},
+		covered:  map[string][]gobench.Trace{},
 
 		binHashes: map[string]string{},
 	}

@@ -114,7 +114,7 @@ type Options struct {
 	// CopyFiles name (a data directory under $TMPDIR). The CLI sets it; a
 	// daemon does not, so that no request can show a sandbox what it names.
 	SandboxBindNamed bool
-	All              bool // benchmark every package, not only the touched ones
+	All              bool // benchmark every package, unscoped: not only the benchmarks that execute a changed function
 
 	// TrustCandidateTests judges and measures each candidate with its own
 	// versions of the test files it changes (isTestFile), instead of base's.

@@ -56,6 +56,7 @@ const (
 	EventStart    = result.EventStart
 	EventTested   = result.EventTested
 	EventDone     = result.EventDone
+	EventScope    = result.EventScope
 	EventSample   = result.EventSample
 	EventWarning  = result.EventWarning
 	EventWaiting  = result.EventWaiting

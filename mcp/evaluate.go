@@ -255,6 +255,8 @@ func describe(e evaluator.Event) string {
 			s += " (" + string(e.Result.Failure.Kind) + ")"
 		}
 		return s
+	case evaluator.EventScope:
+		return fmt.Sprintf("%s%s: %s", count, e.Candidate, e.Message)
 	case evaluator.EventSample:
 		return fmt.Sprintf("%s%s: benchmark pair %d", count, e.Candidate, e.Pair)
 	case evaluator.EventWarning:

@@ -107,6 +107,8 @@ func (t *Tracker) line(e result.Event) string {
 		if e.Phase == "benchmark" || e.Phase == "profile" {
 			return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Phase)
 		}
+	case result.EventScope:
+		return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Message)
 	case result.EventSample:
 		t.samples = max(t.samples+1, e.Pair) // reused pairs count: a refinement goes on from its quick look's
 	case result.EventWarning:

@@ -30,6 +30,8 @@ func TestTracker_Line(t *testing.T) {
 		}}, "[2/4] dup: duplicate of fast, ETA 2.0s"},
 		{3 * time.Second, result.Event{Kind: result.EventPhase, Phase: "benchmark"}, "phase: benchmark"},
 		{3 * time.Second, result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "fast"}, "[2/4] fast: benchmark"},
+		{3 * time.Second, result.Event{Kind: result.EventScope, Candidate: "fast", Message: "measures 2 of 30 benchmarks (BenchmarkA, BenchmarkB)"},
+			"[2/4] fast: measures 2 of 30 benchmarks (BenchmarkA, BenchmarkB)"},
 		{3 * time.Second, result.Event{Kind: result.EventSample, Candidate: "fast"}, ""},
 		{3 * time.Second, result.Event{Kind: result.EventWarning, Message: "noisy"}, "warning: noisy"},
 		{12 * time.Second, result.Event{Kind: result.EventDone, Candidate: "fast", Done: 3, Total: 4, Result: &result.CandidateResult{

@@ -14,6 +14,7 @@ const (
 	CacheCalibration = "calibration" // a Go benchmark's iteration counts at base
 	CacheSamples     = "samples"     // a candidate's benchmark pairs
 	CacheProfile     = "profile"     // a winner's Go profile
+	CacheCoverage    = "coverage"    // what a package's Go benchmarks execute at base
 )
 
 // A CacheEntry is one row of the result cache: what job JobID learned of

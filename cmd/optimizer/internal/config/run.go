@@ -132,7 +132,7 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoProfile, "no-profile", o.NoProfile, "do not profile the winner")
 	fs.BoolVar(&o.FailOnRegr, "fail-on-regression", o.FailOnRegr, "exit 3 when a candidate is slower or mixed, or any of its benchmarks is significantly slower beyond --min-speedup")
 	fs.BoolVar(&o.FailOnFailed, "fail-on-failed", o.FailOnFailed, "exit 4 when every candidate failed (none applies, builds and passes its tests)")
-	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only those the candidate touches or that import them")
+	fs.BoolVar(&o.All, "all", o.All, "benchmark every package, not only the benchmarks that execute a function the candidate changes")
 	fs.StringVar(&o.SlotMemory, "slot-memory", o.SlotMemory, `cap each process of a test or bench command at this much memory, such as 4G (prlimit --as); "none" for no cap (default: half of physical memory, none when a command says -race or runs node, npx or another JavaScript tool)`)
 	fs.StringVar(&o.Sandbox, "sandbox", o.Sandbox, "run every test, bench and profile process in a bwrap sandbox: auto (when bwrap works), on (refuse without it) or off")
 	fs.BoolVar(&o.SandboxNet, "sandbox-net", o.SandboxNet, "let sandboxed processes use the network")

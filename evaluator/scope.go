@@ -1,0 +1,193 @@
+package evaluator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/scope"
+	"github.com/optimizer-dev/optimizer/stats"
+	"github.com/optimizer-dev/optimizer/store"
+	"github.com/optimizer-dev/optimizer/worktreepool"
+)
+
+// scoped returns, of tops (the benchmarks of the packages c affects, with
+// base's binaries built in slot), those that execute a function c changes
+// (package scope), and says which, why and for about how long, before any
+// is measured. When none executes one it returns none and the note that
+// says so, naming the closest. Whatever it cannot find out scopes every
+// one of tops.
+func (j *job) scoped(ctx context.Context, c *cand, slot *worktreepool.Slot, tops []*measure.GoBench) ([]*measure.GoBench, string) {
+	all := func(why string) []*measure.GoBench {
+		j.sayScope(ctx, c, fmt.Sprintf("measures all %d benchmarks of the packages it affects: %s%s",
+			len(tops), why, j.estimate(tops, nil)))
+		return tops
+	}
+	d, err := candidate.Diff(ctx, j.opts.Repo, j.opts.Base, c.spec, func(p string) bool { return strings.HasSuffix(p, ".go") })
+	if err != nil {
+		return all(fmt.Sprintf("what it changes could not be read (%v)", err)), ""
+	}
+	ch := scope.Changed(d, c.restore == nil)
+	if len(ch.Outside) > 0 {
+		return all(scope.Pick(ch, nil).Why), ""
+	}
+	var benches []scope.Bench
+	traces := map[*measure.GoBench]gobench.Trace{}
+	for _, b := range tops {
+		ts, err := j.traces(ctx, slot, b)
+		if err != nil {
+			if ctx.Err() != nil {
+				return tops, ""
+			}
+			return all(fmt.Sprintf("what the benchmarks execute could not be found (%v)", err)), ""
+		}
+		t := gobench.Trace{Bench: b.Name, Failed: "not listed by its test binary"}
+		for _, x := range ts {
+			if x.Bench == b.Name {
+				t = x
+			}
+		}
+		traces[b] = t
+		benches = append(benches, scope.Bench{Pkg: b.Pkg.ImportPath, Trace: t})
+	}
+	sc := scope.Pick(ch, benches)
+	if len(sc.Run) == 0 {
+		note := "not measured: " + sc.Why
+		if len(sc.Closest) > 0 {
+			var names []string
+			for _, i := range sc.Closest {
+				names = append(names, tops[i].Name)
+			}
+			note += fmt.Sprintf("; the closest benchmarks are %s (--bench-filter '^(%s)$' measures them)",
+				strings.Join(names, ", "), strings.Join(names, "|"))
+		}
+		j.sayScope(ctx, c, note)
+		return nil, note
+	}
+	var out, others []*measure.GoBench
+	var names []string
+	for i, b := range tops {
+		if containsInt(sc.Run, i) {
+			out = append(out, b)
+			names = append(names, b.Name)
+		} else {
+			others = append(others, b)
+		}
+	}
+	msg := fmt.Sprintf("measures %d of %d benchmarks (%s): %s%s", len(out), len(tops), strings.Join(names, ", "), sc.Why, j.estimate(out, traces))
+	if len(others) > 0 {
+		msg += "; --all measures every one"
+	}
+	j.sayScope(ctx, c, msg)
+	return out, ""
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// sayScope tells the progress display, the event stream and the store
+// which benchmarks c is measured on.
+func (j *job) sayScope(ctx context.Context, c *cand, msg string) {
+	j.emit(Event{Kind: EventScope, Candidate: c.spec.Name, Index: c.idx, Message: msg})
+	j.event(ctx, string(EventScope), c.spec.Name, msg)
+}
+
+// estimate is "; about 20s, up to 1m10s": the time benches should take to
+// calibrate and measure, from the first look that can claim anything to
+// the pair cap (or the budget). Each sample is taken as the calibration
+// target plus what one iteration with coverage took (traces; its set-up
+// and start-up), or plus nothing when that is not known.
+func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]gobench.Trace) string {
+	var calib, pair time.Duration
+	for _, b := range benches {
+		t := traces[b]
+		subs := max(len(t.Subs), 1)
+		var op time.Duration
+		for _, s := range t.Subs {
+			op += max(calibrateTarget, time.Duration(s.SecPerOp*float64(time.Second)))
+		}
+		if op == 0 {
+			op = time.Duration(subs) * calibrateTarget
+		}
+		calib += 2*op + t.Wall
+		pair += 2 * (op + t.Wall)
+	}
+	seq := stats.Sequential{MinPairs: j.opts.MinPairs, MaxPairs: j.opts.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: j.opts.MinSpeedup}
+	low := calib + time.Duration(max(seq.FirstClaim(), j.opts.MinPairs))*pair
+	high := calib + time.Duration(j.opts.MaxPairs)*pair
+	if j.opts.Budget > 0 && high > calib+j.opts.Budget {
+		high = max(low, calib+j.opts.Budget)
+	}
+	if high <= low {
+		return "; about " + roundDuration(low)
+	}
+	return "; about " + roundDuration(low) + ", up to " + roundDuration(high)
+}
+
+// roundDuration prints d to the second ("1m10s"), or to the tenth under 10 s.
+func roundDuration(d time.Duration) string {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// traces returns what each benchmark of b's package executes at base, from
+// the job's memory, the store (keyed by base and base's test binary), or a
+// run with coverage (gobench.Cover) in slot.
+func (j *job) traces(ctx context.Context, slot *worktreepool.Slot, b *measure.GoBench) ([]gobench.Trace, error) {
+	pkg := b.Pkg.ImportPath
+	if ts, ok := j.covered[pkg]; ok {
+		return ts, nil
+	}
+	key := ""
+	if bin := j.binHash(b.BaseBin); bin != "" {
+		key = hashKey(store.CacheCoverage, j.opts.Base, bin, pkg, strings.Join(b.Pkg.Benchmarks, "\x00"),
+			strings.Join(j.opts.BuildFlags, "\x00"), strings.Join(j.opts.BenchArgs, "\x00"))
+	}
+	if key != "" && !j.opts.NoCache {
+		if e, err := j.db.CacheEntry(ctx, store.CacheCoverage, key); err == nil {
+			var ts []gobench.Trace
+			if json.Unmarshal(e.Value, &ts) == nil {
+				j.covered[pkg] = ts
+				return ts, nil
+			}
+		}
+	}
+	module, err := gobench.ModulePath(filepath.Join(slot.Dir(), "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(j.tmp, "cover", fileName(pkg))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "cover.test")
+	if err := gobench.BuildCover(ctx, slot.Dir(), pkg, bin, j.opts.BuildFlags); err != nil {
+		return nil, fmt.Errorf("build %s's benchmarks with coverage: %w", pkg, err)
+	}
+	at := j.place(slot, bin)
+	at.Sandbox = j.box(slot, []string{bin}, []string{dir})
+	ts, err := gobench.Cover(ctx, bin, filepath.Join(slot.Dir(), b.Pkg.Dir), module, dir, b.Pkg.Benchmarks, at, j.opts.BenchArgs)
+	if err != nil {
+		return nil, err
+	}
+	j.covered[pkg] = ts
+	if key != "" {
+		j.putCache(ctx, store.CacheCoverage, key, "", ts)
+	}
+	return ts, nil
+}
