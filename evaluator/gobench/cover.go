@@ -74,8 +74,18 @@ func BuildCover(ctx context.Context, dir, importPath, bin string, flags []string
 // fails, or ctx.
 func Cover(ctx context.Context, bin, dir, module, out string, names []string, at Place, extra []string) ([]Trace, error) {
 	at.CPU = -1
-	gocover := filepath.Join(out, "gocover")
-	if err := os.MkdirAll(gocover, 0o755); err != nil {
+	// Each run has a counter directory of its own: the testing package
+	// writes its profile from every counter file the directory holds, so
+	// a shared one would add up the runs before it.
+	gocover := func(name string) (string, error) {
+		d := filepath.Join(out, "gocover-"+name)
+		if err := os.RemoveAll(d); err != nil {
+			return "", err
+		}
+		return d, os.MkdirAll(d, 0o755)
+	}
+	counters, err := gocover("start")
+	if err != nil {
 		return nil, err
 	}
 	prof := filepath.Join(out, "start.cov")
@@ -83,7 +93,7 @@ func Cover(ctx context.Context, bin, dir, module, out string, names []string, at
 	if err != nil {
 		return nil, err
 	}
-	c := proc.Cmd{Dir: dir, Args: slices.Concat([]string{abs, "-test.run=^$", "-test.coverprofile=" + prof, "-test.gocoverdir=" + gocover}, extra),
+	c := proc.Cmd{Dir: dir, Args: slices.Concat([]string{abs, "-test.run=^$", "-test.coverprofile=" + prof, "-test.gocoverdir=" + counters}, extra),
 		CPU: -1, MemLimit: at.MemLimit, Sandbox: at.Sandbox}
 	if _, err := run(ctx, filepath.Base(bin), c); err != nil {
 		return nil, fmt.Errorf("run %s with coverage and no benchmark: %w", filepath.Base(bin), err)
@@ -96,7 +106,11 @@ func Cover(ctx context.Context, bin, dir, module, out string, names []string, at
 	for i, name := range names {
 		t := Trace{Bench: name}
 		prof := filepath.Join(out, strconv.Itoa(i)+".cov")
-		args := append(benchArgs("^"+regexp.QuoteMeta(name)+"$", "1x"), "-test.coverprofile="+prof, "-test.gocoverdir="+gocover)
+		counters, err := gocover(strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		args := append(benchArgs("^"+regexp.QuoteMeta(name)+"$", "1x"), "-test.coverprofile="+prof, "-test.gocoverdir="+counters)
 		t0 := time.Now()
 		ms, err := runBench(ctx, bin, dir, at, args, extra)
 		t.Wall = time.Since(t0)
