@@ -514,7 +514,7 @@ func (j *job) profileKey(w *cand) string {
 	j.mu.Lock()
 	var faster []string
 	for _, b := range w.res.Benchmarks {
-		if !b.Exact && b.Verdict == VerdictFaster {
+		if !b.Exact && b.Label(j.opts.MinSpeedup) == VerdictFaster {
 			faster = append(faster, b.Name)
 		}
 	}

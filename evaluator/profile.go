@@ -22,7 +22,7 @@ import (
 // warning in the report.
 func (j *job) profile(ctx context.Context, w *cand) {
 	j.emit(Event{Kind: EventStart, Phase: "profile", Candidate: w.spec.Name, Index: w.idx})
-	if j.opts.ProfileCmd == "" && improved(w) == nil && !w.unbuilt {
+	if j.opts.ProfileCmd == "" && improved(w, j.opts.MinSpeedup) == nil && !w.unbuilt {
 		j.mu.Lock()
 		j.profileNote = notProfiled(j.bench != "")
 		j.mu.Unlock()
@@ -56,7 +56,7 @@ func (j *job) profile(ctx context.Context, w *cand) {
 	case w.unbuilt:
 		// Its pairs came from the result cache with no binary built.
 		if err = j.rebuild(ctx, w, slots); err == nil {
-			if improved(w) == nil {
+			if improved(w, j.opts.MinSpeedup) == nil {
 				j.mu.Lock()
 				j.profileNote = notProfiled(false)
 				j.mu.Unlock()
@@ -113,7 +113,7 @@ func (j *job) profileCommand(ctx context.Context, w *cand, slot *worktreepool.Sl
 // and summarises them. Base runs in slots[1] when there is one; with a single
 // slot, base runs first and the winner is staged after.
 func (j *job) profileGo(ctx context.Context, w *cand, slots []*worktreepool.Slot, dir string) (*profiler.Summary, error) {
-	target := improved(w)
+	target := improved(w, j.opts.MinSpeedup)
 	if target == nil {
 		return nil, nil // nothing improved in Go benchmarks: a --bench command measured it
 	}
@@ -178,14 +178,15 @@ type profileTarget struct {
 }
 
 // improved picks the package whose benchmark improved most, and the
-// benchmarks of that package that were judged faster.
-func improved(w *cand) *profileTarget {
+// benchmarks of that package labelled faster by the one rule
+// (BenchResult.Label): the benchmarks that changed.
+func improved(w *cand, minSpeedup float64) *profileTarget {
 	if w.measured == nil || len(w.measured.goBench) == 0 {
 		return nil
 	}
 	var best *BenchResult
 	for i, b := range w.res.Benchmarks {
-		if !b.Exact && b.Verdict == VerdictFaster && (best == nil || b.Speedup > best.Speedup) {
+		if !b.Exact && b.Label(minSpeedup) == VerdictFaster && (best == nil || b.Speedup > best.Speedup) {
 			best = &w.res.Benchmarks[i]
 		}
 	}
@@ -206,7 +207,7 @@ func improved(w *cand) *profileTarget {
 		if b.Exact && b.Speedup != 1 && samePackage(w, b.Name, t.bench) {
 			t.allocs = true
 		}
-		if !b.Exact && b.Verdict == VerdictFaster && samePackage(w, b.Name, t.bench) {
+		if !b.Exact && b.Label(minSpeedup) == VerdictFaster && samePackage(w, b.Name, t.bench) {
 			names = append(names, b.Name)
 		}
 	}

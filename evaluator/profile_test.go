@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
@@ -231,5 +233,32 @@ func TestBenchPattern(t *testing.T) {
 		if !slices.Equal(slices.Compact(got), want) {
 			t.Errorf("benchPattern(%q) = %q ran %q, want %q", tt.names, pattern, slices.Compact(got), want)
 		}
+	}
+}
+
+// TestImproved_TheChangedBenchmarks: a winner faster on 2 of its 8
+// benchmarks (issue 36) is profiled on those two, whose intervals clear
+// the threshold, though they were stored labelled not-faster, and not on
+// the six that did not change.
+func TestImproved_TheChangedBenchmarks(t *testing.T) {
+	names := []string{"BenchmarkGet", "BenchmarkPut", "BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD", "BenchmarkE", "BenchmarkF"}
+	pkg := gobench.Package{ImportPath: "example.com/kv", Dir: ".", Benchmarks: names}
+	w := &cand{measured: &measured{}}
+	for i, name := range names {
+		row := BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Speedup: 1, CI: [2]float64{0.97, 1.03}, Pairs: 10}
+		if i < 2 {
+			row.Speedup, row.CI = 2.99, [2]float64{2.85, 3.15}
+		}
+		row.Verdict = VerdictNotFaster
+		w.res.Benchmarks = append(w.res.Benchmarks, row)
+		w.measured.goBench = append(w.measured.goBench, &measure.GoBench{Pkg: pkg, Name: name})
+	}
+	w.res.FasterOn = names[:2]
+	tg := improved(w, DefaultMinSpeedup)
+	if tg == nil {
+		t.Fatal("the winner faster on 2 of 8 benchmarks is not profiled")
+	}
+	if want := "^(BenchmarkGet|BenchmarkPut)$"; tg.pattern != want {
+		t.Errorf("profiled on %q, want %q: the benchmarks that changed", tg.pattern, want)
 	}
 }
