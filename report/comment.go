@@ -102,7 +102,7 @@ func commentHeadline(rep *result.Report, g Gate) string {
 			what += ": " + mdText(c.Note)
 		}
 	case result.VerdictWinner, result.VerdictFaster:
-		what = fmt.Sprintf("**faster**, %s %s", speedupText(c.Speedup), ciOf(c))
+		what = fmt.Sprintf("**faster**, %s %s", speedupText(c.Speedup), ciFor(rep, c))
 		if n := len(c.FasterOn); n > 0 && n < timedBenchmarks(c) {
 			what += fmt.Sprintf("; faster on %d of %d benchmarks", n, timedBenchmarks(c))
 		}
@@ -112,16 +112,16 @@ func commentHeadline(rep *result.Report, g Gate) string {
 			what += fmt.Sprintf("; slower on %d of %d benchmarks", n, timedBenchmarks(c))
 		}
 	case result.VerdictOverfit, result.VerdictSuspect:
-		what = fmt.Sprintf("**%s**, %s %s: %s", c.Verdict, speedupText(c.Speedup), ciOf(c), mdText(Reason(rep, c)))
+		what = fmt.Sprintf("**%s**, %s %s: %s", c.Verdict, speedupText(c.Speedup), ciFor(rep, c), mdText(Reason(rep, c)))
 	case result.VerdictMixed:
 		f, s := countBenchmarks(c, rep.MinSpeedup)
 		what = fmt.Sprintf("**mixed**, faster on %d and slower on %d of %d benchmarks (%s overall %s)",
-			f, s, timedBenchmarks(c), speedupText(c.Speedup), ciOf(c))
+			f, s, timedBenchmarks(c), speedupText(c.Speedup), ciFor(rep, c))
 	default:
 		if c.Unsettled {
-			what = fmt.Sprintf("**not settled**, %s %s after %d pairs", speedupText(c.Speedup), ciOf(c), c.Pairs)
+			what = fmt.Sprintf("**not settled**, %s %s after %d pairs", speedupText(c.Speedup), ciFor(rep, c), c.Pairs)
 		} else {
-			what = fmt.Sprintf("**no significant speedup**, %s %s", speedupText(c.Speedup), ciOf(c))
+			what = fmt.Sprintf("**no significant speedup**, %s %s", speedupText(c.Speedup), ciFor(rep, c))
 		}
 		if f, _ := countBenchmarks(c, rep.MinSpeedup); f > 0 {
 			what += fmt.Sprintf("; faster on %d of %d benchmarks", f, timedBenchmarks(c))
@@ -269,7 +269,7 @@ func writeCommentCandidates(w io.Writer, rep *result.Report) {
 	fmt.Fprintln(w, "| candidate | verdict | speedup | interval |")
 	fmt.Fprintln(w, "|---|---|---:|---|")
 	for _, c := range rep.Candidates {
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", code(c.Name), mdText(string(c.Verdict)), speedupText(c.Speedup), ciOf(c))
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", code(c.Name), mdText(string(c.Verdict)), speedupText(c.Speedup), ciFor(rep, c))
 	}
 	fmt.Fprint(w, "\n</details>\n\n")
 }

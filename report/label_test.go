@@ -226,3 +226,18 @@ func TestHeadline_TwoOfEight(t *testing.T) {
 		}
 	}
 }
+
+// TestComment_HeadlineDigits: the comment's headline prints an aggregate
+// lower bound of 1.0475 as 1.048× beside "no significant speedup".
+func TestComment_HeadlineDigits(t *testing.T) {
+	rep := rowsReport()
+	rep.Candidates[0].CI = &[2]float64{1.0475, 1.3}
+	var b bytes.Buffer
+	if err := Comment(&b, rep, JudgeGate(rep, "feature", []string{GateRegression})); err != nil {
+		t.Fatal(err)
+	}
+	head := rowLine(t, b.String(), "### optimizer:", "no significant speedup")
+	if !strings.Contains(head, "[1.048×, 1.30×]") {
+		t.Errorf("the headline does not print the lower bound 1.0475 as 1.048×: %q", head)
+	}
+}
