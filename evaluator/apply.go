@@ -17,21 +17,12 @@ import (
 )
 
 // ArtifactsDir is the directory under which job j kept its artifacts: the
-// one its recorded configuration (Options.Config, "artifacts") names, else
-// fallback. A configuration that is not JSON is an error.
-func ArtifactsDir(j store.Job, fallback string) (string, error) {
-	var cfg struct {
-		Artifacts string `json:"artifacts"`
+// one the store recorded (Options.Artifacts), else fallback.
+func ArtifactsDir(j store.Job, fallback string) string {
+	if j.Artifacts == "" {
+		return fallback
 	}
-	if len(j.Config) > 0 {
-		if err := json.Unmarshal(j.Config, &cfg); err != nil {
-			return "", fmt.Errorf("read the recorded configuration of job %s: %w", j.ID, err)
-		}
-	}
-	if cfg.Artifacts == "" {
-		return fallback, nil
-	}
-	return cfg.Artifacts, nil
+	return j.Artifacts
 }
 
 // ChooseCandidate is the candidate of job j to apply: name, or the job's

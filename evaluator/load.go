@@ -21,9 +21,9 @@ func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) 
 		rep.State = j.State
 		return rep, nil
 	}
-	minSpeedup, err := recordedMinSpeedup(j.Config)
-	if err != nil {
-		return nil, fmt.Errorf("job %s: %w", j.ID, err)
+	minSpeedup := j.MinSpeedup
+	if minSpeedup <= 0 {
+		minSpeedup = DefaultMinSpeedup // as Run takes it
 	}
 	rows, err := db.Candidates(ctx, j.ID)
 	if err != nil {
@@ -60,21 +60,6 @@ func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) 
 		rep.Candidates = append(rep.Candidates, res)
 	}
 	return rep, nil
-}
-
-// recordedMinSpeedup is the threshold a job's recorded configuration
-// (Options.Config, as the CLI writes it: min_speedup in percent) names, or
-// DefaultMinSpeedup. A configuration that is not JSON is an error.
-func recordedMinSpeedup(config []byte) (float64, error) {
-	cfg := struct {
-		MinSpeedup float64 `json:"min_speedup"`
-	}{DefaultMinSpeedup * 100}
-	if len(config) > 0 {
-		if err := json.Unmarshal(config, &cfg); err != nil {
-			return 0, fmt.Errorf("read the recorded configuration: %w", err)
-		}
-	}
-	return cfg.MinSpeedup / 100, nil
 }
 
 // DecodeReport reads a stored report.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +48,7 @@ func TestJobReport_WinnerFromRows(t *testing.T) {
 
 // TestJobReport_Stored: a finished job's report comes back as written,
 // its profile as a *profiler.Summary and its state the job's; a rebuilt
-// one takes the threshold its configuration recorded; an unknown id is
+// one takes the threshold the store recorded; an unknown id is
 // store.ErrNotFound.
 func TestJobReport_Stored(t *testing.T) {
 	ctx := context.Background()
@@ -61,7 +60,7 @@ func TestJobReport_Stored(t *testing.T) {
 	now := time.Now()
 	for _, id := range []string{"20260101-000000-aaaaaaaaaaaa", "20260101-000000-bbbbbbbbbbbb"} {
 		job := store.Job{ID: id, Kind: "run", Repo: "/r", Base: "b", Parallel: 1, PID: 1,
-			Config: []byte(`{"min_speedup": 12.5}`), State: "running", Started: now}
+			MinSpeedup: 0.125, State: "running", Started: now}
 		if err := db.StartJob(ctx, job, []store.Candidate{{JobID: id, Name: "a", Verdict: "pending", Updated: now}}); err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +93,7 @@ func TestJobReport_Stored(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rebuilt.MinSpeedup != 0.125 || rebuilt.State != "running" || rebuilt.Candidates[0].Verdict != VerdictPending {
-		t.Errorf("rebuilt = %+v, want min speedup 0.125 from the config, running, a pending", rebuilt)
+		t.Errorf("rebuilt = %+v, want min speedup 0.125 as recorded, running, a pending", rebuilt)
 	}
 
 	if _, err := loadReport(ctx, db, "nosuchjob"); !errors.Is(err, store.ErrNotFound) {
@@ -109,23 +108,4 @@ func loadReport(ctx context.Context, db *store.DB, id string) (*Report, error) {
 		return nil, err
 	}
 	return JobReport(ctx, db, j)
-}
-
-// TestRecordedConfig_NotJSON: a job whose recorded configuration is not
-// JSON is an error for apply and for the rebuilt report, not the defaults.
-func TestRecordedConfig_NotJSON(t *testing.T) {
-	j := store.Job{ID: "job-1", Config: []byte(`{"artifacts": "/a", `)}
-	if dir, err := ArtifactsDir(j, "/fallback"); err == nil || !strings.Contains(err.Error(), "recorded configuration of job job-1") {
-		t.Errorf("ArtifactsDir = %q, %v; want an error naming the job", dir, err)
-	}
-	if m, err := recordedMinSpeedup(j.Config); err == nil {
-		t.Errorf("recordedMinSpeedup = %v, want an error", m)
-	}
-	j.Config = []byte(`{"artifacts": "/a", "min_speedup": 10}`)
-	if dir, err := ArtifactsDir(j, "/fallback"); err != nil || dir != "/a" {
-		t.Errorf("ArtifactsDir = %q, %v; want /a", dir, err)
-	}
-	if m, err := recordedMinSpeedup(j.Config); err != nil || m != 0.1 {
-		t.Errorf("recordedMinSpeedup = %v, %v; want 0.1", m, err)
-	}
 }

@@ -43,6 +43,8 @@ func (j *job) record(ctx context.Context) error {
 		Shards:     shardsOf(j.opts.Shard),
 		Test:       j.test,
 		BenchKey:   j.benchKey,
+		MinSpeedup: j.opts.MinSpeedup,
+		Artifacts:  j.opts.Artifacts,
 	}, rows)
 	if err != nil {
 		return err

@@ -264,3 +264,60 @@ func TestOpen_ConcurrentNewFile(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestMigrate_JobSettings: migration 0010 fills the threshold and the
+// artifacts directory of older jobs from their recorded configuration
+// (min_speedup in percent), with 5% and none where it says nothing or is
+// not JSON.
+func TestMigrate_JobSettings(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "optimizer.db")
+	all, err := loadMigrations(migrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := fstest.MapFS{}
+	for _, m := range all {
+		if m.version < 10 {
+			old["migrations/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+		}
+	}
+	w, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := &DB{w: w}
+	if _, err := pre.migrate(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	configs := map[string]any{
+		"set":     `{"min_speedup": 12.5, "artifacts": "/a", "test": "make"}`,
+		"silent":  `{"test": "make"}`,
+		"none":    nil,
+		"notjson": `{"artifacts": "/a", `,
+	}
+	for id, config := range configs {
+		if _, err := w.Exec(`INSERT INTO jobs (id, kind, repo, base, parallel, pid, config, state, started)
+			VALUES (?, 'run', '/r', 'b', 1, 1, ?, 'finished', '2026-01-01T00:00:00Z')`, id, config); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db := openTestDB(t, path)
+	for _, tt := range []struct {
+		id         string
+		minSpeedup float64
+		artifacts  string
+	}{{"set", 0.125, "/a"}, {"silent", 0.05, ""}, {"none", 0.05, ""}, {"notjson", 0.05, ""}} {
+		j, err := db.Job(ctx, tt.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.MinSpeedup != tt.minSpeedup || j.Artifacts != tt.artifacts {
+			t.Errorf("%s: min_speedup %v, artifacts %q; want %v, %q", tt.id, j.MinSpeedup, j.Artifacts, tt.minSpeedup, tt.artifacts)
+		}
+	}
+}

@@ -35,16 +35,18 @@ var testTime = time.Date(2026, 3, 4, 5, 6, 7, 890123400, time.FixedZone("X", 360
 // newJob returns a complete running job with this id.
 func newJob(id string) Job {
 	return Job{
-		ID:       id,
-		Kind:     "run",
-		Repo:     "/src/repo",
-		Base:     "0123456789abcdef0123456789abcdef01234567",
-		Parallel: 4,
-		PID:      4242,
-		Config:   []byte(`{"parallel":4}`),
-		BenchKey: "bench-key",
-		State:    "running",
-		Started:  testTime,
+		ID:         id,
+		Kind:       "run",
+		Repo:       "/src/repo",
+		Base:       "0123456789abcdef0123456789abcdef01234567",
+		Parallel:   4,
+		PID:        4242,
+		Config:     []byte(`{"parallel":4}`),
+		BenchKey:   "bench-key",
+		MinSpeedup: 0.025,
+		Artifacts:  "/src/repo/.git/optimizer/artifacts",
+		State:      "running",
+		Started:    testTime,
 	}
 }
 

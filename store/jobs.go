@@ -36,6 +36,12 @@ type Job struct {
 	// later job like it can start from the pairs its benchmarks took
 	// (BenchHistory); "" for none.
 	BenchKey string
+	// MinSpeedup is the threshold the job judged with, as a fraction:
+	// 0.05 is 5%.
+	MinSpeedup float64
+	// Artifacts is the directory of the job's kept changes and profiles;
+	// "" for none recorded.
+	Artifacts string
 }
 
 // Job states that this package sets or looks for.
@@ -44,15 +50,15 @@ const (
 	stateInterrupted = "interrupted"
 )
 
-const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, state, winner, report, error, started, finished, shards, test, bench_key`
+const jobColumns = `id, kind, repo, base, parallel, pid, owner_start, config, state, winner, report, error, started, finished, shards, test, bench_key, min_speedup, artifacts`
 
 // insertJob inserts a row of jobColumns: its arguments are jobArgs.
-const insertJob = `INSERT INTO jobs (` + jobColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const insertJob = `INSERT INTO jobs (` + jobColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // jobArgs is insertJob's arguments for j.
 func jobArgs(j Job) []any {
 	return []any{j.ID, j.Kind, j.Repo, j.Base, j.Parallel, j.PID, j.OwnerStart, jsonArg(j.Config), j.State, j.Winner,
-		jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished), j.Shards, j.Test, j.BenchKey}
+		jsonArg(j.Report), j.Error, timeArg(orNow(j.Started)), timeArg(j.Finished), j.Shards, j.Test, j.BenchKey, j.MinSpeedup, j.Artifacts}
 }
 
 // CreateJob inserts j. An empty State is "running", a zero Started is now.
@@ -138,6 +144,6 @@ func (db *DB) Jobs(ctx context.Context, limit int) ([]Job, error) {
 func scanJob(s scanner) (Job, error) {
 	var j Job
 	err := s.Scan(&j.ID, &j.Kind, &j.Repo, &j.Base, &j.Parallel, &j.PID, &j.OwnerStart, &j.Config, &j.State, &j.Winner,
-		&j.Report, &j.Error, timeCol{&j.Started}, timeCol{&j.Finished}, &j.Shards, &j.Test, &j.BenchKey)
+		&j.Report, &j.Error, timeCol{&j.Started}, timeCol{&j.Finished}, &j.Shards, &j.Test, &j.BenchKey, &j.MinSpeedup, &j.Artifacts)
 	return j, err
 }

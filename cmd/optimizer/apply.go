@@ -70,10 +70,7 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	if note != "" {
 		fmt.Fprintf(stderr, "optimizer: note: %s\n", note)
 	}
-	artifacts, err := evaluator.ArtifactsDir(j, r.ArtifactsDir())
-	if err != nil {
-		return err
-	}
+	artifacts := evaluator.ArtifactsDir(j, r.ArtifactsDir())
 	if _, err := os.Stat(filepath.Join(artifacts, j.ID)); j.Kind == "watch" && errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("job %s kept no candidate changes: its artifacts (%s) were removed, as watch keeps them only for evaluations with a winner and the last %d others",
 			j.ID, filepath.Join(artifacts, j.ID), watch.DefaultKeptArtifacts)
