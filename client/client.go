@@ -15,8 +15,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/api"
 )
 
 // SocketEnv names the environment variable that names the daemon's socket,
@@ -38,43 +39,6 @@ var (
 	// ErrNoDaemon: nothing answers on the socket.
 	ErrNoDaemon = errors.New("no daemon answers")
 )
-
-// APIError is an error answer of the daemon.
-type APIError struct {
-	Status  int
-	Message string
-	Field   string
-}
-
-func (e *APIError) Error() string {
-	if e.Field != "" {
-		return fmt.Sprintf("daemon: %s (field %s; HTTP %d)", e.Message, e.Field, e.Status)
-	}
-	return fmt.Sprintf("daemon: %s (HTTP %d)", e.Message, e.Status)
-}
-
-// CheckSocketDir returns an error unless the directory holding the socket
-// at path belongs to this user and no one else may write to it. Anyone who
-// can write there can put a socket of their own in the daemon's place and
-// receive the jobs, and so the code, that clients send.
-func CheckSocketDir(path string) error {
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	if int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("socket directory %s belongs to uid %d, not to this user (%d): remove it, or pass --socket", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("socket directory %s may be written by others (mode %v): chmod go-w it, or pass --socket", dir, fi.Mode().Perm())
-	}
-	return nil
-}
 
 // Client talks to one daemon. It is safe for concurrent use.
 type Client struct {
@@ -103,7 +67,7 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 func New(path string) *Client {
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			if err := CheckSocketDir(path); err != nil {
+			if err := api.CheckSocketDir(path); err != nil {
 				return nil, err
 			}
 			var d net.Dialer
@@ -134,22 +98,22 @@ func (c *Client) Available(ctx context.Context) bool {
 }
 
 // Health asks the daemon how it is.
-func (c *Client) Health(ctx context.Context) (Health, error) {
-	var h Health
+func (c *Client) Health(ctx context.Context) (api.Health, error) {
+	var h api.Health
 	err := c.do(ctx, http.MethodGet, "/v1/health", nil, http.StatusOK, &h)
 	return h, err
 }
 
 // Submit sends a job and returns its id once the daemon has recorded it.
-func (c *Client) Submit(ctx context.Context, req JobRequest) (Submitted, error) {
-	var s Submitted
+func (c *Client) Submit(ctx context.Context, req api.JobRequest) (api.Submitted, error) {
+	var s api.Submitted
 	err := c.do(ctx, http.MethodPost, "/v1/jobs", req, http.StatusAccepted, &s)
 	return s, err
 }
 
 // Job reads one job, with its report (partial while it runs).
-func (c *Client) Job(ctx context.Context, id string) (Job, error) {
-	var j Job
+func (c *Client) Job(ctx context.Context, id string) (api.Job, error) {
+	var j api.Job
 	err := c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), nil, http.StatusOK, &j)
 	return j, err
 }
@@ -163,7 +127,7 @@ type ListOptions struct {
 }
 
 // Jobs lists jobs, newest first.
-func (c *Client) Jobs(ctx context.Context, o ListOptions) (JobList, error) {
+func (c *Client) Jobs(ctx context.Context, o ListOptions) (api.JobList, error) {
 	q := url.Values{}
 	if o.Repo != "" {
 		q.Set("repo", o.Repo)
@@ -181,7 +145,7 @@ func (c *Client) Jobs(ctx context.Context, o ListOptions) (JobList, error) {
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var l JobList
+	var l api.JobList
 	err := c.do(ctx, http.MethodGet, path, nil, http.StatusOK, &l)
 	return l, err
 }
@@ -200,8 +164,8 @@ func (c *Client) Report(ctx context.Context, id, format string) ([]byte, error) 
 }
 
 // Cancel cancels a job: its processes are killed and its slots released.
-func (c *Client) Cancel(ctx context.Context, id string) (Job, error) {
-	var j Job
+func (c *Client) Cancel(ctx context.Context, id string) (api.Job, error) {
+	var j api.Job
 	err := c.do(ctx, http.MethodDelete, "/v1/jobs/"+url.PathEscape(id), nil, http.StatusOK, &j)
 	return j, err
 }
@@ -246,13 +210,13 @@ type Notice struct {
 // ctx's end. A broken stream is resumed with Last-Event-ID; a daemon that
 // went away is tried again, for up to c.Reconnect, and then the error is
 // a *GoneError.
-func (c *Client) Events(ctx context.Context, id string, after uint64, fn func(Event) error) error {
+func (c *Client) Events(ctx context.Context, id string, after uint64, fn func(api.Event) error) error {
 	return c.events(ctx, id, after, fn, nil)
 }
 
 // events is Events, telling notify (when set) when the daemon goes away
 // and when it answers again.
-func (c *Client) events(ctx context.Context, id string, after uint64, fn func(Event) error, notify func(Notice)) error {
+func (c *Client) events(ctx context.Context, id string, after uint64, fn func(api.Event) error, notify func(Notice)) error {
 	var gone time.Time // zero while the daemon answers
 	tries, stalls := 0, 0
 	for {
@@ -265,7 +229,7 @@ func (c *Client) events(ctx context.Context, id string, after uint64, fn func(Ev
 		if ended || ctx.Err() != nil {
 			return err
 		}
-		var apiErr *APIError
+		var apiErr *api.Error
 		if errors.As(err, &apiErr) {
 			return err
 		}
@@ -321,7 +285,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // stream reads one SSE connection, calling answered once the daemon
 // answers. It returns the last seq read, whether the stream is over for
 // good (the job ended, or fn failed), and whether the daemon answered.
-func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(Event) error, answered func()) (last uint64, ended, connected bool, _ error) {
+func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(api.Event) error, answered func()) (last uint64, ended, connected bool, _ error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
 	if err != nil {
 		return after, true, false, err
@@ -349,7 +313,7 @@ func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(
 		case strings.HasPrefix(line, "data:"):
 			data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
 		case line == "" && data.Len() > 0:
-			var e Event
+			var e api.Event
 			if err := json.Unmarshal(data.Bytes(), &e); err != nil {
 				return after, true, true, fmt.Errorf("event stream: %w", err)
 			}
@@ -358,7 +322,7 @@ func (c *Client) stream(ctx context.Context, path string, after uint64, fn func(
 			if err := fn(e); err != nil {
 				return after, true, true, err
 			}
-			if e.Kind == EventEnded {
+			if e.Kind == api.EventEnded {
 				return after, true, true, nil
 			}
 		}
@@ -426,11 +390,12 @@ func (c *Client) do(ctx context.Context, method, path string, body any, want int
 
 func readError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var e Error
-	if json.Unmarshal(b, &e) != nil || e.Error == "" {
-		e.Error = strings.TrimSpace(string(b))
+	var e api.Error
+	if json.Unmarshal(b, &e) != nil || e.Message == "" {
+		e.Message = strings.TrimSpace(string(b))
 	}
-	return &APIError{Status: resp.StatusCode, Message: e.Error, Field: e.Field}
+	e.Status = resp.StatusCode
+	return &e
 }
 
 // Socket returns the unix socket the client talks to; "" over TCP.

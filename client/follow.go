@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
@@ -28,14 +29,14 @@ const CancelTimeout = time.Minute
 // job as the cancel left it and ctx's error; a job that had ended already
 // (409) is no error of the cancel. Its other errors say which step failed:
 // following, reading or cancelling the job.
-func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Event)) (Job, error) {
+func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Event)) (api.Job, error) {
 	notify := func(n Notice) {
 		if each != nil {
 			each(evaluator.Event{Kind: evaluator.EventWarning, Time: time.Now(), Message: n.message(id)})
 		}
 	}
-	err := c.events(ctx, id, 0, func(e Event) error {
-		if each != nil && e.Kind != EventQueued && e.Kind != EventEnded {
+	err := c.events(ctx, id, 0, func(e api.Event) error {
+		if each != nil && e.Kind != api.EventQueued && e.Kind != api.EventEnded {
 			each(e.Evaluator())
 		}
 		return nil
@@ -44,19 +45,19 @@ func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Even
 	defer cancel()
 	if ctx.Err() != nil {
 		j, cerr := c.Cancel(bg, id)
-		var apiErr *APIError
+		var apiErr *api.Error
 		if cerr != nil && !(errors.As(cerr, &apiErr) && apiErr.Status == http.StatusConflict) {
-			return Job{}, fmt.Errorf("cancel job %s on the daemon: %w", id, cerr)
+			return api.Job{}, fmt.Errorf("cancel job %s on the daemon: %w", id, cerr)
 		}
 		return j, ctx.Err()
 	}
 	if err != nil {
-		return Job{}, fmt.Errorf("follow job %s: %w", id, err)
+		return api.Job{}, fmt.Errorf("follow job %s: %w", id, err)
 	}
 	j, err := c.jobAfterEnd(ctx, id)
 	switch {
 	case err != nil:
-		return Job{}, fmt.Errorf("read job %s: %w", id, err)
+		return api.Job{}, fmt.Errorf("read job %s: %w", id, err)
 	case j.Error != "":
 		return j, errors.New(j.Error)
 	}
@@ -65,7 +66,7 @@ func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Even
 
 // jobAfterEnd reads a job that has ended, trying a daemon that went away
 // meanwhile for up to c.Reconnect.
-func (c *Client) jobAfterEnd(ctx context.Context, id string) (Job, error) {
+func (c *Client) jobAfterEnd(ctx context.Context, id string) (api.Job, error) {
 	var gone time.Time
 	for tries := 1; ; tries++ {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CancelTimeout)

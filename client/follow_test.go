@@ -13,14 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
 // fakeDaemon answers one job's routes: its events (then, unless hold, its
 // end), the job, and a cancel with the status cancelStatus.
 type fakeDaemon struct {
-	job          Job
-	events       []Event
+	job          api.Job
+	events       []api.Event
 	hold         bool // the stream stays open after the events, until the client goes
 	cancelStatus int
 	cancels      atomic.Int32
@@ -41,7 +42,7 @@ func (d *fakeDaemon) start(t *testing.T) *Client {
 			<-r.Context().Done()
 			return
 		}
-		b, _ := json.Marshal(Event{Seq: uint64(len(d.events) + 1), Kind: EventEnded, Message: d.job.State})
+		b, _ := json.Marshal(api.Event{Seq: uint64(len(d.events) + 1), Kind: api.EventEnded, Message: d.job.State})
 		fmt.Fprintf(w, "data: %s\n\n", b)
 	})
 	mux.HandleFunc("GET /v1/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +52,7 @@ func (d *fakeDaemon) start(t *testing.T) *Client {
 		d.cancels.Add(1)
 		w.WriteHeader(d.cancelStatus)
 		if d.cancelStatus != http.StatusOK {
-			json.NewEncoder(w).Encode(Error{Error: "job " + r.PathValue("id") + " has ended"})
+			json.NewEncoder(w).Encode(api.Error{Message: "job " + r.PathValue("id") + " has ended"})
 			return
 		}
 		j := d.job
@@ -65,8 +66,8 @@ func (d *fakeDaemon) start(t *testing.T) *Client {
 
 func TestClient_Follow(t *testing.T) {
 	rep := &evaluator.Report{Job: "run1"}
-	d := &fakeDaemon{job: Job{ID: "j1", State: "finished", Report: rep}, events: []Event{
-		{Kind: EventQueued, Message: "queued"},
+	d := &fakeDaemon{job: api.Job{ID: "j1", State: "finished", Report: rep}, events: []api.Event{
+		{Kind: api.EventQueued, Message: "queued"},
 		{Kind: string(evaluator.EventJobStart), Total: 2},
 		{Kind: string(evaluator.EventDone), Candidate: "a", Done: 1},
 	}}
@@ -87,7 +88,7 @@ func TestClient_Follow(t *testing.T) {
 // TestClient_FollowFailed: a job that ended with an error returns it, and
 // the job as it ended.
 func TestClient_FollowFailed(t *testing.T) {
-	d := &fakeDaemon{job: Job{ID: "j1", State: "failed", Error: "open slot pool: no space"}}
+	d := &fakeDaemon{job: api.Job{ID: "j1", State: "failed", Error: "open slot pool: no space"}}
 	j, err := d.start(t).Follow(context.Background(), "j1", nil)
 	if err == nil || err.Error() != "open slot pool: no space" || j.State != "failed" {
 		t.Errorf("Follow = %+v, %v; want the job's own error", j, err)
@@ -109,8 +110,8 @@ func TestClient_FollowCancel(t *testing.T) {
 		{"CancelFails", http.StatusInternalServerError, "", "cancel job j1 on the daemon: "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := &fakeDaemon{job: Job{ID: "j1", State: "running"}, hold: true, cancelStatus: tt.status,
-				events: []Event{{Kind: string(evaluator.EventJobStart), Total: 1}}}
+			d := &fakeDaemon{job: api.Job{ID: "j1", State: "running"}, hold: true, cancelStatus: tt.status,
+				events: []api.Event{{Kind: string(evaluator.EventJobStart), Total: 1}}}
 			c := d.start(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

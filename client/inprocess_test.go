@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/api"
 )
 
 // TestNewInProcess: a response streams as the handler writes it, its
@@ -54,7 +56,7 @@ func TestNewInProcess_Errors(t *testing.T) {
 		w.Write([]byte(`{"error": "no job \"x\"", "field": "id"}`))
 	})
 	_, err := NewInProcess(h).Job(context.Background(), "x")
-	apiErr, ok := err.(*APIError)
+	apiErr, ok := err.(*api.Error)
 	if !ok || apiErr.Status != http.StatusNotFound || apiErr.Message != `no job "x"` || apiErr.Field != "id" {
 		t.Errorf("error %#v, want a 404 APIError naming the job", err)
 	}

@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // Session is a watch session's evaluations on the daemon. Each is a job of
@@ -27,14 +28,14 @@ func (c *Client) NewSession() *Session {
 	return &Session{c: c, id: "watch-" + hex.EncodeToString(b[:])}
 }
 
-// Evaluate is watch.Session's Evaluate through the daemon: it submits the
-// job opts describes, sends its events to opts.Events as the job goes, and
-// returns its report. The end of ctx cancels the job on the daemon. The
-// candidates go inline (InlineCandidate), so they need not be on the
-// daemon's disk.
-func (s *Session) Evaluate(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
-	req := JobRequest{Repo: opts.Repo, Base: opts.Base, Kind: "watch", Session: s.id, Options: JobOptionsOf(opts)}
-	for _, cand := range opts.Candidates {
+// Evaluate is a watch session's job through the daemon: it submits the
+// candidates against base in repo with the settings of spec, sends the
+// job's events to events (when not nil) as it goes, and returns its
+// report. The end of ctx cancels the job on the daemon. The candidates go
+// inline (InlineCandidate), so they need not be on the daemon's disk.
+func (s *Session) Evaluate(ctx context.Context, repo, base string, spec jobspec.Spec, cands []candidate.Candidate, events chan<- evaluator.Event) (*evaluator.Report, error) {
+	req := api.JobRequest{Repo: repo, Base: base, Kind: "watch", Session: s.id, Options: spec}
+	for _, cand := range cands {
 		line, err := InlineCandidate(cand)
 		if err != nil {
 			return nil, err
@@ -46,8 +47,8 @@ func (s *Session) Evaluate(ctx context.Context, opts evaluator.Options) (*evalua
 		return nil, fmt.Errorf("submit to the daemon: %w", err)
 	}
 	var each func(evaluator.Event)
-	if opts.Events != nil {
-		each = func(e evaluator.Event) { opts.Events <- e }
+	if events != nil {
+		each = func(e evaluator.Event) { events <- e }
 	}
 	j, err := s.c.Follow(ctx, sub.ID, each)
 	return j.Report, err
@@ -80,33 +81,4 @@ func InlineCandidate(c candidate.Candidate) (json.RawMessage, error) {
 		line["files"] = files
 	}
 	return json.Marshal(line)
-}
-
-// envMap is KEY=VALUE pairs as a map; nil for none.
-func envMap(env []string) map[string]string {
-	if len(env) == 0 {
-		return nil
-	}
-	m := make(map[string]string, len(env))
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
-	return m
-}
-
-// JobOptionsOf is the daemon's form of an evaluator's options: the
-// inverse of the daemon's reading of JobOptions.
-func JobOptionsOf(o evaluator.Options) JobOptions {
-	return JobOptions{
-		Test: o.Test, TestReports: o.TestReports, Bench: o.Bench,
-		BenchFormat: o.BenchFormat, BenchReports: o.BenchReports, Setup: o.Setup, CopyFiles: o.CopyFiles,
-		Timeout: o.Timeout.String(), MinSpeedup: o.MinSpeedup * 100, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs,
-		BenchBudget: o.Budget.String(), Metric: string(o.Metric), BenchFilter: o.BenchFilter, BenchArgs: o.BenchArgs,
-		BuildFlags: o.BuildFlags, NoPin: !o.Pin, MemLimit: o.MemLimit, Sandbox: string(o.Sandbox), SandboxNet: o.SandboxNet,
-		NoiseCheck: o.NoiseCheck, All: o.All, TrustCandidateTests: o.TrustCandidateTests,
-		NoProfile: !o.Profile && o.ProfileCmd == "", ProfileCmd: o.ProfileCmd, Parallel: o.Parallel, Config: o.Config,
-		NoCache: o.NoCache, Quick: o.Quick, Env: envMap(o.Env),
-	}
 }

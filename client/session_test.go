@@ -1,12 +1,9 @@
 package client
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 )
 
@@ -36,21 +33,5 @@ func TestInlineCandidate(t *testing.T) {
 				t.Errorf("InlineCandidate = %s, %v; want %s", got, err, tt.want)
 			}
 		})
-	}
-}
-
-// TestJobOptionsOf: the fields whose form differs between the two: a
-// fraction against a percentage, durations as text, and negated switches.
-func TestJobOptionsOf(t *testing.T) {
-	o := JobOptionsOf(evaluator.Options{MinSpeedup: 0.25, Timeout: 90 * time.Second, Budget: time.Minute, Pin: true, ProfileCmd: "perf"})
-	b, _ := json.Marshal(o)
-	if o.MinSpeedup != 25 || o.Timeout != "1m30s" || o.BenchBudget != "1m0s" || o.NoPin || o.NoProfile || o.ProfileCmd != "perf" {
-		t.Errorf("JobOptionsOf = %s", b)
-	}
-	if o := JobOptionsOf(evaluator.Options{Profile: true}); o.NoProfile || !o.NoPin {
-		t.Errorf("with Go profiles and no pinning: %+v", o)
-	}
-	if o := JobOptionsOf(evaluator.Options{}); !o.NoProfile {
-		t.Errorf("with no profile: %+v", o)
 	}
 }

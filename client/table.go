@@ -5,6 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/api"
 )
 
 // Active are the states of jobs not yet ended, for ListOptions.States.
@@ -13,7 +15,7 @@ var Active = []string{"queued", "running"}
 // WriteJobs writes jobs as optimizer jobs shows them: a table with one
 // line per job, its base shortened to 12 digits and its submission time in
 // the local zone, or "no jobs".
-func WriteJobs(w io.Writer, jobs []Job) error {
+func WriteJobs(w io.Writer, jobs []api.Job) error {
 	if len(jobs) == 0 {
 		_, err := fmt.Fprintln(w, "no jobs")
 		return err

@@ -4,17 +4,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/api"
 )
 
 func TestWriteJobs(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	for _, tt := range []struct {
 		name string
-		jobs []Job
+		jobs []api.Job
 		want string
 	}{
 		{"None", nil, "no jobs\n"},
-		{"Two", []Job{
+		{"Two", []api.Job{
 			{ID: "j-2", State: "queued", Submitted: at, Repo: "/src/long-repository", Base: "0123456789abcdef0123456789abcdef01234567"},
 			{ID: "j-1", State: "finished", Submitted: at, Repo: "/r", Base: "abc", RunID: "run-1"},
 		}, strings.Join([]string{

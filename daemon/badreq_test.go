@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 )
 
@@ -44,6 +45,7 @@ func TestServer_BadRequests(t *testing.T) {
 		host   string
 		status int
 		field  string
+		msg    string // a part of the message, when it matters
 	}{
 		{name: "BadJSON", body: `{"repo": `, status: 400},
 		{name: "NotJSON", body: `repo=/x`, status: 400},
@@ -78,7 +80,11 @@ func TestServer_BadRequests(t *testing.T) {
 		{name: "RelativeCandidatePath", body: fmt.Sprintf(`{"repo": %q, "candidate_paths": ["cands"], "options": {"test": "true"}}`, repo), status: 400, field: "candidate_paths[0]"},
 		{name: "MissingCandidatePath", body: fmt.Sprintf(`{"repo": %q, "candidate_paths": [%q], "options": {"test": "true"}}`, repo, filepath.Join(notGit, "none.jsonl")), status: 422, field: "candidate_paths[0]"},
 		{name: "UnknownCandidateRef", body: fmt.Sprintf(`{"repo": %q, "candidate_refs": ["nope"], "options": {"test": "true"}}`, repo), status: 422, field: "candidate_refs[0]"},
-		{name: "BadDuration", body: job(repo, "")[:0] + fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"timeout": "ten minutes"}}`, repo, good), status: 400, field: "options.timeout"},
+		{name: "BadDuration", body: job(repo, "")[:0] + fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"timeout": "ten minutes"}}`, repo, good), status: 400, field: "options.timeout",
+			msg: `"ten minutes" is no positive duration (say 90s or 10m)`},
+		{name: "NegativeDuration", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"bench_budget": "-5s"}}`, repo, good), status: 400, field: "options.bench_budget",
+			msg: `"-5s" is no positive duration`},
+		{name: "ConfigNotObject", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"config": [1]}}`, repo, good), status: 400, field: "options.config"},
 		{name: "BadMetric", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"metric": "speed"}}`, repo, good), status: 400, field: "options.metric"},
 		{name: "BadSandbox", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"sandbox": "maybe"}}`, repo, good), status: 400, field: "options.sandbox"},
 		{name: "CopyFileEscapes", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"copy_files": ["../secret"]}}`, repo, good), status: 400, field: "options.copy_files[0]"},
@@ -130,12 +136,15 @@ func TestServer_BadRequests(t *testing.T) {
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
-			var e client.Error
-			if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
+			var e api.Error
+			if err := json.Unmarshal(body, &e); err != nil || e.Message == "" {
 				t.Fatalf("body is no JSON error: %v: %s", err, body)
 			}
 			if e.Field != tt.field {
-				t.Errorf("field %q, want %q (error: %s)", e.Field, tt.field, e.Error)
+				t.Errorf("field %q, want %q (error: %s)", e.Field, tt.field, e.Message)
+			}
+			if !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("message %q, want it to say %q", e.Message, tt.msg)
 			}
 		})
 	}

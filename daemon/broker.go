@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -57,19 +57,19 @@ type Broker struct {
 	seq    uint64
 	jobs   map[string]*jobLog
 	ended  []string // ended jobs, oldest first, whose logs are kept
-	global []client.Event
+	global []api.Event
 	subs   map[*subscriber]struct{}
 }
 
 type jobLog struct {
-	events  []client.Event
+	events  []api.Event
 	ended   bool
 	trimmed bool // events were dropped from the front: the store has them
 }
 
 type subscriber struct {
 	job string // "" is every job
-	ch  chan client.Event
+	ch  chan api.Event
 }
 
 // NewBroker returns an empty broker, in memory only, whose first event will
@@ -108,7 +108,7 @@ func (b *Broker) jobLog(job string) *jobLog {
 	l := &jobLog{}
 	l.events, _ = b.stored(job, 0)
 	l.trimmed = len(l.events) == MaxJobEvents
-	if n := len(l.events); n > 0 && l.events[n-1].Kind == client.EventEnded {
+	if n := len(l.events); n > 0 && l.events[n-1].Kind == api.EventEnded {
 		b.markEnded(job, l)
 	}
 	b.jobs[job] = l
@@ -118,7 +118,7 @@ func (b *Broker) jobLog(job string) *jobLog {
 // stored reads the events of job ("": every job) after seq from the store,
 // the newest MaxJobEvents of them; b.mu is held. Without a store, or when
 // it cannot be read, it returns none and false.
-func (b *Broker) stored(job string, after uint64) ([]client.Event, bool) {
+func (b *Broker) stored(job string, after uint64) ([]api.Event, bool) {
 	if b.db == nil {
 		return nil, false
 	}
@@ -129,9 +129,9 @@ func (b *Broker) stored(job string, after uint64) ([]client.Event, bool) {
 		b.log.Error("read events", "job", job, "err", err)
 		return nil, false
 	}
-	out := make([]client.Event, 0, len(rows))
+	out := make([]api.Event, 0, len(rows))
 	for _, r := range rows {
-		var e client.Event
+		var e api.Event
 		if err := json.Unmarshal(r.Data, &e); err != nil {
 			b.log.Warn("unreadable stored event", "job", r.Job, "seq", r.Seq, "err", err)
 			continue
@@ -158,7 +158,7 @@ func (b *Broker) markEnded(job string, l *jobLog) {
 
 // record writes e to the store; b.mu is held. A failed write is logged: the
 // event still goes out, and a stream resumed after a restart lacks it.
-func (b *Broker) record(e client.Event) {
+func (b *Broker) record(e api.Event) {
 	if b.db == nil || e.Job == "" {
 		return
 	}
@@ -174,9 +174,9 @@ func (b *Broker) record(e client.Event) {
 }
 
 // Publish numbers e, records it, and sends it to the subscribers of its
-// job and of all jobs. An event of kind client.EventEnded closes the job's
+// job and of all jobs. An event of kind api.EventEnded closes the job's
 // log.
-func (b *Broker) Publish(e client.Event) client.Event {
+func (b *Broker) Publish(e api.Event) api.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	l := b.jobLog(e.Job)
@@ -192,7 +192,7 @@ func (b *Broker) Publish(e client.Event) client.Event {
 		b.global = append(b.global[:0:0], b.global[len(b.global)/2:]...)
 	}
 	b.global = append(b.global, e)
-	if e.Kind == client.EventEnded {
+	if e.Kind == api.EventEnded {
 		b.markEnded(e.Job, l)
 	}
 	for s := range b.subs {
@@ -212,14 +212,14 @@ func (b *Broker) Publish(e client.Event) client.Event {
 // Subscribe returns the events of job (every job, for "") with a sequence
 // number above lastEventID: first those the broker holds or the store
 // has, then new ones as they are published. The channel is closed when ctx
-// ends, after a job's client.EventEnded has been sent (for a job's stream),
+// ends, after a job's api.EventEnded has been sent (for a job's stream),
 // or when the reader falls too far behind; a reader resumes then by
 // subscribing again with the last Seq it read. A job that neither the
 // broker nor the store has events of is ErrUnknownJob: the caller checks
 // the queue for it.
-func (b *Broker) Subscribe(ctx context.Context, job string, lastEventID uint64) (<-chan client.Event, error) {
+func (b *Broker) Subscribe(ctx context.Context, job string, lastEventID uint64) (<-chan api.Event, error) {
 	b.mu.Lock()
-	var replay []client.Event
+	var replay []api.Event
 	ended := false
 	if job == "" {
 		replay = b.replayAll(lastEventID)
@@ -240,7 +240,7 @@ func (b *Broker) Subscribe(ctx context.Context, job string, lastEventID uint64) 
 		}
 		ended = l.ended
 	}
-	ch := make(chan client.Event, len(replay)+subBuffer)
+	ch := make(chan api.Event, len(replay)+subBuffer)
 	for _, e := range replay {
 		ch <- e
 	}
@@ -262,7 +262,7 @@ func (b *Broker) Subscribe(ctx context.Context, job string, lastEventID uint64) 
 // replayAll is every job's events after seq: from memory when it holds
 // them all, else from the store (after a restart, or past what memory
 // keeps); b.mu is held.
-func (b *Broker) replayAll(seq uint64) []client.Event {
+func (b *Broker) replayAll(seq uint64) []api.Event {
 	if seq > 0 && (len(b.global) == 0 || b.global[0].Seq > seq+1) {
 		if evs, ok := b.stored("", seq); ok {
 			return evs
@@ -272,8 +272,8 @@ func (b *Broker) replayAll(seq uint64) []client.Event {
 }
 
 // untilEnded passes a job's events on and closes after its last.
-func (b *Broker) untilEnded(ctx context.Context, in <-chan client.Event) <-chan client.Event {
-	out := make(chan client.Event)
+func (b *Broker) untilEnded(ctx context.Context, in <-chan api.Event) <-chan api.Event {
+	out := make(chan api.Event)
 	go func() { // owned by the subscription: it ends with in or ctx
 		defer close(out)
 		for e := range in {
@@ -282,7 +282,7 @@ func (b *Broker) untilEnded(ctx context.Context, in <-chan client.Event) <-chan 
 			case <-ctx.Done():
 				return
 			}
-			if e.Kind == client.EventEnded {
+			if e.Kind == api.EventEnded {
 				return
 			}
 		}
@@ -306,10 +306,10 @@ func (b *Broker) Last() uint64 {
 	return b.seq
 }
 
-func after(events []client.Event, seq uint64) []client.Event {
+func after(events []api.Event, seq uint64) []api.Event {
 	for i, e := range events {
 		if e.Seq > seq {
-			return append([]client.Event(nil), events[i:]...)
+			return append([]api.Event(nil), events[i:]...)
 		}
 	}
 	return nil

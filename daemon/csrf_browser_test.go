@@ -16,9 +16,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/internal/browser"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -113,18 +115,18 @@ func TestDashboard_CrossOrigin(t *testing.T) {
 
 	// A finished job, whose report the page tries to read, and a running
 	// one, which it tries to cancel.
-	fin, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+	fin, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "secret-candidate-name", map[string]string{"lib.txt": "2\n"})},
-		Options:    client.JobOptions{Test: shellTest, Bench: "none"}})
+		Options:    jobspec.Spec{Test: shellTest, Bench: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if j := waitJob(t, c, fin.ID); j.State != store.QueueFinished {
 		t.Fatalf("the first job ended %s: %s", j.State, j.Error)
 	}
-	run, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+	run, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "slow", map[string]string{"cand": "1\n"})},
-		Options:    client.JobOptions{Test: `if [ -f cand ]; then exec sleep 600; fi; true`, Bench: "none"}})
+		Options:    jobspec.Spec{Test: `if [ -f cand ]; then exec sleep 600; fi; true`, Bench: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/dashboard"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
@@ -281,7 +281,7 @@ func (d dashSource) Subscribe(ctx context.Context, lastEventID string) (<-chan d
 	return out, nil
 }
 
-func dashEvent(e client.Event) dashboard.Event {
+func dashEvent(e api.Event) dashboard.Event {
 	return dashboard.Event{ID: strconv.FormatUint(e.Seq, 10), Job: e.Job, Kind: e.Kind}
 }
 

@@ -9,20 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/internal/browser"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
 var screenshots = flag.Bool("screenshots", false, "save the dashboard's job and jobs pages to docs/")
 
 // waitJob waits, a long time, until job id has ended.
-func waitJob(tb testing.TB, c *client.Client, id string) client.Job {
+func waitJob(tb testing.TB, c *client.Client, id string) api.Job {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	if err := c.Events(ctx, id, 0, func(client.Event) error { return nil }); err != nil {
+	if err := c.Events(ctx, id, 0, func(api.Event) error { return nil }); err != nil {
 		tb.Fatalf("events of %s: %v", id, err)
 	}
 	j, err := c.Job(ctx, id)
@@ -64,8 +66,8 @@ func TestDashboard_Browser(t *testing.T) {
 
 	// The demo's job, as optimizer demo runs it, submitted after the jobs
 	// page loaded: it appears, runs and finishes there without a reload.
-	sub, err := c.Submit(ctx, client.JobRequest{Repo: repo, CandidatePaths: []string{cands},
-		Options: client.JobOptions{Parallel: 2, Timeout: "15s", BenchBudget: "20s", MaxPairs: 12}})
+	sub, err := c.Submit(ctx, api.JobRequest{Repo: repo, CandidatePaths: []string{cands},
+		Options: jobspec.Spec{Parallel: 2, Timeout: jobspec.Duration(15 * time.Second), BenchBudget: jobspec.Duration(20 * time.Second), MaxPairs: 12}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,9 +144,9 @@ func TestDashboard_Browser(t *testing.T) {
 		}
 	})
 	evil := "<script>window.pwned=1</script>"
-	s, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+	s, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, evil, map[string]string{"words/words.go": "package words\n"})},
-		Options:    client.JobOptions{Test: "true", Bench: "none"}})
+		Options:    jobspec.Spec{Test: "true", Bench: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // unixHTTP is an HTTP client that dials the daemon's unix socket.
@@ -41,13 +42,13 @@ func TestDashboard_ServedAtRoot(t *testing.T) {
 	repo := shellRepo(t)
 	before := testenv.RepoState(t, repo)
 	srv, c := startServer(t, func(o *Options) { o.Listen, o.Token = "127.0.0.1:0", "s3cret" })
-	sub, err := c.Submit(context.Background(), client.JobRequest{
+	sub, err := c.Submit(context.Background(), api.JobRequest{
 		Repo: repo,
 		Candidates: []json.RawMessage{
 			inline(t, "good", map[string]string{"lib.txt": "two\n"}),
 			inline(t, "<script>window.pwned=1</script>", map[string]string{"ok": "no\n"}),
 		},
-		Options: client.JobOptions{Test: shellTest, Bench: "none"},
+		Options: jobspec.Spec{Test: shellTest, Bench: "none"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@
 //
 // # What flows through it
 //
-// A client POSTs a job to /v1/jobs (package client has the wire types). The
+// A client POSTs a job to /v1/jobs (package api has the wire types). The
 // request is validated (the repository found, the base resolved, every
 // candidate loaded: see validate), normalised into a jobSpec and recorded in
 // the daemon's own store (store.Enqueue) before the 202 answer: from then on

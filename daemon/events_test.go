@@ -9,7 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // restartable is a daemon on a fixed socket and state that a test stops and
@@ -56,7 +58,7 @@ func (r *restartable) start(tb testing.TB) *client.Client {
 	return client.New(r.opts.Socket)
 }
 
-func eventList(evs []client.Event) string {
+func eventList(evs []api.Event) string {
 	s := ""
 	for _, e := range evs {
 		s += fmt.Sprintf("%d %s %s %s\n", e.Seq, e.Kind, e.Candidate, e.Message)
@@ -73,9 +75,9 @@ func TestBroker_EventsSurviveRestart(t *testing.T) {
 	d := newRestartable(t)
 	c := d.start(t)
 	ctx := context.Background()
-	sub, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+	sub, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "x\n"}), inline(t, "b", map[string]string{"ok": "no\n"})},
-		Options:    client.JobOptions{Test: shellTest, Bench: "none"}})
+		Options:    jobspec.Spec{Test: shellTest, Bench: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +93,8 @@ func TestBroker_EventsSurviveRestart(t *testing.T) {
 		t.Errorf("the finished job's stream after a restart:\n%s\nwant the events it had:\n%s", got, want)
 	}
 	mid := len(before) / 2
-	var resumed []client.Event
-	if err := c.Events(ctx, sub.ID, before[mid].Seq, func(e client.Event) error {
+	var resumed []api.Event
+	if err := c.Events(ctx, sub.ID, before[mid].Seq, func(e api.Event) error {
 		resumed = append(resumed, e)
 		return nil
 	}); err != nil {
@@ -103,9 +105,9 @@ func TestBroker_EventsSurviveRestart(t *testing.T) {
 	}
 
 	// A new job's events are numbered after every event kept.
-	sub2, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+	sub2, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "c", map[string]string{"lib.txt": "z\n"})},
-		Options:    client.JobOptions{Test: shellTest, Bench: "none"}})
+		Options:    jobspec.Spec{Test: shellTest, Bench: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}

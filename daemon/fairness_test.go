@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // TestServer_SmallJobNotStarved: a one-candidate job submitted after a
@@ -22,14 +24,14 @@ func TestServer_SmallJobNotStarved(t *testing.T) {
 	for i := range 200 {
 		many = append(many, inline(t, fmt.Sprintf("c%03d", i), map[string]string{"lib.txt": fmt.Sprintf("%d\n", i)}))
 	}
-	opts := client.JobOptions{Test: shellTest, Bench: "none", Sandbox: "off"}
-	big, err := c.Submit(ctx, client.JobRequest{Repo: repo, Candidates: many, Options: opts})
+	opts := jobspec.Spec{Test: shellTest, Bench: "none", Sandbox: "off"}
+	big, err := c.Submit(ctx, api.JobRequest{Repo: repo, Candidates: many, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The small job goes in once the big one holds the budget.
 	waitEvent(t, c, big.ID, "start")
-	small, err := c.Submit(ctx, client.JobRequest{Repo: repo, Candidates: many[:1], Options: opts})
+	small, err := c.Submit(ctx, api.JobRequest{Repo: repo, Candidates: many[:1], Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestServer_SmallJobNotStarved(t *testing.T) {
 func waitEvent(tb testing.TB, c *client.Client, id, kind string) {
 	tb.Helper()
 	found := false
-	err := c.Events(context.Background(), id, 0, func(e client.Event) error {
+	err := c.Events(context.Background(), id, 0, func(e api.Event) error {
 		if e.Kind == kind {
 			found = true
 			return context.Canceled

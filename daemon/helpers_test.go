@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/mcp"
 )
 
 // newTestRepo makes a git repository holding files, committed on main.
@@ -66,6 +69,7 @@ func startServer(tb testing.TB, mod func(*Options)) (*Server, *client.Client) {
 		// Other optimizer tests on this machine benchmark under the
 		// default lock: this daemon's order is its own.
 		MachineLock: filepath.Join(sockDir, "machine.lock"),
+		MCPJobs:     func(api http.Handler) mcp.Jobs { return client.NewInProcess(api) },
 	}
 	if mod != nil {
 		mod(&opts)
@@ -113,12 +117,12 @@ func inline(tb testing.TB, name string, files map[string]string) json.RawMessage
 }
 
 // waitEnded streams job id's events until it ends, and returns them.
-func waitEnded(tb testing.TB, c *client.Client, id string) []client.Event {
+func waitEnded(tb testing.TB, c *client.Client, id string) []api.Event {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var evs []client.Event
-	err := c.Events(ctx, id, 0, func(e client.Event) error {
+	var evs []api.Event
+	err := c.Events(ctx, id, 0, func(e api.Event) error {
 		evs = append(evs, e)
 		return nil
 	})

@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -27,9 +29,9 @@ func TestServer_Cancel(t *testing.T) {
 	ctx := context.Background()
 	// The candidate's test records its PID and sleeps; base's passes.
 	test := `if [ -f cand ]; then echo $$ >> ` + marks + `/pids; exec sleep 300; fi; true`
-	sub, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+	sub, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "slow", map[string]string{"cand": "1\n"})},
-		Options:    client.JobOptions{Test: test, Bench: "none", Sandbox: "off"}})
+		Options:    jobspec.Spec{Test: test, Bench: "none", Sandbox: "off"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestServer_Cancel(t *testing.T) {
 	sctx, stop := context.WithTimeout(ctx, time.Minute)
 	defer stop()
 	errStarted := errors.New("started")
-	err = c.Events(sctx, sub.ID, 0, func(e client.Event) error {
+	err = c.Events(sctx, sub.ID, 0, func(e api.Event) error {
 		if e.Kind == "start" && e.Candidate == "slow" {
 			return errStarted
 		}
@@ -72,7 +74,7 @@ func TestServer_Cancel(t *testing.T) {
 			t.Errorf("pool of %s has %d slots lent after cancel", repo, st.InUse)
 		}
 	}
-	var apiErr *client.APIError
+	var apiErr *api.Error
 	if _, err := c.Cancel(ctx, sub.ID); !errors.As(err, &apiErr) || apiErr.Status != 409 {
 		t.Errorf("second cancel: %v, want 409", err)
 	}
@@ -147,7 +149,7 @@ func TestBroker_SlowReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range subBuffer + 10 {
-		b.Publish(client.Event{Job: "j", Kind: "sample", Index: i})
+		b.Publish(api.Event{Job: "j", Kind: "sample", Index: i})
 	}
 	n := 0
 	for range slow {
@@ -160,12 +162,12 @@ func TestBroker_SlowReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Publish(client.Event{Job: "j", Kind: client.EventEnded})
-	var got []client.Event
+	b.Publish(api.Event{Job: "j", Kind: api.EventEnded})
+	var got []api.Event
 	for e := range again {
 		got = append(got, e)
 	}
-	if len(got) != 11 || got[0].Seq != uint64(n+1) || got[10].Kind != client.EventEnded {
+	if len(got) != 11 || got[0].Seq != uint64(n+1) || got[10].Kind != api.EventEnded {
 		t.Errorf("resumed after %d: %d events, first %+v; want the 10 missed and the end", n, len(got), got[0])
 	}
 }
@@ -176,15 +178,15 @@ func TestServer_ClientDisconnect(t *testing.T) {
 	repo := shellRepo(t)
 	_, c := startServer(t, nil)
 	ctx := context.Background()
-	sub, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+	sub, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "x\n"}), inline(t, "b", map[string]string{"lib.txt": "y\n"})},
-		Options:    client.JobOptions{Test: shellTest, Bench: "none"}})
+		Options:    jobspec.Spec{Test: shellTest, Bench: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var first client.Event
+	var first api.Event
 	errGot := errors.New("got one")
-	err = c.Events(ctx, sub.ID, 0, func(e client.Event) error { first = e; return errGot })
+	err = c.Events(ctx, sub.ID, 0, func(e api.Event) error { first = e; return errGot })
 	if !errors.Is(err, errGot) {
 		t.Fatal(err)
 	}
@@ -193,8 +195,8 @@ func TestServer_ClientDisconnect(t *testing.T) {
 	if len(rest) < 3 || rest[0].Seq != first.Seq {
 		t.Fatalf("a new stream from 0 should replay everything: %d events, first %d", len(rest), rest[0].Seq)
 	}
-	var after []client.Event
-	err = c.Events(ctx, sub.ID, first.Seq, func(e client.Event) error { after = append(after, e); return nil })
+	var after []api.Event
+	err = c.Events(ctx, sub.ID, first.Seq, func(e api.Event) error { after = append(after, e); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

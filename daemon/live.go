@@ -1,9 +1,10 @@
 package daemon
 
 import (
-	"github.com/optimizer-dev/optimizer/eta"
 	"sync"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/eta"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/result"

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/browser"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
@@ -83,15 +84,15 @@ func TestLiveJob(t *testing.T) {
 		for _, n := range names {
 			cands = append(cands, inline(t, n, map[string]string{"lib.txt": n + "\n"}))
 		}
-		j, err := c.Submit(ctx, client.JobRequest{Repo: repo, Candidates: cands,
-			Options: client.JobOptions{Test: shellTest, Bench: "true", MinSpeedup: 10}})
+		j, err := c.Submit(ctx, api.JobRequest{Repo: repo, Candidates: cands,
+			Options: jobspec.Spec{Test: shellTest, Bench: "true", MinSpeedup: 10}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return j.ID
 	}
 	live := submit("quick", "fast", "later", "last")
-	var j client.Job
+	var j api.Job
 	for deadline := time.Now().Add(time.Minute); ; {
 		var err error
 		if j, err = c.Job(ctx, live); err != nil {

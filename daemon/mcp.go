@@ -3,7 +3,6 @@ package daemon
 import (
 	"net/http"
 
-	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/mcp"
 )
 
@@ -15,7 +14,7 @@ import (
 // with --allow-unsandboxed lets them.
 func (s *Server) mcpHandler(api http.Handler) http.Handler {
 	return mcp.Handler(mcp.Options{
-		Jobs:           client.NewInProcess(api),
+		Jobs:           s.opts.MCPJobs(api),
 		RunBase:        s.opts.Policy.AllowUnsandboxed,
 		RunBaseRefusal: "this daemon runs no code outside the sandbox, and the benchmarks and targets tools run base's benchmarks outside it: start the daemon with --allow-unsandboxed to allow them, or use optimizer mcp, which runs them as you",
 		Logger:         s.log.With("component", "mcp"),

@@ -12,7 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // TestMetrics_Jobs: after two jobs, the second a resubmission of the first,
@@ -23,9 +24,9 @@ func TestMetrics_Jobs(t *testing.T) {
 	repo := shellRepo(t)
 	_, c := startServer(t, nil)
 	ctx := context.Background()
-	req := client.JobRequest{Repo: repo,
+	req := api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "good", map[string]string{"lib.txt": "two\n"}), inline(t, "bad", map[string]string{"ok": "no\n"})},
-		Options:    client.JobOptions{Test: shellTest, Bench: "none"}}
+		Options:    jobspec.Spec{Test: shellTest, Bench: "none"}}
 	for range 2 {
 		sub, err := c.Submit(ctx, req)
 		if err != nil {

@@ -12,10 +12,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // undocumented returns the paths of v's object keys that schema s does not
@@ -153,14 +154,14 @@ func TestOpenAPI_EveryFieldSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fieldChecker{t: t, doc: doc, hc: unixHTTP(c.Socket()), missing: map[string]bool{}}
-	req := client.JobRequest{Repo: repo,
+	req := api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{
 			inline(t, "fast", map[string]string{"speed": "0.001\n"}),
 			inline(t, "broken", map[string]string{"ok": "no\n"}),
 			inline(t, "same", map[string]string{"prof.sh": "echo same > prof.txt\n"}),
 		},
-		Options: client.JobOptions{Test: shellTest, Bench: "sh bench.sh", ProfileCmd: "sh prof.sh", MaxPairs: 10,
-			NoPin: true, Sandbox: "off", Timeout: "2m", Env: map[string]string{"PATH": "/usr/bin:/bin"}}}
+		Options: jobspec.Spec{Test: shellTest, Bench: "sh bench.sh", ProfileCmd: "sh prof.sh", MaxPairs: 10,
+			NoPin: true, Sandbox: "off", Timeout: jobspec.Duration(2 * time.Minute), Env: map[string]string{"PATH": "/usr/bin:/bin"}}}
 	b, _ := json.Marshal(req)
 	resp, err := f.hc.Post("http://optimizer/v1/jobs", "application/json", bytes.NewReader(b))
 	if err != nil {
@@ -169,13 +170,13 @@ func TestOpenAPI_EveryFieldSent(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	f.check("POST /v1/jobs", "Submitted", body)
-	var sub client.Submitted
+	var sub api.Submitted
 	json.Unmarshal(body, &sub)
 
 	// While it runs: the job with its live report, at a sample.
 	ctx, cancel := context.WithCancel(context.Background())
 	sawRunning := false
-	c.Events(ctx, sub.ID, 0, func(e client.Event) error {
+	c.Events(ctx, sub.ID, 0, func(e api.Event) error {
 		if e.Kind == "sample" {
 			f.get("/v1/jobs/"+sub.ID, "Job")
 			f.get("/v1/jobs?state=running", "JobList")
@@ -189,7 +190,7 @@ func TestOpenAPI_EveryFieldSent(t *testing.T) {
 		t.Fatal("the job ended before its first benchmark pair")
 	}
 	waitEnded(t, c, sub.ID)
-	var j client.Job
+	var j api.Job
 	json.Unmarshal(f.get("/v1/jobs/"+sub.ID, "Job"), &j)
 	if j.State != "finished" || j.Report == nil || j.Report.Winner == nil {
 		t.Fatalf("the job ended %s with no winner: want one, so that every part of the report is sent", j.State)

@@ -14,7 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
@@ -90,7 +90,7 @@ func TestOpenAPI_Event(t *testing.T) {
 		{Kind: evaluator.EventSample, Time: at, Candidate: "fast", Total: 3, BaseSample: time.Millisecond, Forecast: 9},
 		{Kind: evaluator.EventStuck, Time: at, Candidate: "hang", Message: "pkg.TestX", Since: at, AtBase: time.Millisecond},
 	} {
-		data, err := json.Marshal(client.FromEvaluator("job1", e))
+		data, err := json.Marshal(api.FromEvaluator("job1", e))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
@@ -38,7 +38,7 @@ type Policy struct {
 	AllowBuildFlags bool
 	// AllowEnv (--allow-env) names the environment variables a job may set
 	// for its test, bench and setup commands: names, or prefixes ending in
-	// *; "*" allows any. nil is client.DefaultEnv, what a client sends by
+	// *; "*" allows any. nil is api.DefaultEnv, what a client sends by
 	// default (PATH, GOFLAGS, ...). A job's DefaultEnv variable outside it
 	// is dropped; any other is refused.
 	AllowEnv []string
@@ -55,7 +55,7 @@ func (p Policy) logValue() slog.Value {
 // allowEnv is AllowEnv, or its default.
 func (p Policy) allowEnv() []string {
 	if p.AllowEnv == nil {
-		return client.DefaultEnv
+		return api.DefaultEnv
 	}
 	return p.AllowEnv
 }
@@ -68,7 +68,7 @@ func forbidden(field, format string, args ...any) error {
 // check refuses a request that asks for what the policy does not allow.
 // sandboxErr says whether bwrap works on this machine (proc.SandboxAvailable).
 // Every field of a request that widens what a job may do is checked here.
-func (p Policy) check(req client.JobRequest, sandboxErr func() error) error {
+func (p Policy) check(req api.JobRequest, sandboxErr func() error) error {
 	o := req.Options
 	switch evaluator.SandboxMode(o.Sandbox) {
 	case evaluator.SandboxOff:
@@ -99,7 +99,7 @@ func (p Policy) check(req client.JobRequest, sandboxErr func() error) error {
 	}
 	var asked []string
 	for _, name := range slices.Sorted(maps.Keys(o.Env)) {
-		if !client.EnvMatch(client.DefaultEnv, name) {
+		if !api.EnvMatch(api.DefaultEnv, name) {
 			asked = append(asked, name) // a default one is dropped, not refused: see jobEnv
 		}
 	}
@@ -166,7 +166,7 @@ func (p Policy) CheckEnv(field string, names []string) error {
 
 // EnvAllowed reports whether a job may set the environment variable name.
 func (p Policy) EnvAllowed(name string) bool {
-	return client.EnvMatch(p.allowEnv(), name)
+	return api.EnvMatch(p.allowEnv(), name)
 }
 
 // sandboxMode is the sandbox a job runs with: "auto" becomes "on" unless

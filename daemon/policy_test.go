@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -26,36 +27,36 @@ func TestPolicy_Check(t *testing.T) {
 	noBwrap := func() error { return fmt.Errorf("%w: bwrap: not found", proc.ErrNoSandbox) }
 	for _, tt := range []struct {
 		name    string
-		opts    client.JobOptions
+		opts    jobspec.Spec
 		sandbox func() error
 		allow   Policy
 		flag    string // "" when allowed
 	}{
-		{name: "Defaults", opts: client.JobOptions{}, sandbox: works},
-		{name: "Auto", opts: client.JobOptions{Sandbox: "auto"}, sandbox: works},
-		{name: "On", opts: client.JobOptions{Sandbox: "on"}, sandbox: works},
-		{name: "Off", opts: client.JobOptions{Sandbox: "off"}, sandbox: works, flag: "--allow-unsandboxed"},
-		{name: "OffAllowed", opts: client.JobOptions{Sandbox: "off"}, sandbox: works, allow: Policy{AllowUnsandboxed: true}},
-		{name: "AutoWithoutBwrap", opts: client.JobOptions{Sandbox: "auto"}, sandbox: noBwrap, flag: "--allow-unsandboxed"},
-		{name: "DefaultWithoutBwrap", opts: client.JobOptions{}, sandbox: noBwrap, flag: "--allow-unsandboxed"},
-		{name: "AutoWithoutBwrapAllowed", opts: client.JobOptions{Sandbox: "auto"}, sandbox: noBwrap, allow: Policy{AllowUnsandboxed: true}},
-		{name: "Net", opts: client.JobOptions{SandboxNet: true}, sandbox: works, flag: "--allow-sandbox-net"},
-		{name: "NetAllowed", opts: client.JobOptions{SandboxNet: true}, sandbox: works, allow: Policy{AllowSandboxNet: true}},
-		{name: "Setup", opts: client.JobOptions{Setup: "make gen"}, sandbox: works, flag: "--allow-setup"},
-		{name: "SetupAllowed", opts: client.JobOptions{Setup: "make gen"}, sandbox: works, allow: Policy{AllowSetup: true}},
-		{name: "CopyIgnored", opts: client.JobOptions{CopyFiles: []string{".env"}}, sandbox: works, flag: "--allow-copy-ignored"},
-		{name: "CopyIgnoredAllowed", opts: client.JobOptions{CopyFiles: []string{".env"}}, sandbox: works, allow: Policy{AllowCopyIgnored: true}},
-		{name: "SafeBuildFlags", opts: client.JobOptions{BuildFlags: []string{"-tags=noasm", "-race", "-gcflags", "all=-N -l", "-ldflags=-s -w -X main.v=1", "--mod=vendor"}}, sandbox: works},
-		{name: "Toolexec", opts: client.JobOptions{BuildFlags: []string{"-tags=x", "-toolexec=sh -c 'id' sh"}}, sandbox: works, flag: "--allow-build-flags"},
-		{name: "Exec", opts: client.JobOptions{BuildFlags: []string{"-exec", "sh"}}, sandbox: works, flag: "--allow-build-flags"},
-		{name: "Extld", opts: client.JobOptions{BuildFlags: []string{"-ldflags", "-linkmode=external -extld=/tmp/x"}}, sandbox: works, flag: "--allow-build-flags"},
-		{name: "Overlay", opts: client.JobOptions{BuildFlags: []string{"-overlay=/etc/o.json"}}, sandbox: works, flag: "--allow-build-flags"},
-		{name: "StrayArgument", opts: client.JobOptions{BuildFlags: []string{"-race", "./..."}}, sandbox: works, flag: "--allow-build-flags"},
-		{name: "MissingValue", opts: client.JobOptions{BuildFlags: []string{"-tags"}}, sandbox: works, flag: "--allow-build-flags"},
-		{name: "BuildFlagsAllowed", opts: client.JobOptions{BuildFlags: []string{"-toolexec=sh -c 'id' sh"}}, sandbox: works, allow: Policy{AllowBuildFlags: true}},
+		{name: "Defaults", opts: jobspec.Spec{}, sandbox: works},
+		{name: "Auto", opts: jobspec.Spec{Sandbox: "auto"}, sandbox: works},
+		{name: "On", opts: jobspec.Spec{Sandbox: "on"}, sandbox: works},
+		{name: "Off", opts: jobspec.Spec{Sandbox: "off"}, sandbox: works, flag: "--allow-unsandboxed"},
+		{name: "OffAllowed", opts: jobspec.Spec{Sandbox: "off"}, sandbox: works, allow: Policy{AllowUnsandboxed: true}},
+		{name: "AutoWithoutBwrap", opts: jobspec.Spec{Sandbox: "auto"}, sandbox: noBwrap, flag: "--allow-unsandboxed"},
+		{name: "DefaultWithoutBwrap", opts: jobspec.Spec{}, sandbox: noBwrap, flag: "--allow-unsandboxed"},
+		{name: "AutoWithoutBwrapAllowed", opts: jobspec.Spec{Sandbox: "auto"}, sandbox: noBwrap, allow: Policy{AllowUnsandboxed: true}},
+		{name: "Net", opts: jobspec.Spec{SandboxNet: true}, sandbox: works, flag: "--allow-sandbox-net"},
+		{name: "NetAllowed", opts: jobspec.Spec{SandboxNet: true}, sandbox: works, allow: Policy{AllowSandboxNet: true}},
+		{name: "Setup", opts: jobspec.Spec{Setup: "make gen"}, sandbox: works, flag: "--allow-setup"},
+		{name: "SetupAllowed", opts: jobspec.Spec{Setup: "make gen"}, sandbox: works, allow: Policy{AllowSetup: true}},
+		{name: "CopyIgnored", opts: jobspec.Spec{CopyFiles: []string{".env"}}, sandbox: works, flag: "--allow-copy-ignored"},
+		{name: "CopyIgnoredAllowed", opts: jobspec.Spec{CopyFiles: []string{".env"}}, sandbox: works, allow: Policy{AllowCopyIgnored: true}},
+		{name: "SafeBuildFlags", opts: jobspec.Spec{BuildFlags: []string{"-tags=noasm", "-race", "-gcflags", "all=-N -l", "-ldflags=-s -w -X main.v=1", "--mod=vendor"}}, sandbox: works},
+		{name: "Toolexec", opts: jobspec.Spec{BuildFlags: []string{"-tags=x", "-toolexec=sh -c 'id' sh"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "Exec", opts: jobspec.Spec{BuildFlags: []string{"-exec", "sh"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "Extld", opts: jobspec.Spec{BuildFlags: []string{"-ldflags", "-linkmode=external -extld=/tmp/x"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "Overlay", opts: jobspec.Spec{BuildFlags: []string{"-overlay=/etc/o.json"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "StrayArgument", opts: jobspec.Spec{BuildFlags: []string{"-race", "./..."}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "MissingValue", opts: jobspec.Spec{BuildFlags: []string{"-tags"}}, sandbox: works, flag: "--allow-build-flags"},
+		{name: "BuildFlagsAllowed", opts: jobspec.Spec{BuildFlags: []string{"-toolexec=sh -c 'id' sh"}}, sandbox: works, allow: Policy{AllowBuildFlags: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.allow.check(client.JobRequest{Options: tt.opts}, tt.sandbox)
+			err := tt.allow.check(api.JobRequest{Options: tt.opts}, tt.sandbox)
 			if tt.flag == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -98,7 +99,7 @@ func TestPolicy_JobEnv(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Policy{AllowEnv: tt.allow}
-			if err := p.check(client.JobRequest{Options: client.JobOptions{Sandbox: "on", Env: env}}, func() error { return nil }); err != nil {
+			if err := p.check(api.JobRequest{Options: jobspec.Spec{Sandbox: "on", Env: env}}, func() error { return nil }); err != nil {
 				t.Fatalf("a client's default variables are refused: %v", err)
 			}
 			kept, dropped := p.jobEnv(env)
@@ -110,7 +111,7 @@ func TestPolicy_JobEnv(t *testing.T) {
 			}
 		})
 	}
-	req := client.JobRequest{Options: client.JobOptions{Sandbox: "on", Env: map[string]string{"PATH": "/bin", "LD_PRELOAD": "/tmp/x.so"}}}
+	req := api.JobRequest{Options: jobspec.Spec{Sandbox: "on", Env: map[string]string{"PATH": "/bin", "LD_PRELOAD": "/tmp/x.so"}}}
 	err := (Policy{}).check(req, func() error { return nil })
 	var re *requestError
 	if !errors.As(err, &re) || re.status != http.StatusForbidden || re.field != "options.env" || !strings.Contains(re.msg, "--allow-env LD_PRELOAD") {
@@ -132,20 +133,20 @@ func TestPolicy_APIAttack(t *testing.T) {
 	}
 	attack := fmt.Sprintf(`{"repo": %q, "candidates": [{"name": "x", "files": {"lib.txt": "2\n"}}],
 		"options": {"test": "true", "bench": "none", "sandbox": "off", "setup": "cat %s > %s"}}`, repo, secret, leak)
-	post := func(sock string) (int, client.Error) {
+	post := func(sock string) (int, api.Error) {
 		resp, err := unixHTTP(sock).Post("http://optimizer/v1/jobs", "application/json", strings.NewReader(attack))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var e client.Error
+		var e api.Error
 		json.NewDecoder(resp.Body).Decode(&e)
 		return resp.StatusCode, e
 	}
 
 	srv, c := startServer(t, nil)
 	status, e := post(srv.opts.Socket)
-	if status != http.StatusForbidden || e.Field != "options.sandbox" || !strings.Contains(e.Error, "--allow-unsandboxed") {
+	if status != http.StatusForbidden || e.Field != "options.sandbox" || !strings.Contains(e.Message, "--allow-unsandboxed") {
 		t.Fatalf("the attack got %d %+v, want 403 on options.sandbox naming --allow-unsandboxed", status, e)
 	}
 	list, err := c.Jobs(t.Context(), client.ListOptions{})
@@ -157,7 +158,7 @@ func TestPolicy_APIAttack(t *testing.T) {
 	}
 	// With the sandbox allowed off but no setup, the setup is what is refused.
 	srv2, _ := startServer(t, allowUnsandboxed)
-	if status, e := post(srv2.opts.Socket); status != http.StatusForbidden || e.Field != "options.setup" || !strings.Contains(e.Error, "--allow-setup") {
+	if status, e := post(srv2.opts.Socket); status != http.StatusForbidden || e.Field != "options.setup" || !strings.Contains(e.Message, "--allow-setup") {
 		t.Fatalf("with --allow-unsandboxed only: %d %+v, want 403 on options.setup naming --allow-setup", status, e)
 	}
 	if _, err := os.Stat(leak); err == nil {
@@ -187,12 +188,13 @@ func TestPolicy_APIAttack(t *testing.T) {
 func TestPolicy_NoBwrap(t *testing.T) {
 	repo := shellRepo(t)
 	noBwrap := func() error { return fmt.Errorf("%w: bwrap: executable file not found in $PATH", proc.ErrNoSandbox) }
-	req := client.JobRequest{Repo: repo, Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
-		Options: client.JobOptionsOf(evaluator.Options{Test: shellTest, Bench: "none", Sandbox: evaluator.SandboxAuto, Timeout: time.Minute, Budget: time.Minute})}
+	req := api.JobRequest{Repo: repo, Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
+		Options: jobspec.Spec{Test: shellTest, Bench: "none", Sandbox: "auto", Timeout: jobspec.Duration(time.Minute),
+			BenchBudget: jobspec.Duration(time.Minute), NoPin: true, NoProfile: true}}
 
 	_, c := startServer(t, func(o *Options) { o.sandboxErr = noBwrap })
 	_, err := c.Submit(t.Context(), req)
-	var apiErr *client.APIError
+	var apiErr *api.Error
 	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden ||
 		!strings.Contains(apiErr.Message, "cannot sandbox") || !strings.Contains(apiErr.Message, "--allow-unsandboxed") {
 		t.Fatalf("without bwrap: %v, want 403 saying the machine cannot sandbox and naming --allow-unsandboxed", err)
@@ -214,8 +216,8 @@ func TestPolicy_NoBwrap(t *testing.T) {
 func TestPolicy_Queued(t *testing.T) {
 	repo := shellRepo(t)
 	leak := filepath.Join(t.TempDir(), "leak")
-	req := client.JobRequest{Repo: repo, Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
-		Options: client.JobOptions{Test: shellTest, Bench: "none", Setup: "touch " + leak}}
+	req := api.JobRequest{Repo: repo, Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
+		Options: jobspec.Spec{Test: shellTest, Bench: "none", Setup: "touch " + leak}}
 	spec, err := validate(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -257,14 +259,14 @@ func TestPolicy_Toolexec(t *testing.T) {
 		"p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {\n\tif F() != 1 {\n\t\tt.Fatal(F())\n\t}\n}\n\nfunc BenchmarkF(b *testing.B) {\n\tfor range b.N {\n\t\tF()\n\t}\n}\n",
 	})
 	mark := filepath.Join(t.TempDir(), "ran-on-the-host")
-	req := client.JobRequest{Repo: repo,
+	req := api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "same", map[string]string{"p.go": "package p\n\n// F is one, still.\nfunc F() int { return 1 }\n"})},
-		Options: client.JobOptions{Timeout: "3m", BenchBudget: "20s", MaxPairs: 4, NoProfile: true,
+		Options: jobspec.Spec{Timeout: jobspec.Duration(3 * time.Minute), BenchBudget: jobspec.Duration(20 * time.Second), MaxPairs: 4, NoProfile: true,
 			BuildFlags: []string{`-toolexec=sh -c 'touch ` + mark + `; exec "$@"' sh`}}}
 
 	_, c := startServer(t, nil)
 	_, err := c.Submit(t.Context(), req)
-	var apiErr *client.APIError
+	var apiErr *api.Error
 	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden || apiErr.Field != "options.build_flags" {
 		t.Fatalf("a default daemon: %v, want 403 on options.build_flags", err)
 	}

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // TestServer_PoolEviction: a repository's pool stays warm between jobs
@@ -22,9 +23,9 @@ func TestServer_PoolEviction(t *testing.T) {
 	ctx := context.Background()
 	run := func(repo, name string) {
 		t.Helper()
-		sub, err := c.Submit(ctx, client.JobRequest{Repo: repo,
+		sub, err := c.Submit(ctx, api.JobRequest{Repo: repo,
 			Candidates: []json.RawMessage{inline(t, name, map[string]string{"lib.txt": name + "\n"})},
-			Options:    client.JobOptions{Test: shellTest, Bench: "none", Sandbox: "off"}})
+			Options:    jobspec.Spec{Test: shellTest, Bench: "none", Sandbox: "off"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,9 +82,9 @@ func TestServer_AllEvents(t *testing.T) {
 	}
 	var ids []string
 	for _, name := range []string{"x", "y"} {
-		sub, err := c.Submit(context.Background(), client.JobRequest{Repo: repo,
+		sub, err := c.Submit(context.Background(), api.JobRequest{Repo: repo,
 			Candidates: []json.RawMessage{inline(t, name, map[string]string{"lib.txt": name + "\n"})},
-			Options:    client.JobOptions{Test: shellTest, Bench: "none"}})
+			Options:    jobspec.Spec{Test: shellTest, Bench: "none"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,11 +97,11 @@ func TestServer_AllEvents(t *testing.T) {
 		if !ok {
 			continue
 		}
-		var e client.Event
+		var e api.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("bad event %q: %v", line, err)
 		}
-		if e.Kind == client.EventEnded {
+		if e.Kind == api.EventEnded {
 			ended[e.Job] = true
 		}
 	}

@@ -12,16 +12,18 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/benchformat"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -94,6 +96,8 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		return badRequest("", "empty body: send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return badRequest("", "bad JSON: the body ends too soon")
+	case errors.As(err, &typeErr) && typeErr.Type == reflect.TypeFor[jobspec.Duration]():
+		return badRequest(typeErr.Field, "%s is no positive duration (say 90s or 10m)", typeErr.Value)
 	case errors.As(err, &typeErr):
 		return badRequest(typeErr.Field, "is %s, want %s", typeErr.Value, jsonType(typeErr.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -160,7 +164,7 @@ func jsonType(kind string) string {
 // resolved, every candidate loaded. It is what the queue keeps, as JSON,
 // so that the job runs the same however late, and after a restart.
 type jobSpec struct {
-	Request    client.JobRequest `json:"request"` // its inline candidates moved to Candidates
+	Request    api.JobRequest    `json:"request"` // its inline candidates moved to Candidates
 	Root       string            `json:"root"`
 	CommonDir  string            `json:"common_dir"`
 	Base       string            `json:"base"` // 40 hex
@@ -199,7 +203,7 @@ func (s storedCandidate) candidate() candidate.Candidate {
 
 // validate checks a request against the machine and loads what it names.
 // It reads the repository, never writes it. Its errors are *requestError.
-func validate(ctx context.Context, req client.JobRequest) (*jobSpec, error) {
+func validate(ctx context.Context, req api.JobRequest) (*jobSpec, error) {
 	if err := checkOptions(req); err != nil {
 		return nil, err
 	}
@@ -228,7 +232,7 @@ func validate(ctx context.Context, req client.JobRequest) (*jobSpec, error) {
 }
 
 // checkOptions checks what needs no look at the machine.
-func checkOptions(req client.JobRequest) error {
+func checkOptions(req api.JobRequest) error {
 	switch {
 	case req.Repo == "":
 		return badRequest("repo", "is required: the repository's directory, an absolute path")
@@ -250,14 +254,8 @@ func checkOptions(req client.JobRequest) error {
 		}
 	}
 	o := req.Options
-	for _, d := range []struct{ field, v string }{{"options.timeout", o.Timeout}, {"options.bench_budget", o.BenchBudget}} {
-		if d.v == "" {
-			continue
-		}
-		v, err := time.ParseDuration(d.v)
-		if err != nil || v <= 0 {
-			return badRequest(d.field, "%q is no positive duration (say 90s or 10m)", d.v)
-		}
+	if c := bytes.TrimSpace(o.Config); len(c) > 0 && c[0] != '{' && string(c) != "null" {
+		return badRequest("options.config", "want a JSON object")
 	}
 	switch o.Metric {
 	case "", string(evaluator.MetricWall), string(evaluator.MetricCPU):

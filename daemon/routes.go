@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -39,7 +39,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /v1/health", s.handleHealth)
 	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
 	mux.Handle("GET /metrics", s.met.handler())
-	mux.Handle("/v1/mcp", s.mcpHandler(mux)) // daemon/mcp.go
+	if s.opts.MCPJobs != nil {
+		mux.Handle("/v1/mcp", s.mcpHandler(mux)) // daemon/mcp.go
+	}
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &requestError{status: http.StatusNotFound, msg: fmt.Sprintf("no route %s %s: see /v1/openapi.json", r.Method, r.URL.Path)})
 	})
@@ -61,14 +63,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-// writeError answers with err's status and a client.Error body naming the
+// writeError answers with err's status and a api.Error body naming the
 // field to fix; an error that is no *requestError is a 500.
 func writeError(w http.ResponseWriter, err error) {
 	var re *requestError
 	if !errors.As(err, &re) {
 		re = &requestError{status: http.StatusInternalServerError, msg: err.Error()}
 	}
-	writeJSON(w, re.status, client.Error{Error: re.msg, Field: re.field})
+	writeJSON(w, re.status, api.Error{Message: re.msg, Field: re.field})
 }
 
 // newJobID is a job's one id: in the queue, the API, the CLI and the
@@ -82,7 +84,7 @@ func newJobID() string {
 
 // handleSubmit is POST /v1/jobs: validate, record durably, then 202.
 func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
-	var req client.JobRequest
+	var req api.JobRequest
 	if err := decodeJSON(w, r, s.opts.MaxBody, &req); err != nil {
 		writeError(w, err)
 		return
@@ -114,14 +116,14 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.broker.Open(id)
-	s.broker.Publish(client.Event{Job: id, Kind: client.EventQueued, Time: time.Now(), Message: store.QueueQueued, Total: len(spec.Candidates)})
+	s.broker.Publish(api.Event{Job: id, Kind: api.EventQueued, Time: time.Now(), Message: store.QueueQueued, Total: len(spec.Candidates)})
 	if req.Session != "" {
 		s.supersede(r.Context(), req.Session, id)
 	}
 	s.sched.poke()
 	s.log.Info("job accepted", "job", id, "repo", spec.Root, "candidates", len(spec.Candidates))
 	w.Header().Set("Location", "/v1/jobs/"+id)
-	writeJSON(w, http.StatusAccepted, client.Submitted{ID: id, Seq: seq})
+	writeJSON(w, http.StatusAccepted, api.Submitted{ID: id, Seq: seq})
 }
 
 // supersede cancels the older jobs of a watch session: queued ones at once,
@@ -134,7 +136,7 @@ func (s *Server) supersede(ctx context.Context, session, keep string) {
 			if qj.ID != keep && json.Unmarshal(qj.Request, &spec) == nil && spec.Request.Session == session &&
 				s.db.CancelQueued(ctx, qj.ID, errSuperseded.Error()) == nil {
 				s.met.ended(store.QueueCancelled)
-				s.broker.Publish(client.Event{Job: qj.ID, Kind: client.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
+				s.broker.Publish(api.Event{Job: qj.ID, Kind: api.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
 			}
 		}
 	}
@@ -176,9 +178,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	out := client.JobList{Jobs: jobs}
+	out := api.JobList{Jobs: jobs}
 	if out.Jobs == nil {
-		out.Jobs = []client.Job{}
+		out.Jobs = []api.Job{}
 	}
 	if len(jobs) == f.Limit {
 		out.Next = jobs[len(jobs)-1].Seq
@@ -188,12 +190,12 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 
 // Jobs lists the jobs f selects, newest first, without their reports. It
 // is what GET /v1/jobs serves; the dashboard calls it in process.
-func (s *Server) Jobs(ctx context.Context, f store.QueueFilter) ([]client.Job, error) {
+func (s *Server) Jobs(ctx context.Context, f store.QueueFilter) ([]api.Job, error) {
 	rows, err := s.db.QueuedJobs(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]client.Job, 0, len(rows))
+	out := make([]api.Job, 0, len(rows))
 	for _, qj := range rows {
 		out = append(out, toJob(qj))
 	}
@@ -203,10 +205,10 @@ func (s *Server) Jobs(ctx context.Context, f store.QueueFilter) ([]client.Job, e
 // Job returns one job with its report: partial while it runs, whole once
 // it ended, none while it is queued. An unknown id is store.ErrNotFound.
 // It is what GET /v1/jobs/{id} serves; the dashboard calls it in process.
-func (s *Server) Job(ctx context.Context, id string) (client.Job, error) {
+func (s *Server) Job(ctx context.Context, id string) (api.Job, error) {
 	qj, err := s.db.QueuedJobByID(ctx, id)
 	if err != nil {
-		return client.Job{}, err
+		return api.Job{}, err
 	}
 	j := toJob(qj)
 	switch {
@@ -223,8 +225,8 @@ func (s *Server) Job(ctx context.Context, id string) (client.Job, error) {
 	return j, nil
 }
 
-func toJob(qj store.QueuedJob) client.Job {
-	j := client.Job{ID: qj.ID, Seq: qj.Seq, Repo: qj.Repo, Base: qj.Base, State: qj.State, Submitted: qj.Submitted,
+func toJob(qj store.QueuedJob) api.Job {
+	j := api.Job{ID: qj.ID, Seq: qj.Seq, Repo: qj.Repo, Base: qj.Base, State: qj.State, Submitted: qj.Submitted,
 		Attempts: qj.Attempts, RunID: qj.RunID, Error: qj.Error}
 	if !qj.Started.IsZero() {
 		t := qj.Started
@@ -237,7 +239,7 @@ func toJob(qj store.QueuedJob) client.Job {
 	return j
 }
 
-func (s *Server) jobOr404(w http.ResponseWriter, r *http.Request) (client.Job, bool) {
+func (s *Server) jobOr404(w http.ResponseWriter, r *http.Request) (api.Job, bool) {
 	id := r.PathValue("id")
 	j, err := s.Job(r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -278,7 +280,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Cancel(ctx context.Context, id string) error {
 	if err := s.db.CancelQueued(ctx, id, errCancelled.Error()); err == nil {
 		s.met.ended(store.QueueCancelled)
-		s.broker.Publish(client.Event{Job: id, Kind: client.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
+		s.broker.Publish(api.Event{Job: id, Kind: api.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
 		return nil // it was queued
 	}
 	rj := s.sched.get(id)
@@ -345,6 +347,6 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, client.Health{Status: "ok", PID: os.Getpid(), Queued: n[store.QueueQueued],
+	writeJSON(w, http.StatusOK, api.Health{Status: "ok", PID: os.Getpid(), Queued: n[store.QueueQueued],
 		Running: s.sched.count(), Slots: s.opts.Slots})
 }

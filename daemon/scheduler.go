@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/store"
 )
@@ -190,7 +190,7 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 				}
 			}
 			rj.live.update(ev)
-			s.broker.Publish(client.FromEvaluator(rj.id, ev))
+			s.broker.Publish(api.FromEvaluator(rj.id, ev))
 		}
 	}()
 	gj := &gateJob{seq: rj.seq, max: parallel}
@@ -236,7 +236,7 @@ func (s *Server) endJob(ctx context.Context, id, state, msg string, report []byt
 		s.log.Error("record job end", "job", id, "err", err)
 	}
 	s.met.ended(state)
-	s.broker.Publish(client.Event{Job: id, Kind: client.EventEnded, Time: time.Now(), Message: state})
+	s.broker.Publish(api.Event{Job: id, Kind: api.EventEnded, Time: time.Now(), Message: state})
 }
 
 // privateDirs are the daemon's directories that no candidate's sandbox

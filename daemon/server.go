@@ -18,9 +18,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/perm"
+	"github.com/optimizer-dev/optimizer/mcp"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/store"
@@ -78,6 +79,11 @@ type Options struct {
 	// optimizer processes outside it (worktreepool.Options.MachineLock); ""
 	// is the default, the one the CLI uses.
 	MachineLock string
+
+	// MCPJobs makes what the MCP tools at /v1/mcp run and read jobs
+	// with, from the API's handler in this process: a client of it
+	// (client.NewInProcess). nil serves no MCP tools.
+	MCPJobs func(api http.Handler) mcp.Jobs
 
 	Run    RunFunc    // nil is evaluator.Run
 	Render RenderFunc // renders ?format=; nil is report.Write
@@ -346,7 +352,7 @@ func listenUnix(path string) (net.Listener, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("make socket directory: %w", err)
 	}
-	if err := client.CheckSocketDir(path); err != nil {
+	if err := api.CheckSocketDir(path); err != nil {
 		return nil, err
 	}
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -19,13 +20,13 @@ func TestServer_SubmitRunsJob(t *testing.T) {
 	before := testenv.RepoState(t, repo)
 	_, c := startServer(t, nil)
 	ctx := context.Background()
-	sub, err := c.Submit(ctx, client.JobRequest{
+	sub, err := c.Submit(ctx, api.JobRequest{
 		Repo: repo,
 		Candidates: []json.RawMessage{
 			inline(t, "good", map[string]string{"lib.txt": "two\n"}),
 			inline(t, "bad", map[string]string{"ok": "no\n"}),
 		},
-		Options: client.JobOptions{Test: shellTest, Bench: "none"},
+		Options: jobspec.Spec{Test: shellTest, Bench: "none"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestServer_SubmitRunsJob(t *testing.T) {
 	if kinds["queued"] != 1 || kinds["job-start"] != 1 || kinds["done"] != 2 || kinds["ended"] != 1 {
 		t.Errorf("event kinds = %v, want one queued, job-start and ended, two done", kinds)
 	}
-	if last := evs[len(evs)-1]; last.Kind != client.EventEnded || last.Message != store.QueueFinished {
+	if last := evs[len(evs)-1]; last.Kind != api.EventEnded || last.Message != store.QueueFinished {
 		t.Errorf("last event = %+v, want ended finished", last)
 	}
 	j, err := c.Job(ctx, sub.ID)

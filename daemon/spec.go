@@ -2,87 +2,55 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"path/filepath"
-	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 )
 
-// evaluatorOptions turns the spec into the evaluator's options: the same
-// mapping cmd makes from the flags.
+// evaluatorOptions turns the spec into the evaluator's options: the
+// mapping cmd makes too (evaluator.OptionsOf), on parallel slots.
 func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (evaluator.Options, error) {
-	o := spec.Request.Options
-	cands := make([]candidate.Candidate, len(spec.Candidates))
+	opts := evaluator.OptionsOf(spec.Request.Options)
+	opts.Kind = spec.Request.Kind
+	if opts.Kind == "" {
+		opts.Kind = "run"
+	}
+	opts.Repo, opts.Base = spec.Root, spec.Base
+	opts.Candidates = make([]candidate.Candidate, len(spec.Candidates))
 	for i, c := range spec.Candidates {
-		cands[i] = c.candidate()
+		opts.Candidates[i] = c.candidate()
 	}
-	kind := spec.Request.Kind
-	if kind == "" {
-		kind = "run"
+	opts.Parallel, opts.CPUs, opts.Logger = parallel, cpus, logger
+	opts.Artifacts = filepath.Join(spec.CommonDir, "optimizer", "artifacts")
+	config, err := spec.config(parallel, opts.Artifacts)
+	if err != nil {
+		return evaluator.Options{}, err
 	}
-	minSpeedup := o.MinSpeedup / 100
-	opts := evaluator.Options{
-		Kind:                kind,
-		Repo:                spec.Root,
-		Base:                spec.Base,
-		Candidates:          cands,
-		Parallel:            parallel,
-		CPUs:                cpus,
-		Test:                o.Test,
-		TestReports:         o.TestReports,
-		Setup:               o.Setup,
-		CopyFiles:           o.CopyFiles,
-		Bench:               o.Bench,
-		BenchFormat:         o.BenchFormat,
-		BenchReports:        o.BenchReports,
-		MinSpeedup:          minSpeedup,
-		MinPairs:            o.MinPairs,
-		MaxPairs:            o.MaxPairs,
-		Metric:              evaluator.Metric(o.Metric),
-		BenchFilter:         o.BenchFilter,
-		BenchArgs:           o.BenchArgs,
-		BuildFlags:          o.BuildFlags,
-		Pin:                 !o.NoPin,
-		MemLimit:            o.MemLimit,
-		Sandbox:             evaluator.SandboxMode(o.Sandbox),
-		SandboxNet:          o.SandboxNet,
-		NoiseCheck:          o.NoiseCheck,
-		All:                 o.All,
-		TrustCandidateTests: o.TrustCandidateTests,
-		NoCache:             o.NoCache,
-		Quick:               o.Quick,
-		Profile:             !o.NoProfile && o.ProfileCmd == "",
-		ProfileCmd:          o.ProfileCmd,
-		Artifacts:           filepath.Join(spec.CommonDir, "optimizer", "artifacts"),
-		Logger:              logger,
-	}
-	if o.Timeout != "" {
-		opts.Timeout, _ = time.ParseDuration(o.Timeout) // validate checked it
-	}
-	if o.BenchBudget != "" {
-		opts.Budget, _ = time.ParseDuration(o.BenchBudget)
-	}
-	opts.Config = spec.config(parallel, opts.Artifacts)
+	opts.Config = config
 	return opts, nil
 }
 
 // config is the configuration recorded with the job in the repository's
 // store: the client's own when it sent one (the CLI sends its flags), else
-// the request's options; with what show and apply read back added.
-func (spec *jobSpec) config(parallel int, artifacts string) []byte {
-	m := map[string]any{}
-	if len(spec.Request.Options.Config) > 0 {
-		json.Unmarshal(spec.Request.Options.Config, &m)
-	} else {
-		b, _ := json.Marshal(spec.Request.Options)
-		json.Unmarshal(b, &m)
+// the request's options; with the base, the slots and the artifacts added.
+func (spec *jobSpec) config(parallel int, artifacts string) ([]byte, error) {
+	src := []byte(spec.Request.Options.Config)
+	if len(src) == 0 || string(src) == "null" {
+		var err error
+		if src, err = json.Marshal(spec.Request.Options); err != nil {
+			return nil, err
+		}
+	}
+	var m map[string]any
+	if err := json.Unmarshal(src, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("options.config is no JSON object: %v", err)
 	}
 	m["base_commit"] = spec.Base
 	m["slots"] = parallel
 	m["artifacts"] = artifacts
 	m["daemon"] = true
-	b, _ := json.Marshal(m)
-	return b
+	return json.Marshal(m)
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -49,7 +49,7 @@ func (s *Server) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 		// kept none recorded it. It has ended, or it waits in the queue.
 		s.broker.Open(j.ID)
 		if j.Ended() {
-			s.broker.Publish(client.Event{Job: j.ID, Kind: client.EventEnded, Time: time.Now(), Message: j.State})
+			s.broker.Publish(api.Event{Job: j.ID, Kind: api.EventEnded, Time: time.Now(), Message: j.State})
 		}
 		ch, err = s.broker.Subscribe(r.Context(), j.ID, after)
 	}
@@ -78,7 +78,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 // stream writes events as SSE until ch closes or the client goes. A reader
 // too slow for the broker has its channel closed: the stream ends, and the
 // client resumes with Last-Event-ID.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, ch <-chan client.Event) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, ch <-chan api.Event) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)

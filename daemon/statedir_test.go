@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 func TestDefaultStateDir(t *testing.T) {
@@ -90,9 +91,9 @@ func TestServer_PrivateState(t *testing.T) {
 	}
 	os.Chmod(filepath.Join(state, "daemon.db"), 0o644)
 	_, c := startServer(t, func(o *Options) { o.StateDir, o.StateDB = state, "" })
-	sub, err := c.Submit(t.Context(), client.JobRequest{Repo: repo,
+	sub, err := c.Submit(t.Context(), api.JobRequest{Repo: repo,
 		Candidates: []json.RawMessage{inline(t, "a", map[string]string{"lib.txt": "2\n"})},
-		Options:    client.JobOptions{Test: shellTest, Bench: "none"}})
+		Options:    jobspec.Spec{Test: shellTest, Bench: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}

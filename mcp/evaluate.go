@@ -9,8 +9,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 const evaluateDoc = `Judge candidates against base: run each one's tests, benchmark those that pass
@@ -134,18 +135,31 @@ func (t *tools) evaluate(ctx context.Context, req *sdk.CallToolRequest, in Evalu
 }
 
 // jobRequest is the daemon's request for in.
-func (t *tools) jobRequest(in EvaluateIn) (client.JobRequest, error) {
+func (t *tools) jobRequest(in EvaluateIn) (api.JobRequest, error) {
 	repo, err := t.repo(in.Repo)
 	if err != nil {
-		return client.JobRequest{}, err
+		return api.JobRequest{}, err
 	}
 	if len(in.Candidates)+len(in.Refs) == 0 {
-		return client.JobRequest{}, errors.New("no candidates: give candidates (each a name and a patch or files) or refs")
+		return api.JobRequest{}, errors.New("no candidates: give candidates (each a name and a patch or files) or refs")
 	}
 	o := in.Options
-	jr := client.JobRequest{Repo: repo, Base: in.Base, CandidateRefs: in.Refs, Kind: "run", Options: client.JobOptions{
-		Test: o.Test, Bench: o.Bench, BenchFilter: o.BenchFilter, Timeout: o.Timeout, MinSpeedup: o.MinSpeedup,
-		MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, BenchBudget: o.BenchBudget, Metric: o.Metric, BuildFlags: o.BuildFlags,
+	var timeout, budget jobspec.Duration
+	for _, d := range []struct {
+		field string
+		in    string
+		out   *jobspec.Duration
+	}{{"options.timeout", o.Timeout, &timeout}, {"options.bench_budget", o.BenchBudget, &budget}} {
+		if d.in == "" {
+			continue
+		}
+		if *d.out, err = jobspec.ParseDuration(d.in); err != nil {
+			return api.JobRequest{}, fmt.Errorf("%w (%s)", err, d.field)
+		}
+	}
+	jr := api.JobRequest{Repo: repo, Base: in.Base, CandidateRefs: in.Refs, Kind: "run", Options: jobspec.Spec{
+		Test: o.Test, Bench: o.Bench, BenchFilter: o.BenchFilter, Timeout: timeout, MinSpeedup: o.MinSpeedup,
+		MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, BenchBudget: budget, Metric: o.Metric, BuildFlags: o.BuildFlags,
 		Sandbox: o.Sandbox, NoProfile: o.NoProfile, NoCache: o.NoCache, Parallel: o.Parallel,
 	}}
 	for i, c := range in.Candidates {
@@ -162,7 +176,7 @@ func (t *tools) jobRequest(in EvaluateIn) (client.JobRequest, error) {
 }
 
 // summarise is j's verdicts so far.
-func summarise(j client.Job) EvaluateOut {
+func summarise(j api.Job) EvaluateOut {
 	out := EvaluateOut{Job: j.ID, RunID: j.RunID, State: j.State, Error: j.Error, Verdicts: []Verdict{}}
 	rep := j.Report
 	if rep == nil {

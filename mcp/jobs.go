@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/profiler"
 )
 
@@ -54,13 +54,13 @@ func (t *tools) job(ctx context.Context, _ *sdk.CallToolRequest, in JobIn) (*sdk
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	idle := time.AfterFunc(eventsIdle, cancel)
-	err = t.opts.Jobs.Events(sctx, in.Job, 0, func(e client.Event) error {
+	err = t.opts.Jobs.Events(sctx, in.Job, 0, func(e api.Event) error {
 		idle.Reset(eventsIdle)
 		text := describe(e.Evaluator())
 		switch e.Kind {
-		case client.EventQueued:
+		case api.EventQueued:
 			text = "queued"
-		case client.EventEnded:
+		case api.EventEnded:
 			text = "ended: " + e.Message
 		}
 		if text != "" {

@@ -12,23 +12,22 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 )
 
 // Name is the server's name, as clients see it in their tool lists.
 const Name = "optimizer"
 
-// Jobs is what the job tools need of a daemon. *client.Client is one.
+// Jobs is what the job tools need of a daemon. *client.Client is one: cmd
+// gives it, to this package and to the daemon (daemon.Options.MCPJobs).
 type Jobs interface {
-	Submit(ctx context.Context, req client.JobRequest) (client.Submitted, error)
-	Job(ctx context.Context, id string) (client.Job, error)
+	Submit(ctx context.Context, req api.JobRequest) (api.Submitted, error)
+	Job(ctx context.Context, id string) (api.Job, error)
 	Report(ctx context.Context, id, format string) ([]byte, error)
-	Events(ctx context.Context, id string, after uint64, fn func(client.Event) error) error
-	Follow(ctx context.Context, id string, each func(evaluator.Event)) (client.Job, error)
+	Events(ctx context.Context, id string, after uint64, fn func(api.Event) error) error
+	Follow(ctx context.Context, id string, each func(evaluator.Event)) (api.Job, error)
 }
-
-var _ Jobs = (*client.Client)(nil)
 
 // Options configure the tools. Only cmd and the daemon fill them.
 type Options struct {
@@ -151,7 +150,7 @@ func (t *tools) repo(given string) (string, error) {
 // callError is the message a person would get for err: the daemon's own
 // words for an API error, without the HTTP status.
 func callError(what string, err error) error {
-	var apiErr *client.APIError
+	var apiErr *api.Error
 	if errors.As(err, &apiErr) {
 		if apiErr.Field != "" {
 			return fmt.Errorf("%s: %s (%s)", what, apiErr.Message, apiErr.Field)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 )
@@ -95,7 +96,7 @@ func (d *daemonProc) stop() {
 
 // waitEnded follows a job's events to its end.
 func waitEnded(ctx context.Context, c *client.Client, id string) error {
-	return c.Events(ctx, id, 0, func(client.Event) error { return nil })
+	return c.Events(ctx, id, 0, func(api.Event) error { return nil })
 }
 
 func gitIn(ctx context.Context, dir string, args ...string) error {

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
 // firstTestIn is a test command that records when it starts, in ns since
@@ -72,8 +73,8 @@ func benchFirst(ctx context.Context, bin, dir string) error {
 		os.Remove(filepath.Join(stamps, "first"))
 		cand := newCand()
 		t0 := time.Now()
-		sub, err := d.c.Submit(ctx, client.JobRequest{Repo: drepo, Candidates: []json.RawMessage{cand},
-			Options: client.JobOptions{Test: firstTest, Bench: "none", Sandbox: "off"}})
+		sub, err := d.c.Submit(ctx, api.JobRequest{Repo: drepo, Candidates: []json.RawMessage{cand},
+			Options: jobspec.Spec{Test: firstTest, Bench: "none", Sandbox: "off"}})
 		if err != nil {
 			return 0, err
 		}

@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -40,8 +42,8 @@ func benchLoad(ctx context.Context, bin, dir string) error {
 				n := cl*per + i
 				cand, _ := json.Marshal(map[string]any{"name": fmt.Sprintf("c%d", n), "files": map[string]string{"new.txt": fmt.Sprintf("%d\n", n)}})
 				t0 := time.Now()
-				sub, err := c.Submit(ctx, client.JobRequest{Repo: repo, Candidates: []json.RawMessage{cand},
-					Options: client.JobOptions{Test: "true", Bench: "none", Sandbox: "off"}})
+				sub, err := c.Submit(ctx, api.JobRequest{Repo: repo, Candidates: []json.RawMessage{cand},
+					Options: jobspec.Spec{Test: "true", Bench: "none", Sandbox: "off"}})
 				took := time.Since(t0)
 				mu.Lock()
 				if err != nil {

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
@@ -34,7 +35,7 @@ func benchRepeat(ctx context.Context, bin, dir string) error {
 		if err := fixture(ctx, repo, cands); err != nil {
 			return err
 		}
-		req := client.JobRequest{Repo: repo, CandidatePaths: []string{cands}, Options: client.JobOptions{NoProfile: true}}
+		req := api.JobRequest{Repo: repo, CandidatePaths: []string{cands}, Options: jobspec.Spec{NoProfile: true}}
 		var took [2]time.Duration
 		var verdicts [2]string
 		for i := range 2 {

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -52,7 +54,7 @@ func waitEvent(kind string) func(t *testing.T, d *killDaemon, c *client.Client, 
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		errSeen := errors.New("seen")
-		if err := c.Events(ctx, id, 0, func(e client.Event) error {
+		if err := c.Events(ctx, id, 0, func(e api.Event) error {
 			if e.Kind == kind {
 				return errSeen
 			}
@@ -153,8 +155,8 @@ func TestDaemonKill9(t *testing.T) {
 			d := startKillDaemon(t, bin, sock, state, mark, lock, env, maxJobs)
 			c := client.New(sock)
 			ctx := context.Background()
-			req := client.JobRequest{Repo: repo, CandidatePaths: []string{cands}, Options: client.JobOptions{
-				Test: "sh test.sh", Bench: "sh bench.sh", ProfileCmd: "sh prof.sh", Timeout: "2m",
+			req := api.JobRequest{Repo: repo, CandidatePaths: []string{cands}, Options: jobspec.Spec{
+				Test: "sh test.sh", Bench: "sh bench.sh", ProfileCmd: "sh prof.sh", Timeout: jobspec.Duration(2 * time.Minute),
 				MaxPairs: 20, NoPin: true, Sandbox: "off"}} // 20: on a busy machine fast wins within them, which the Profile point needs
 			var ids []string
 			for range 1 + btoi(kp.queued) {
@@ -238,7 +240,7 @@ func waitEnded(t *testing.T, d *killDaemon, c *client.Client, id string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := c.Events(ctx, id, 0, func(client.Event) error { return nil }); err != nil {
+	if err := c.Events(ctx, id, 0, func(api.Event) error { return nil }); err != nil {
 		t.Fatalf("job %s: %v\n%s", id, err, d.output())
 	}
 }

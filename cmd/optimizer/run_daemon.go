@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/optimizer-dev/optimizer/eta"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+
+	"github.com/optimizer-dev/optimizer/api"
+	"github.com/optimizer-dev/optimizer/eta"
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
@@ -26,20 +29,19 @@ func (o runOptions) onDaemon(ctx context.Context) *client.Client {
 	return daemonClient(ctx, o.Socket)
 }
 
-// jobRequest is the daemon's request for the job o describes: the
-// evaluator's options that an in-process job would have
-// (client.JobOptionsOf), with the candidates by path and ref for the daemon
-// to load, and the daemon's slots unless -j says how many.
-func (o runOptions) jobRequest(plan jobPlan) (client.JobRequest, error) {
+// jobRequest is the daemon's request for the job o describes: the spec an
+// in-process job is made from (config.Run.Spec), with the candidates by
+// path and ref for the daemon to load, and the daemon's slots unless -j
+// says how many.
+func (o runOptions) jobRequest(plan jobPlan) (api.JobRequest, error) {
 	parallel := 0 // the daemon's budget
 	if o.Parallel == 0 {
 		parallel = max(1, len(plan.cands))
 	} else if o.Parallel > 0 {
 		parallel = int(o.Parallel)
 	}
-	req := client.JobRequest{Repo: plan.repo.Root, Base: plan.base, CandidateRefs: o.CandidateRefs, Kind: o.Kind,
-		Options: client.JobOptionsOf(o.evaluatorOptions(plan.repo, plan.base, parallel, nil, nil))}
-	req.Options.MinSpeedup = o.MinSpeedup // as given: a percentage through a fraction and back may gain a last digit
+	req := api.JobRequest{Repo: plan.repo.Root, Base: plan.base, CandidateRefs: o.CandidateRefs, Kind: o.Kind,
+		Options: o.Spec(plan.repo, plan.base, parallel, os.Environ())}
 	for _, p := range o.Candidates {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -63,7 +65,7 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 		return err
 	}
 	sub, err := c.Submit(ctx, req)
-	var apiErr *client.APIError
+	var apiErr *api.Error
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden {
 		return fmt.Errorf("submit to the daemon: %w; or run it in this process with --no-daemon", err)
 	}
@@ -83,7 +85,7 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 // with. When ctx ends first, it cancels the job and returns what the job
 // has.
 func followJob(ctx context.Context, c *client.Client, id string, o runOptions, est *eta.ETA, stderr io.Writer) (*evaluator.Report, error) {
-	j, err := progress.While(stderr, showBars(stderr, o.Verbose), est, func(events chan<- evaluator.Event) (client.Job, error) {
+	j, err := progress.While(stderr, showBars(stderr, o.Verbose), est, func(events chan<- evaluator.Event) (api.Job, error) {
 		return c.Follow(ctx, id, func(e evaluator.Event) { events <- e })
 	})
 	var gone *client.GoneError

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/optimizer-dev/optimizer/eta"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/eta"
 
 	"github.com/spf13/cobra"
 
@@ -132,7 +134,17 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 
 	where := "" // in this process, the session holds the pool and the store; through a daemon, the daemon does
 	if c := o.onDaemon(ctx); c != nil {
-		s.Evaluate, where = c.NewSession().Evaluate, ", on the daemon"
+		sess := c.NewSession()
+		s.Evaluate = func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
+			// The spec s.Options made opts from: the flags with this
+			// job's test command and budget, and its quick look.
+			ro := o.Run
+			ro.Test, ro.BenchBudget = opts.Test, opts.Budget
+			spec := ro.Spec(r, opts.Base, n, os.Environ())
+			spec.Quick = opts.Quick
+			return sess.Evaluate(ctx, opts.Repo, opts.Base, spec, opts.Candidates, opts.Events)
+		}
+		where = ", on the daemon"
 		defer scr.Clear()
 	} else {
 		work, werr := evaluator.OpenWork(ctx, r.StorePath(o.DB), movedAside(stderr), worktreepool.Options{

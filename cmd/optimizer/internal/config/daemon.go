@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/daemon"
+	"github.com/optimizer-dev/optimizer/mcp"
 )
 
 // SocketPath is the daemon's socket a command uses: flag, then
@@ -72,5 +74,6 @@ func (d Daemon) DaemonOptions(w io.Writer) (daemon.Options, error) {
 	opts.DiskBudget = budget
 	opts.Socket = SocketPath(opts.Socket)
 	opts.Slots = max(0, opts.Slots) // 0: daemon.AutoSlots
+	opts.MCPJobs = func(api http.Handler) mcp.Jobs { return client.NewInProcess(api) }
 	return opts, nil
 }

@@ -3,75 +3,68 @@ package config
 import (
 	"encoding/json"
 	"log/slog"
-	"maps"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/client"
+	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
-// Options is the evaluator's options for a job of o's on n slots in the
-// repository r at base, with the configuration recorded (Config) and the
-// artifacts in r's directory for them. Every command that runs a job, in
-// this process or through a daemon (client.JobOptionsOf), starts here.
-func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
-	opts := evaluator.Options{
-		Kind:                o.Kind,
-		Repo:                r.Root,
-		Base:                base,
-		Candidates:          cands,
-		Parallel:            n,
+// Spec is the job spec of o's settings for a job at base in r on n slots
+// (0 lets a daemon choose), with environ's values of api.DefaultEnv and
+// --env, and the configuration recorded (Config). Every command that runs
+// a job, in this process or through a daemon, starts here.
+func (o Run) Spec(r gitcmd.Repo, base string, n int, environ []string) jobspec.Spec {
+	return jobspec.Spec{
 		Test:                o.Test,
 		TestReports:         o.TestReports,
-		Setup:               o.Setup,
-		CopyFiles:           o.CopyFiles,
 		Bench:               o.Bench,
 		BenchFormat:         o.BenchFormat,
 		BenchReports:        o.BenchReports,
-		Timeout:             o.Timeout,
-		MinSpeedup:          o.MinSpeedup / 100,
+		Setup:               o.Setup,
+		CopyFiles:           o.CopyFiles,
+		Timeout:             jobspec.Duration(o.Timeout),
+		MinSpeedup:          o.MinSpeedup,
 		MinPairs:            o.MinPairs,
 		MaxPairs:            o.MaxPairs,
-		Budget:              o.BenchBudget,
-		Metric:              evaluator.Metric(o.Metric),
+		BenchBudget:         jobspec.Duration(o.BenchBudget),
+		Metric:              o.Metric,
 		BenchFilter:         o.BenchFilter,
 		BenchArgs:           o.BenchArgs,
 		BuildFlags:          o.GoBuildFlags(),
-		Pin:                 !o.NoPin,
+		NoPin:               o.NoPin,
 		MemLimit:            o.MemLimit(),
-		Sandbox:             evaluator.SandboxMode(o.Sandbox),
+		Sandbox:             o.Sandbox,
 		SandboxNet:          o.SandboxNet,
-		SandboxBind:         o.SandboxBind,
-		SandboxBindNamed:    true,
 		NoiseCheck:          o.NoiseCheck,
 		All:                 o.All,
 		TrustCandidateTests: o.TrustTests,
-		Shard:               o.Shard,
 		NoCache:             o.NoCache,
-		Profile:             !o.NoProfile && o.ProfileCmd == "",
+		NoProfile:           o.NoProfile,
 		ProfileCmd:          o.ProfileCmd,
-		Artifacts:           r.ArtifactsDir(),
-		Logger:              logger,
-		Env:                 o.JobEnv(os.Environ()),
+		Parallel:            n,
+		Env:                 api.EnvOf(append(slices.Clone(api.DefaultEnv), o.Env...), environ),
+		Config:              o.Config(base, n, r.ArtifactsDir()),
 	}
-	opts.Config = o.Config(base, n, opts.Artifacts)
-	return opts
 }
 
-// JobEnv is what of environ a job's commands get set: client.DefaultEnv and
-// --env, as KEY=VALUE, sorted. In this process they have it anyway; a
-// daemon's job gets it from here.
-func (o Run) JobEnv(environ []string) []string {
-	m := client.EnvOf(append(slices.Clone(client.DefaultEnv), o.Env...), environ)
-	var env []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		env = append(env, k+"="+m[k])
-	}
-	return env
+// Options is the evaluator's options for a job of o's on n slots in the
+// repository r at base: its spec (Spec) as evaluator.OptionsOf reads it,
+// with what only a job in this process has.
+func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
+	spec := o.Spec(r, base, n, os.Environ())
+	opts := evaluator.OptionsOf(spec)
+	opts.Kind, opts.Repo, opts.Base, opts.Candidates, opts.Parallel = o.Kind, r.Root, base, cands, n
+	opts.SandboxBind, opts.SandboxBindNamed = o.SandboxBind, true
+	opts.Shard = o.Shard
+	opts.Artifacts = r.ArtifactsDir()
+	opts.Logger = logger
+	opts.Config = spec.Config
+	return opts
 }
 
 // GoBuildFlags returns the go test -c flags: --build-flags split on

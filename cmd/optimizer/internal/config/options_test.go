@@ -2,44 +2,50 @@ package config
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
-// TestRun_Options: the flags' forms become the evaluator's (a percentage a
-// fraction, negated switches, build flags with the tags), and the daemon's
-// request made from those options (client.JobOptionsOf) says what the
-// flags said.
+// TestRun_Options: the flags' forms become the spec's, as a daemon gets
+// it (the percentage as given, build flags with the tags, the environment
+// by name), and the evaluator's options made from that spec in this
+// process (a fraction, positive switches).
 func TestRun_Options(t *testing.T) {
 	o := Defaults()
 	o.MinSpeedup, o.Timeout, o.BenchBudget = 2.5, 90*time.Second, time.Minute
 	o.NoPin, o.NoProfile, o.NoCache, o.TrustTests = true, true, true, true
 	o.BuildFlags, o.Tags, o.SlotMemory = []string{"-race -trimpath"}, "noasm", "1G"
-	o.CopyFiles, o.Kind = []string{".env"}, "ci"
+	o.CopyFiles, o.Kind, o.Env = []string{".env"}, "ci", []string{"MYAPP_*"}
 	r := gitcmd.Repo{Root: t.TempDir()}
 
+	spec := o.Spec(r, "abc", 3, []string{"PATH=/bin", "MYAPP_X=1", "HOME=/home/ada"})
+	b, _ := json.Marshal(spec)
+	if spec.MinSpeedup != 2.5 || spec.Timeout != jobspec.Duration(90*time.Second) || !spec.NoPin || !spec.NoProfile ||
+		!spec.NoCache || !spec.TrustCandidateTests || !slices.Equal(spec.CopyFiles, o.CopyFiles) || spec.MemLimit != 1<<30 ||
+		spec.Parallel != 3 || !maps.Equal(spec.Env, map[string]string{"PATH": "/bin", "MYAPP_X": "1"}) {
+		t.Errorf("Spec = %s", b)
+	}
+	if want := []string{"-race", "-trimpath", "-tags=noasm"}; !slices.Equal(spec.BuildFlags, want) {
+		t.Errorf("build flags %q, want %q", spec.BuildFlags, want)
+	}
+
 	opts := o.Options(r, "abc", 3, nil, nil)
-	if opts.MinSpeedup != 0.025 || opts.Pin || opts.Profile || opts.ProfileCmd != "" || !opts.NoCache ||
-		!opts.TrustCandidateTests || opts.MemLimit != 1<<30 || opts.Parallel != 3 || opts.Kind != "ci" ||
-		opts.Metric != evaluator.MetricWall || opts.Sandbox != evaluator.SandboxAuto || opts.Artifacts != r.ArtifactsDir() {
+	if opts.MinSpeedup != 0.025 || opts.Timeout != 90*time.Second || opts.Budget != time.Minute || opts.Pin || opts.Profile ||
+		opts.ProfileCmd != "" || !opts.NoCache || !opts.TrustCandidateTests || opts.MemLimit != 1<<30 || opts.Parallel != 3 ||
+		opts.Kind != "ci" || opts.Metric != evaluator.MetricWall || opts.Sandbox != evaluator.SandboxAuto || opts.Artifacts != r.ArtifactsDir() {
 		t.Errorf("Options = %+v", opts)
 	}
-	if want := []string{"-race", "-trimpath", "-tags=noasm"}; !slices.Equal(opts.BuildFlags, want) {
-		t.Errorf("build flags %q, want %q", opts.BuildFlags, want)
+	if !slices.Equal(opts.BuildFlags, spec.BuildFlags) {
+		t.Errorf("build flags %q, want the spec's %q", opts.BuildFlags, spec.BuildFlags)
 	}
 	if o := (Run{}).Options(r, "", 1, nil, nil); !o.Profile || !o.Pin {
 		t.Errorf("without --no-profile and --no-pin: Profile %v, Pin %v", o.Profile, o.Pin)
-	}
-
-	req := client.JobOptionsOf(opts)
-	if req.MinSpeedup != 2.5 || req.Timeout != "1m30s" || req.BenchBudget != "1m0s" || !req.NoPin || !req.NoProfile ||
-		!req.NoCache || !slices.Equal(req.CopyFiles, o.CopyFiles) || req.MemLimit != 1<<30 || !slices.Equal(req.BuildFlags, opts.BuildFlags) {
-		t.Errorf("the daemon's form: %+v", req)
 	}
 }
 

@@ -65,7 +65,7 @@ type Run struct {
 	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
 	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
 	NoCache       bool          `json:"no_cache,omitempty"`
-	Env           []string      `json:"env,omitempty"` // names a daemon's job gets from this environment, besides client.DefaultEnv
+	Env           []string      `json:"env,omitempty"` // names a daemon's job gets from this environment, besides api.DefaultEnv
 	Verbose       bool          `json:"-"`
 	Socket        string        `json:"-"` // the daemon's socket
 	NoDaemon      bool          `json:"-"` // run in-process even when a daemon answers

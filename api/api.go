@@ -1,10 +1,18 @@
-package client
+// Package api holds the daemon's HTTP API (/v1) as Go types: the requests
+// and answers that package client sends and package daemon decodes, so the
+// two cannot drift apart, and the rules both ends share (the environment a
+// job gets by default, the socket directory's owner). The OpenAPI document
+// the daemon serves at /v1/openapi.json describes them. A job's settings
+// are a jobspec.Spec, the request's options.
+package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/jobspec"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // JobRequest is the body of POST /v1/jobs: a job as the CLI takes it.
@@ -18,51 +26,13 @@ type JobRequest struct {
 	// CandidatePaths are patch files, JSONL files or directories, as --candidates takes.
 	CandidatePaths []string `json:"candidate_paths,omitempty"`
 	// CandidateRefs are revisions whose diff from base is a candidate, as --candidate-ref takes.
-	CandidateRefs []string   `json:"candidate_refs,omitempty"`
-	Options       JobOptions `json:"options"`
+	CandidateRefs []string     `json:"candidate_refs,omitempty"`
+	Options       jobspec.Spec `json:"options"`
 	// Kind is recorded in the store: run (the default) or watch.
 	Kind string `json:"kind,omitempty"`
 	// Session groups a watch session's jobs: a new job of a session cancels
 	// the session's older jobs that have not ended.
 	Session string `json:"session,omitempty"`
-}
-
-// JobOptions are the options of a job, as the CLI's flags give them.
-// Durations are Go durations ("90s", "10m").
-type JobOptions struct {
-	Test                string   `json:"test,omitempty"`
-	TestReports         []string `json:"test_reports,omitempty"`
-	Bench               string   `json:"bench,omitempty"` // "none" skips the benchmark phase
-	BenchFormat         string   `json:"bench_format,omitempty"`
-	BenchReports        []string `json:"bench_reports,omitempty"`
-	Setup               string   `json:"setup,omitempty"`
-	CopyFiles           []string `json:"copy_files,omitempty"` // relative to the repository root
-	Timeout             string   `json:"timeout,omitempty"`
-	MinSpeedup          float64  `json:"min_speedup,omitempty"` // percent
-	MinPairs            int      `json:"min_pairs,omitempty"`
-	MaxPairs            int      `json:"max_pairs,omitempty"`
-	BenchBudget         string   `json:"bench_budget,omitempty"`
-	Metric              string   `json:"metric,omitempty"` // wall or cpu
-	BenchFilter         string   `json:"bench_filter,omitempty"`
-	BenchArgs           []string `json:"bench_args,omitempty"`
-	BuildFlags          []string `json:"build_flags,omitempty"`
-	NoPin               bool     `json:"no_pin,omitempty"`
-	MemLimit            int64    `json:"mem_limit,omitempty"` // bytes per process; 0 is none
-	Sandbox             string   `json:"sandbox,omitempty"`   // auto, on, off
-	SandboxNet          bool     `json:"sandbox_net,omitempty"`
-	NoiseCheck          bool     `json:"noise_check,omitempty"`
-	All                 bool     `json:"all,omitempty"`
-	TrustCandidateTests bool     `json:"trust_candidate_tests,omitempty"`
-	NoCache             bool     `json:"no_cache,omitempty"` // reuse nothing from earlier jobs (the result cache)
-	Quick               bool     `json:"quick,omitempty"`    // a first look a later job refines: the budget may stop a benchmark before any claim
-	NoProfile           bool     `json:"no_profile,omitempty"`
-	ProfileCmd          string   `json:"profile_cmd,omitempty"`
-	Parallel            int      `json:"parallel,omitempty"` // most slots this job may hold; 0 is the daemon's budget
-	// Env is set for the job's test, bench and setup commands: the client's
-	// values of DefaultEnv and of what --env adds. The daemon drops a
-	// DefaultEnv name its policy does not allow, and refuses another.
-	Env    map[string]string `json:"env,omitempty"`
-	Config json.RawMessage   `json:"config,omitempty"` // the client's effective configuration, recorded as is
 }
 
 // Job is a job as the daemon lists it, and the body of GET /v1/jobs/{id}.
@@ -82,7 +52,7 @@ type Job struct {
 	Error string `json:"error,omitempty"`
 	// Report is the JSON report contract: partial while the job runs, whole
 	// once it has ended; absent before it starts.
-	Report *evaluator.Report `json:"report,omitempty"`
+	Report *result.Report `json:"report,omitempty"`
 }
 
 // Ended reports whether the job is in a final state.
@@ -111,17 +81,17 @@ type JobList struct {
 // same events the CLI's progress display shows. Seq is the SSE id: unique
 // and increasing across the daemon's life.
 type Event struct {
-	Seq       uint64                     `json:"seq"`
-	Job       string                     `json:"job"`
-	Kind      string                     `json:"kind"`
-	Time      time.Time                  `json:"time"`
-	Phase     string                     `json:"phase,omitempty"`
-	Candidate string                     `json:"candidate,omitempty"`
-	Index     int                        `json:"index"`
-	Done      int                        `json:"done"`
-	Total     int                        `json:"total"`
-	Message   string                     `json:"message,omitempty"`
-	Result    *evaluator.CandidateResult `json:"result,omitempty"`
+	Seq       uint64                  `json:"seq"`
+	Job       string                  `json:"job"`
+	Kind      string                  `json:"kind"`
+	Time      time.Time               `json:"time"`
+	Phase     string                  `json:"phase,omitempty"`
+	Candidate string                  `json:"candidate,omitempty"`
+	Index     int                     `json:"index"`
+	Done      int                     `json:"done"`
+	Total     int                     `json:"total"`
+	Message   string                  `json:"message,omitempty"`
+	Result    *result.CandidateResult `json:"result,omitempty"`
 	// Since and AtBase are, for a "stuck" event, when the test started and
 	// how long it took at base; AtBase is, for a "baseline" event, how long
 	// base's tests ran (from the cache, the run cached).
@@ -131,11 +101,11 @@ type Event struct {
 	// event, the pair's number, its base sample time and the pairs the
 	// benchmark is on course to take; for a "job-start" event, the pairs
 	// of earlier jobs like it, by candidate, and the job's slots.
-	Pair       int                       `json:"pair,omitempty"`
-	BaseSample time.Duration             `json:"base_sample,omitempty"`
-	Forecast   int                       `json:"forecast,omitempty"`
-	History    []evaluator.PastBenchmark `json:"history,omitempty"`
-	Slots      int                       `json:"slots,omitempty"`
+	Pair       int                    `json:"pair,omitempty"`
+	BaseSample time.Duration          `json:"base_sample,omitempty"`
+	Forecast   int                    `json:"forecast,omitempty"`
+	History    []result.PastBenchmark `json:"history,omitempty"`
+	Slots      int                    `json:"slots,omitempty"`
 }
 
 // Event kinds the daemon adds to the evaluator's.
@@ -148,15 +118,15 @@ const (
 )
 
 // FromEvaluator converts an evaluator event of job id.
-func FromEvaluator(id string, e evaluator.Event) Event {
+func FromEvaluator(id string, e result.Event) Event {
 	return Event{Job: id, Kind: string(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
 		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots}
 }
 
 // Evaluator converts e back into the evaluator's event.
-func (e Event) Evaluator() evaluator.Event {
-	return evaluator.Event{Kind: evaluator.EventKind(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
+func (e Event) Evaluator() result.Event {
+	return result.Event{Kind: result.EventKind(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
 		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots}
 }
@@ -170,10 +140,19 @@ type Health struct {
 	Slots   int    `json:"slots"` // the machine-wide slot budget
 }
 
-// Error is the body of every error answer.
+// Error is the body of every error answer. A client returns it, with the
+// answer's HTTP status, as the error of the call.
 type Error struct {
-	Error string `json:"error"`
+	Status  int    `json:"-"`
+	Message string `json:"error"`
 	// Field names what to fix in the request, as a JSON path
 	// ("options.timeout", "candidates[2].files"), when one field is at fault.
 	Field string `json:"field,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("daemon: %s (field %s; HTTP %d)", e.Message, e.Field, e.Status)
+	}
+	return fmt.Sprintf("daemon: %s (HTTP %d)", e.Message, e.Status)
 }

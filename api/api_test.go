@@ -1,4 +1,4 @@
-package client
+package api
 
 import (
 	"encoding/json"
@@ -6,23 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/result"
 )
 
 // fullEvent is an evaluator event with every field set.
-func fullEvent() evaluator.Event {
+func fullEvent() result.Event {
 	at := time.Date(2026, 11, 26, 17, 0, 0, 0, time.UTC)
-	return evaluator.Event{
-		Kind: evaluator.EventSample, Time: at, Phase: "benchmark", Candidate: "fast", Index: 2, Done: 1, Total: 4,
-		Message: "m", Result: &evaluator.CandidateResult{Name: "fast", Verdict: evaluator.VerdictPending},
-		Pair: 14, BaseSample: 300 * time.Millisecond, Forecast: 12, History: []evaluator.PastBenchmark{{Candidate: "a", Pairs: 8}, {Candidate: "b", Pairs: 30}},
+	return result.Event{
+		Kind: result.EventSample, Time: at, Phase: "benchmark", Candidate: "fast", Index: 2, Done: 1, Total: 4,
+		Message: "m", Result: &result.CandidateResult{Name: "fast", Verdict: result.VerdictPending},
+		Pair: 14, BaseSample: 300 * time.Millisecond, Forecast: 12, History: []result.PastBenchmark{{Candidate: "a", Pairs: 8}, {Candidate: "b", Pairs: 30}},
 		Slots: 2, Since: at.Add(-time.Second), AtBase: 10 * time.Millisecond,
 	}
 }
 
 // TestEvent_RoundTrip: an evaluator event goes through the API's JSON and
 // back whole, so that a client's progress and ETA read what an in-process
-// one does. A field added to evaluator.Event and not to the API fails it.
+// one does. A field added to result.Event and not to the API fails it.
 func TestEvent_RoundTrip(t *testing.T) {
 	e := fullEvent()
 	v := reflect.ValueOf(e)

@@ -1,4 +1,4 @@
-package client
+package api
 
 import (
 	"path"
@@ -29,7 +29,7 @@ func EnvMatch(patterns []string, name string) bool {
 }
 
 // EnvOf returns the variables of environ (KEY=VALUE, as os.Environ gives)
-// whose names match patterns, for JobOptions.Env.
+// whose names match patterns, for jobspec.Spec.Env.
 func EnvOf(patterns, environ []string) map[string]string {
 	out := map[string]string{}
 	for _, kv := range environ {

@@ -1,0 +1,49 @@
+package evaluator
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/jobspec"
+)
+
+// OptionsOf is the options a job with the settings s runs with: the one
+// mapping from a job spec, which the CLI and the daemon share. The caller
+// adds what s does not say: the repository, base, candidates, slots,
+// artifacts, logger and events.
+func OptionsOf(s jobspec.Spec) Options {
+	o := Options{
+		Test:                s.Test,
+		TestReports:         s.TestReports,
+		Setup:               s.Setup,
+		CopyFiles:           s.CopyFiles,
+		Bench:               s.Bench,
+		BenchFormat:         s.BenchFormat,
+		BenchReports:        s.BenchReports,
+		Timeout:             time.Duration(s.Timeout),
+		MinSpeedup:          s.MinSpeedup / 100,
+		MinPairs:            s.MinPairs,
+		MaxPairs:            s.MaxPairs,
+		Budget:              time.Duration(s.BenchBudget),
+		Metric:              Metric(s.Metric),
+		BenchFilter:         s.BenchFilter,
+		BenchArgs:           s.BenchArgs,
+		BuildFlags:          s.BuildFlags,
+		Pin:                 !s.NoPin,
+		MemLimit:            s.MemLimit,
+		Sandbox:             SandboxMode(s.Sandbox),
+		SandboxNet:          s.SandboxNet,
+		NoiseCheck:          s.NoiseCheck,
+		All:                 s.All,
+		TrustCandidateTests: s.TrustCandidateTests,
+		NoCache:             s.NoCache,
+		Quick:               s.Quick,
+		Profile:             !s.NoProfile && s.ProfileCmd == "",
+		ProfileCmd:          s.ProfileCmd,
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		o.Env = append(o.Env, k+"="+s.Env[k])
+	}
+	return o
+}
