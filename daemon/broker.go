@@ -213,7 +213,7 @@ func (b *Broker) Publish(e api.Event) api.Event {
 // number above lastEventID: first those the broker holds or the store
 // has, then new ones as they are published. The channel is closed when ctx
 // ends, after a job's api.EventEnded has been sent (for a job's stream),
-// or when the reader falls too far behind; a reader resumes then by
+// or when the reader falls too far behind. A reader then resumes by
 // subscribing again with the last Seq it read. A job that neither the
 // broker nor the store has events of is ErrUnknownJob: the caller checks
 // the queue for it.

@@ -43,11 +43,14 @@ func (s *syncBuffer) String() string {
 }
 
 // attackPage is a page of another 127.0.0.1 port that tries, with the
-// browser's cookie for the daemon, what issue 33 did and more: queue a job
-// whose setup runs a command, by a no-cors fetch of a Blob (no
-// Content-Type), of a text/plain Blob, by a CORS fetch of JSON and by a
-// text/plain form; cancel a running job; read a finished job's report and
-// the job list. It records what each fetch saw in window.results.
+// browser's cookie for the daemon, what issue 33 did and more:
+//   - queue a job whose setup runs a command, by a no-cors fetch of a Blob
+//     (no Content-Type), of a text/plain Blob, by a CORS fetch of JSON and
+//     by a text/plain form;
+//   - cancel a running job;
+//   - read a finished job's report and the job list.
+//
+// It records what each fetch saw in window.results.
 const attackPage = `<!doctype html><title>a page</title><iframe name="sink"></iframe><script>
 const D = %[1]q, job = %[2]q, running = %[3]q, finished = %[4]q;
 window.results = {};
@@ -89,16 +92,16 @@ async function attempt(name, f) {
 </script>`
 
 // TestDashboard_CrossOrigin performs the CSRF attack of issue 33 in
-// headless Chromium: the dashboard opened once with ?token= (which sets
-// the SameSite=Strict cookie), then a page served from another 127.0.0.1
-// port, the same site, tries to queue a job, cancel one and read a
-// report. The daemon allows setup commands and unsandboxed runs, so that
-// only its HTTP checks stand in the way. Nothing gets through, and the
-// daemon's log shows the requests carried the cookie and were refused as
-// cross-origin, not for want of a token. A page on a name rebound to
-// 127.0.0.1 is refused by its Host; a same-origin no-cors Blob POST, with
-// no Content-Type, is refused for that; a wrong token gets a page that
-// says what to do.
+// headless Chromium. The dashboard is opened once with ?token=, which sets
+// the SameSite=Strict cookie. Then a page served from another 127.0.0.1
+// port, the same site, tries to queue a job, cancel one and read a report.
+// The daemon allows setup commands and unsandboxed runs, so that only its
+// HTTP checks stand in the way. Nothing gets through. The daemon's log
+// shows the requests carried the cookie and were refused as cross-origin,
+// not for want of a token. Also:
+//   - a page on a name rebound to 127.0.0.1 is refused by its Host;
+//   - a same-origin no-cors Blob POST, with no Content-Type, is refused;
+//   - a wrong token gets a page that says what to do.
 func TestDashboard_CrossOrigin(t *testing.T) {
 	testenv.Once(t)
 	ctx := t.Context()

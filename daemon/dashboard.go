@@ -66,9 +66,9 @@ func (d dashSource) Job(ctx context.Context, id string) (dashboard.Job, error) {
 	return d.job(qj), nil
 }
 
-// job is a queue row as the jobs page shows it; a running job's progress
+// job is a queue row as the jobs page shows it. A running job's progress
 // and ETA (package eta, as the CLI's progress has it) come from its live
-// report, and whether it waits for a slot from the gate.
+// report. Whether it waits for a slot comes from the gate.
 func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 	j := dashboard.Job{ID: qj.ID, Repo: qj.Repo, Base: qj.Base, State: qj.State, Seq: qj.Seq,
 		Submitted: qj.Submitted, Started: qj.Started, Finished: qj.Finished}

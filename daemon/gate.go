@@ -18,7 +18,7 @@ import (
 //
 // The benchmark rule: exclusive requests are granted one at a time, in
 // submission order of their jobs, only when no slot at all is held (never
-// beside a behaviour run); while one waits, no new shared slot is handed
+// beside a behaviour run). While one waits, no new shared slot is handed
 // out, so a stream of behaviour runs cannot keep a benchmark waiting.
 //
 // A gate is safe for concurrent use.

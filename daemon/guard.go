@@ -16,12 +16,15 @@ import (
 	"syscall"
 )
 
-// What a listener lets through before the API sees a request. On TCP, in
-// this order: a Host that names the listener (a DNS-rebound name does
-// not), the token, then the checks that apply to the socket too: no
-// cross-origin write (http.CrossOriginProtection), a JSON content type on
-// every write (a form or a no-cors fetch cannot send one), no cross-site
-// read of the API, and a bound on each client's event streams.
+// What a listener lets through before the API sees a request, in this
+// order:
+//   - on TCP, a Host that names the listener (a DNS-rebound name does not);
+//   - on TCP, the token;
+//   - no cross-origin write (http.CrossOriginProtection);
+//   - a JSON content type on every write (a form or a no-cors fetch cannot
+//     send one);
+//   - no cross-site read of the API;
+//   - a bound on each client's event streams.
 
 // maxStreamsPerClient bounds the event streams one client holds at once:
 // one TCP address, or one process on the socket.
@@ -134,7 +137,7 @@ func (s *Server) requireJSON(next http.Handler) http.Handler {
 
 // sameOriginReads refuses a read of the API, the metrics or an event
 // stream that a page of another origin makes (Sec-Fetch-Site same-site or
-// cross-site, other than a navigation): such a page may not read a report
+// cross-site, other than a navigation). Such a page may not read a report
 // even by a no-cors fetch or a script tag. Pages of the dashboard may be
 // opened from anywhere.
 func (s *Server) sameOriginReads(next http.Handler) http.Handler {
@@ -222,8 +225,8 @@ func (s *Server) streamCap(next http.Handler) http.Handler {
 const TokenCookie = "optimizer_token"
 
 // withToken lets through only requests that carry the token: as
-// "Authorization: Bearer TOKEN", in the TokenCookie cookie, or as ?token=,
-// which sets the cookie and, for a GET, redirects to the same URL without
+// "Authorization: Bearer TOKEN", in the TokenCookie cookie, or as ?token=.
+// ?token= sets the cookie and, for a GET, redirects to the same URL without
 // the token, so that it stays out of the history and of Referer headers.
 func (s *Server) withToken(next http.Handler) http.Handler {
 	want := []byte(s.opts.Token)

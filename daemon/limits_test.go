@@ -21,7 +21,7 @@ import (
 // 33: thousands of TCP connections that never finish their headers, with
 // no token. The process may hold fewer descriptors than twice their
 // number, as a daemon with its default limit held fewer than the 20,000
-// the attack opened: without a cap on connections, the daemon's side of
+// the attack opened. Without a cap on connections, the daemon's side of
 // them takes every descriptor left and the socket stops answering. With
 // the cap, the socket answers while they are held, and TCP answers again
 // once they are gone.
@@ -98,9 +98,9 @@ func TestServer_HalfOpenConnections(t *testing.T) {
 }
 
 // TestServer_LargeBody: a body over the limit is refused without being
-// read into the daemon's memory when it says its length, and read no
-// further than the limit when it does not (chunked); either way the
-// daemon answers 413 and allocates far less than the body.
+// read into the daemon's memory when it says its length. It is read no
+// further than the limit when it does not (chunked). Either way the daemon
+// answers 413 and allocates far less than the body.
 func TestServer_LargeBody(t *testing.T) {
 	const size = 70 << 20
 	srv, _ := startServer(t, nil)

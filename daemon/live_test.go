@@ -19,10 +19,10 @@ import (
 
 // liveRun stands in for evaluator.Run. A job of four candidates takes the
 // whole slot budget for its benchmark and sends the events of a job in
-// its benchmark phase: quick measured faster, fast measuring its seventh
-// pair, later tested, last not yet given a slot; then it holds on until it
-// is stopped. A job of one candidate asks for a slot, which it cannot get
-// while the first job holds the budget.
+// its benchmark phase. quick is measured faster, fast is measuring its
+// seventh pair, later is tested, last has no slot yet. Then it holds on
+// until it is stopped. A job of one candidate asks for a slot, which it
+// cannot get while the first job holds the budget.
 func liveRun(ctx context.Context, pool evaluator.Pool, _ *store.DB, opts evaluator.Options) (*evaluator.Report, error) {
 	if len(opts.Candidates) == 1 {
 		if s, err := pool.Acquire(ctx); err == nil {
@@ -70,8 +70,8 @@ func liveRun(ctx context.Context, pool evaluator.Pool, _ *store.DB, opts evaluat
 
 // TestLiveJob: while a job runs, GET /v1/jobs/ID, its text and the
 // dashboard show the settings it runs with and what each candidate is
-// doing, never a reason that sounds final; a job that waits for a slot
-// shows no ETA; the queue shows each job's position.
+// doing, never a reason that sounds final. A job that waits for a slot
+// shows no ETA. The queue shows each job's position.
 func TestLiveJob(t *testing.T) {
 	ctx := context.Background()
 	repo := shellRepo(t)

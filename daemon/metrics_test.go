@@ -16,10 +16,10 @@ import (
 	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
-// TestMetrics_Jobs: after two jobs, the second a resubmission of the first,
-// /metrics has each job's duration and queue wait, its phases, the
-// verdicts, the result cache's hits and the build, and labels a
-// repository by its short name, not its path.
+// TestMetrics_Jobs: two jobs run, the second a resubmission of the first.
+// /metrics then has each job's duration and queue wait, its phases, the
+// verdicts, the result cache's hits and the build. It labels a repository
+// by its short name, not its path.
 func TestMetrics_Jobs(t *testing.T) {
 	repo := shellRepo(t)
 	_, c := startServer(t, nil)

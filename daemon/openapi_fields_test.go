@@ -140,9 +140,9 @@ func (f *fieldChecker) events(path string) int {
 }
 
 // TestOpenAPI_EveryFieldSent runs a real job on a real daemon, with a
-// winner, a failure, a benchmark and a profile, and walks every answer
-// (submit, job while it runs and once it ended, list, report, events,
-// health, errors) for a field openapi.json does not list.
+// winner, a failure, a benchmark and a profile. It walks every answer for a
+// field openapi.json does not list: submit, job while it runs and once it
+// ended, list, report, events, health, errors.
 func TestOpenAPI_EveryFieldSent(t *testing.T) {
 	// fast sleeps 0.3 s less than base: a winner even on a busy machine,
 	// whose noise was 0.1 s a sample at a load of 18 on 2 CPUs.

@@ -33,8 +33,8 @@ type Policy struct {
 	// AllowBuildFlags (--allow-build-flags) lets a job pass the go command
 	// any build flag. Without it only those that run no program of the
 	// job's choosing and read nothing outside the slot are let through
-	// (safeBuildFlags): go test -c runs outside the sandbox, and
-	// -toolexec, -exec or an -ldflags=-extld would run any command there.
+	// (safeBuildFlags). go test -c runs outside the sandbox, and -toolexec,
+	// -exec or an -ldflags=-extld would run any command there.
 	AllowBuildFlags bool
 	// AllowEnv (--allow-env) names the environment variables a job may set
 	// for its test, bench and setup commands: names, or prefixes ending in
@@ -169,9 +169,9 @@ func (p Policy) EnvAllowed(name string) bool {
 	return api.EnvMatch(p.allowEnv(), name)
 }
 
-// sandboxMode is the sandbox a job runs with: "auto" becomes "on" unless
-// the policy allows candidates to run unsandboxed, so that a machine that
-// loses bwrap after a job was accepted fails the job instead of running it
+// sandboxMode is the sandbox a job runs with. "auto" becomes "on" unless
+// the policy allows candidates to run unsandboxed. So a machine that loses
+// bwrap after a job was accepted fails the job instead of running it
 // unsandboxed.
 func (p Policy) sandboxMode(requested string) evaluator.SandboxMode {
 	m := evaluator.SandboxMode(requested)

@@ -56,9 +56,9 @@ func unprocessable(field, format string, args ...any) error {
 // decodeJSON decodes a request body into v, strictly: one JSON value, no
 // unknown fields, at most limit bytes, read within readBodyTimeout. A body
 // whose Content-Length is over the limit is refused before a byte of it is
-// read; one sent without a length is read in pieces, never more than the
-// limit, so that a refused body costs the daemon no more memory than the
-// limit, and that only for a moment. Its errors are *requestError.
+// read. One sent without a length is read in pieces, never more than the
+// limit. So a refused body costs the daemon no more memory than the limit,
+// and that only for a moment. Its errors are *requestError.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {

@@ -119,10 +119,10 @@ type Server struct {
 	listeners []net.Listener
 }
 
-// AutoSlots is the slot budget of a daemon on m when none is given: what
-// evaluator.Slots gives a job with no cap on its candidates and a test
-// command other than go test (CPUs-1, at least 2 on two or more CPUs,
-// lowered when free memory is short).
+// AutoSlots is the slot budget of a daemon on m when none is given. It is
+// what evaluator.Slots gives a job with no cap on its candidates and a test
+// command other than go test: CPUs-1, at least 2 on two or more CPUs,
+// lowered when free memory is short.
 func AutoSlots(m evaluator.Machine) int {
 	n, _ := evaluator.Slots(evaluator.SlotsAuto, 1<<20, "any test command", m)
 	return n
@@ -423,9 +423,9 @@ func LoadToken(path string) (string, error) {
 	return t, nil
 }
 
-// logDashboard says where the dashboard is: the TCP address a browser
-// opens, with how to pass the token once (never the token itself); or,
-// with the socket only, how to reach it and how to open it to a browser.
+// logDashboard says where the dashboard is. On TCP, it gives the address a
+// browser opens and how to pass the token once, never the token itself.
+// With the socket only, it says how to reach it and open it to a browser.
 func (s *Server) logDashboard(lns []net.Listener) {
 	if len(lns) < 2 {
 		s.log.Info("dashboard on the socket only", "try", "curl --unix-socket "+s.opts.Socket+" http://optimizer/",

@@ -72,10 +72,10 @@ func TestNew_StateDir(t *testing.T) {
 }
 
 // TestServer_PrivateState: the daemon's state directory and queue, and a
-// repository's optimizer directory and store, are private to the user:
-// made 0700 and 0600, and tightened when they exist more open (the attack
-// of issue 33: a 0755 directory and a 0644 daemon.db with every candidate's
-// code, readable by any user of the machine).
+// repository's optimizer directory and store, are private to the user. They
+// are made 0700 and 0600, and tightened when they exist more open. The
+// attack of issue 33 read a 0755 directory and a 0644 daemon.db, with every
+// candidate's code, as any user of the machine.
 func TestServer_PrivateState(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	repo := shellRepo(t)
