@@ -1,7 +1,8 @@
 // Package api holds the daemon's HTTP API (/v1) as Go types: the requests
-// and answers that package client sends and package daemon decodes, so the
-// two cannot drift apart, and the rules both ends share (the environment a
-// job gets by default, the socket directory's owner). The OpenAPI document
+// and answers that package client sends and package daemon decodes. So the
+// two cannot drift apart. It holds the rules both ends share too: the
+// environment a job gets by default, the socket directory's owner. The
+// OpenAPI document
 // the daemon serves at /v1/openapi.json describes them. A job's settings
 // are a jobspec.Spec, the request's options.
 package api
@@ -97,10 +98,10 @@ type Event struct {
 	// base's tests ran (from the cache, the run cached).
 	Since  time.Time     `json:"since,omitzero"`
 	AtBase time.Duration `json:"at_base,omitempty"`
-	// What a client's ETA (package eta) reads besides: for a "sample"
-	// event, the pair's number, its base sample time and the pairs the
-	// benchmark is on course to take; for a "job-start" event, the pairs
-	// of earlier jobs like it, by candidate, and the job's slots.
+	// What a client's ETA (package eta) reads besides. A "sample" event
+	// has the pair's number, its base sample time and the pairs the
+	// benchmark is on course to take. A "job-start" event has the pairs of
+	// earlier jobs like it, by candidate, and the job's slots.
 	Pair       int                    `json:"pair,omitempty"`
 	BaseSample time.Duration          `json:"base_sample,omitempty"`
 	Forecast   int                    `json:"forecast,omitempty"`

@@ -7,9 +7,9 @@ import (
 )
 
 // DefaultEnv names the environment variables a client sends with a job by
-// default, so that the job's commands find the tools the client's would:
-// the PATH, and what Go, cgo, Python and Node read to find their tools and
-// packages. A name ending in * is a prefix. The daemon's policy may narrow
+// default, so that the job's commands find the tools the client's would.
+// They are the PATH, and what Go, cgo, Python and Node read to find their
+// tools and packages. A name ending in * is a prefix. The daemon's policy may narrow
 // this list (daemon.Policy.AllowEnv).
 var DefaultEnv = []string{
 	"PATH",

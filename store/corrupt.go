@@ -25,8 +25,8 @@ func IsCorrupt(err error) bool {
 }
 
 // MoveAside renames a damaged store file, and its -wal and -shm files if
-// there are any, to PATH.corrupt-TIME (UTC), so that a new store can be made
-// at path and the old one can still be examined or recovered by hand. It
+// there are any, to PATH.corrupt-TIME (UTC). A new store can then be made at
+// path, and the old one can still be examined or recovered by hand. It
 // never deletes anything. It returns the new name of the main file. No
 // connection to the file may be open.
 func MoveAside(path string) (string, error) {

@@ -33,9 +33,9 @@ var (
 // _pragma runs on every new connection (busy_timeout first), and _txlock
 // makes BeginTx issue BEGIN IMMEDIATE. busy_timeout is how long, in
 // milliseconds, a connection waits for another's lock before it fails with
-// SQLITE_BUSY. synchronous(NORMAL) is safe in WAL mode: a crash of the
-// process loses nothing committed; only a crash of the OS can lose the last
-// commits, never consistency.
+// SQLITE_BUSY. synchronous(NORMAL) is safe in WAL mode. A crash of the
+// process loses nothing committed. Only a crash of the OS can lose the last
+// commits, and never consistency.
 const (
 	// readConns bounds the read-only connections of one DB.
 	readConns = 4
@@ -102,11 +102,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 }
 
-// private makes the store's files readable by their owner only: it makes
-// the file with mode 0600 before SQLite does (SQLite gives its -wal and
-// -shm files the file's mode), and tightens an existing file, -wal and -shm
-// that are more open. It is best effort: a file it cannot change (another
-// user's, a read-only file system) is opened as it is.
+// private makes the store's files readable by their owner only. It makes
+// the file with mode 0600 before SQLite does, since SQLite gives its -wal
+// and -shm files the file's mode. It tightens an existing file, -wal and
+// -shm that are more open. It is best effort: a file it cannot change
+// (another user's, a read-only file system) is opened as it is.
 func private(abs string) {
 	if f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm.File); err == nil {
 		f.Close()

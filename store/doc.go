@@ -3,13 +3,14 @@
 //
 // # What flows through it
 //
-// The evaluator writes a job row before anything runs ([DB.CreateJob]), its
-// candidates ([DB.AddCandidates]), and then, as each step finishes, per-test
-// results, every raw benchmark sample, per-benchmark results, events,
-// profiles, each candidate's updated outcome ([DB.UpdateCandidate]) and at
-// last the job's state and final report ([DB.FinishJob]). A job cut off at
-// any point leaves rows that say exactly what finished; [DB.MarkInterrupted]
-// later marks the running jobs whose process died. The command line reads
+// The evaluator writes a job row before anything runs ([DB.CreateJob]) and
+// its candidates ([DB.AddCandidates]). Then, as each step finishes, it
+// writes per-test results, every raw benchmark sample, per-benchmark
+// results, events, profiles and each candidate's updated outcome
+// ([DB.UpdateCandidate]). At last it writes the job's state and final report
+// ([DB.FinishJob]). A job cut off at any point leaves rows that say exactly
+// what finished. [DB.MarkInterrupted] later marks the running jobs whose
+// process died. The command line reads
 // jobs back by id or unique prefix for history, show and apply. The baseline
 // tests of a commit are cached as an opaque blob per key ([DB.Baseline]).
 //

@@ -17,9 +17,9 @@ type PastBenchmark struct {
 }
 
 // BenchHistory returns the pairs each benchmark measured in the latest
-// jobs finished on repo with the bench key key (Job.BenchKey), job
-// exclude left out: at most jobs of them, counting only jobs that
-// measured a pair, latest first and in input order within a job. Pairs
+// jobs finished on repo with the bench key key (Job.BenchKey), job exclude
+// left out. It reads at most jobs of them, counting only jobs that measured
+// a pair, latest first and in input order within a job. Pairs
 // reused from the result cache are not counted: they took no time. A key
 // of "" has no history.
 func (db *DB) BenchHistory(ctx context.Context, repo, key, exclude string, jobs int) ([]PastBenchmark, error) {

@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// TestDB_BenchHistory: the history is the measured pairs, by candidate,
-// of the latest finished jobs on the same repo with the same bench key, latest job
-// first and in input order within it; reused pairs do not count, a job
-// that measured nothing is not one of the latest, and the job excluded,
-// a running job, another repo's and another key's are left out.
+// TestDB_BenchHistory: the history is the measured pairs, by candidate, of
+// the latest finished jobs on the same repo with the same bench key. It is
+// latest job first and in input order within it. Reused pairs do not
+// count, and a job that measured nothing is not one of the latest. The job
+// excluded, a running job, another repo's and another key's are left out.
 func TestDB_BenchHistory(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)

@@ -8,9 +8,9 @@ import (
 )
 
 // MarkInterrupted marks every job in state "running" whose owner alive
-// reports dead, given its PID and start time ("" when not recorded), as
-// "interrupted", sets its Finished to now and its Error to
-// say that the process (PID n) died, and returns how many jobs it marked.
+// reports dead, given its PID and start time ("" when not recorded). Such
+// a job becomes "interrupted", with Finished now and an Error saying that
+// the process (PID n) died. It returns how many jobs it marked.
 // alive is called outside any transaction. A job that finishes meanwhile
 // keeps its own state.
 func (db *DB) MarkInterrupted(ctx context.Context, alive func(pid int, start string) bool) (int, error) {

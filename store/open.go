@@ -34,8 +34,8 @@ func OpenLive(ctx context.Context, path string, alive Alive) (*DB, error) {
 	return db, nil
 }
 
-// OpenToRead is OpenLive for readers of past jobs: it makes no store, so
-// a missing one is ErrNoJobs (naming the path), and a store that cannot be
+// OpenToRead is OpenLive for readers of past jobs. It makes no store, so
+// a missing one is ErrNoJobs (naming the path). A store that cannot be
 // opened for writing (on a read-only file system, say) is opened read-only
 // as it is, without marking dead jobs interrupted.
 func OpenToRead(ctx context.Context, path string, alive Alive) (*DB, error) {
@@ -52,10 +52,10 @@ func OpenToRead(ctx context.Context, path string, alive Alive) (*DB, error) {
 	return nil, err
 }
 
-// OpenForJob is OpenLive for writers of jobs: a corrupt store is moved
+// OpenForJob is OpenLive for writers of jobs. A corrupt store is moved
 // aside, never deleted, and moved is told; then a new one is made in its
-// place, so that a damaged file (a kill -9 mid-write on a file system that
-// lies about syncs, a stray write) does not stop every job after it.
+// place. So a damaged file (a kill -9 mid-write on a file system that lies
+// about syncs, a stray write) does not stop every job after it.
 func OpenForJob(ctx context.Context, path string, alive Alive, moved MovedAside) (*DB, error) {
 	db, err := OpenLive(ctx, path, alive)
 	if err == nil || !IsCorrupt(err) {

@@ -9,9 +9,9 @@ import (
 )
 
 // TestDB_BaseHistory: base's median per job and benchmark, oldest job
-// first, with its commit and machine; a job whose base samples all came
-// from the cache, a running job and another repo's are left out, and the
-// limit counts only jobs that measured base.
+// first, with its commit and machine. A job whose base samples all came
+// from the cache, a running job and another repo's are left out. The limit
+// counts only jobs that measured base.
 func TestDB_BaseHistory(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)
