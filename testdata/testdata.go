@@ -26,6 +26,8 @@ var (
 	fixtureFiles embed.FS
 	//go:embed demo
 	demoFiles embed.FS
+	//go:embed noop
+	noopFiles embed.FS
 )
 
 // FixtureModule is the module path of the fixture.
@@ -39,6 +41,20 @@ var Fixture fs.FS = mustSub(fixtureFiles, "fixture")
 // Demo is the demo candidate set as embedded: NAME.patch files and NAME/
 // directories of whole files, in the layout `--candidates DIR` reads.
 var Demo fs.FS = mustSub(demoFiles, "demo")
+
+// NoOp is the no-op candidate set (issue 36): changes that run nothing
+// new on SumSquares's path, and a real 2x change beside them, as NAME/
+// directories of whole files in the layout `--candidates DIR` reads
+// (os.CopyFS writes them out).
+var NoOp fs.FS = mustSub(noopFiles, "noop")
+
+// NoOpCandidates lists the no-op set with the verdict each must get. A
+// no-op must never be faster or the winner; twice must win.
+var NoOpCandidates = []DemoCandidate{
+	{"initio", "initio", "not-faster", "adds a file whose init() writes, syncs and reads back 4 MiB", ""},
+	{"pad", "pad", "not-faster", "adds 48 functions that sort before SumSquares and move its code", ""},
+	{"twice", "twice", "winner", "x*x and strconv in place of math.Pow and fmt: about 2x faster", ""},
+}
 
 // A DemoCandidate describes one candidate of the demo set.
 type DemoCandidate struct {

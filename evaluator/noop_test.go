@@ -1,0 +1,52 @@
+package evaluator
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/result"
+	"github.com/optimizer-dev/optimizer/testdata"
+)
+
+// TestRun_NoOpsNeverWin judges the no-op candidate set (issue 36): a file
+// whose init() does file I/O, and padding that moves SumSquares's code, are
+// never faster nor the winner, on any benchmark; a real 2x change in the same
+// job is the winner. It measures whatever load the machine has.
+func TestRun_NoOpsNeverWin(t *testing.T) {
+	testenv.Once(t) // builds and benchmarks three candidates: about a minute at load 20
+	h := newFixtureHarness(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, testdata.NoOp); err != nil {
+		t.Fatal(err)
+	}
+	cands, err := candidate.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := h.run(t, context.Background(), 2, Options{
+		Candidates: cands, Timeout: 2 * time.Minute, MaxPairs: 12,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]result.CandidateResult{}
+	for _, c := range rep.Candidates {
+		got[c.Name] = c
+		t.Logf("%s: %s %.3fx %v, %d pairs, faster on %v", c.Name, c.Verdict, c.Speedup, c.CI, c.Pairs, c.FasterOn)
+	}
+	for _, want := range testdata.NoOpCandidates {
+		c, ok := got[want.Name]
+		switch {
+		case !ok:
+			t.Errorf("%s: not in the report", want.Name)
+		case want.Verdict == "winner" && c.Verdict != result.VerdictWinner:
+			t.Errorf("%s (%s): %s, want winner", want.Name, want.About, c.Verdict)
+		case want.Verdict != "winner" && (c.Verdict == result.VerdictWinner || c.Verdict == result.VerdictFaster || len(c.FasterOn) > 0):
+			t.Errorf("%s (%s) is a no-op but was %s, faster on %v", want.Name, want.About, c.Verdict, c.FasterOn)
+		}
+	}
+}
