@@ -15,8 +15,8 @@ import (
 
 	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/jobspec"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -263,18 +263,18 @@ func TestServer_SocketDirNotPrivate(t *testing.T) {
 
 func TestServer_AutoSlots(t *testing.T) {
 	srv, _ := startServer(t, func(o *Options) { o.Slots = 0 })
-	if got, want := srv.opts.Slots, AutoSlots(evaluator.ThisMachine()); got != want || got < 1 {
+	if got, want := srv.opts.Slots, AutoSlots(machine.Read()); got != want || got < 1 {
 		t.Errorf("slot budget with Slots 0 = %d, want AutoSlots = %d (at least 1)", got, want)
 	}
 	for _, tt := range []struct {
 		name string
-		m    evaluator.Machine
+		m    machine.Info
 		want int
 	}{
-		{"OneCPU", evaluator.Machine{CPUs: 1}, 1},
-		{"TwoCPUs", evaluator.Machine{CPUs: 2}, 2}, // any test command: at least 2
-		{"EightCPUs", evaluator.Machine{CPUs: 8}, 7},
-		{"MemoryShort", evaluator.Machine{CPUs: 8, MemAvail: 3 << 30}, 2},
+		{"OneCPU", machine.Info{CPUs: 1}, 1},
+		{"TwoCPUs", machine.Info{CPUs: 2}, 2}, // any test command: at least 2
+		{"EightCPUs", machine.Info{CPUs: 8}, 7},
+		{"MemoryShort", machine.Info{CPUs: 8, MemAvail: 3 << 30}, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := AutoSlots(tt.m); got != tt.want {

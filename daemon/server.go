@@ -21,6 +21,7 @@ import (
 	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/perm"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/mcp"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/report"
@@ -65,7 +66,7 @@ type Options struct {
 	// token. "" is DefaultStateDir's.
 	StateDir   string
 	StateDB    string // the daemon's own store; "" is StateDir/daemon.db
-	Slots      int    // the machine-wide slot budget; 0 sizes it as evaluator.Slots does for auto
+	Slots      int    // the machine-wide slot budget; 0 sizes it as machine.Slots does for auto
 	CPUs       int    // the machine's CPUs, for the evaluator; 0 is NumCPU
 	MaxJobs    int    // jobs run at once (they share Slots); 0 is DefaultMaxJobs
 	DiskBudget int64  // bytes of idle warm pools; 0 is DefaultDiskBudget
@@ -119,12 +120,12 @@ type Server struct {
 	listeners []net.Listener
 }
 
-// AutoSlots is the slot budget of a daemon on m when none is given. It is
-// what evaluator.Slots gives a job with no cap on its candidates and a test
-// command other than go test: CPUs-1, at least 2 on two or more CPUs,
-// lowered when free memory is short.
-func AutoSlots(m evaluator.Machine) int {
-	n, _ := evaluator.Slots(evaluator.SlotsAuto, 1<<20, "any test command", m)
+// AutoSlots is the slot budget of a daemon on m when none is given: what
+// machine.Slots gives a job with no cap on its candidates and a test
+// command other than go test (CPUs-1, at least 2 on two or more CPUs,
+// lowered when free memory is short).
+func AutoSlots(m machine.Info) int {
+	n, _ := machine.Slots(machine.SlotsAuto, 1<<20, "any test command", m)
 	return n
 }
 
@@ -138,7 +139,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, errors.New("slot budget under 0")
 	}
 	if opts.Slots == 0 {
-		opts.Slots = AutoSlots(evaluator.ThisMachine())
+		opts.Slots = AutoSlots(machine.Read())
 	}
 	if opts.MaxJobs <= 0 {
 		opts.MaxJobs = DefaultMaxJobs

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimizer-dev/optimizer/evaluator/apply"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 )
 
@@ -36,15 +37,15 @@ func TestKept_ApplyToTree(t *testing.T) {
 	refs := git(t, h.repo, "for-each-ref") + git(t, h.repo, "ls-files", "-s")
 
 	for _, name := range []string{"patched", "whole"} {
-		dir := ArtifactsDir(j, t.TempDir()) // the recorded directory, not the fallback
-		c, err := KeptChange(j, dir, name)
+		dir := apply.ArtifactsDir(j, t.TempDir()) // the recorded directory, not the fallback
+		c, err := apply.KeptChange(j, dir, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := VerifyKept(ctx, h.db, j, h.repo, c); err != nil {
+		if err := apply.VerifyKept(ctx, h.db, j, h.repo, c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := ApplyToTree(ctx, h.repo, c); err != nil {
+		if err := apply.ToTree(ctx, h.repo, c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -62,17 +63,17 @@ func TestKept_ApplyToTree(t *testing.T) {
 	}
 
 	// The tree now has changes to ok: applying again is refused.
-	c, err := KeptChange(j, artifacts, "patched")
+	c, err := apply.KeptChange(j, artifacts, "patched")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplyToTree(ctx, h.repo, c); err == nil || !strings.Contains(err.Error(), "has changes to ok") {
-		t.Errorf("ApplyToTree over an edited ok = %v, want refused", err)
+	if err := apply.ToTree(ctx, h.repo, c); err == nil || !strings.Contains(err.Error(), "has changes to ok") {
+		t.Errorf("ToTree over an edited ok = %v, want refused", err)
 	}
 
 	// A kept change altered after the job is not what was evaluated.
 	c.Patch = []byte("--- a/ok\n+++ b/ok\n@@ -1 +1,2 @@\n yes\n+# something else\n")
-	if err := VerifyKept(ctx, h.db, j, h.repo, c); err == nil || !strings.Contains(err.Error(), "altered after the job") {
+	if err := apply.VerifyKept(ctx, h.db, j, h.repo, c); err == nil || !strings.Contains(err.Error(), "altered after the job") {
 		t.Errorf("VerifyKept of an altered change = %v, want refused", err)
 	}
 }
@@ -95,11 +96,11 @@ func TestKept_ForgedChangeAndStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := KeptChange(j, artifacts, "good"); err != nil {
+	if _, err := apply.KeptChange(j, artifacts, "good"); err != nil {
 		t.Fatalf("the untouched change: %v", err)
 	}
 	file := filepath.Join(artifacts, j.ID, "candidates", "good.json")
-	key, err := sealKey(false)
+	key, err := apply.Key(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,10 +126,10 @@ func TestKept_ForgedChangeAndStore(t *testing.T) {
 			}
 		}
 	}
-	if err := VerifyKept(ctx, h.db, j, h.repo, evil); err != nil {
+	if err := apply.VerifyKept(ctx, h.db, j, h.repo, evil); err != nil {
 		t.Fatalf("the forged store does not match the forged change (%v): the attack is not made", err)
 	}
-	other := make([]byte, keySize)
+	other := make([]byte, apply.KeySize)
 	for _, tt := range []struct {
 		name string
 		seal func(b []byte) string
@@ -136,17 +137,17 @@ func TestKept_ForgedChangeAndStore(t *testing.T) {
 	}{
 		{"NoSeal", func([]byte) string { return "" }, false},
 		{"OldSeal", nil, false},
-		{"OtherKey", func(b []byte) string { return sealOf(other, j.ID, b) }, false},
-		{"OtherJob", func(b []byte) string { return sealOf(key, "another-job", b) }, false},
+		{"OtherKey", func(b []byte) string { return apply.Seal(other, j.ID, b) }, false},
+		{"OtherJob", func(b []byte) string { return apply.Seal(key, "another-job", b) }, false},
 		// Only the key seals: a forger who could read it (no sandbox) passes.
-		{"WithTheKey", func(b []byte) string { return sealOf(key, j.ID, b) }, true},
+		{"WithTheKey", func(b []byte) string { return apply.Seal(key, j.ID, b) }, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			old, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ch change
+			var ch apply.Change
 			if err := json.Unmarshal(old, &ch); err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +163,7 @@ func TestKept_ForgedChangeAndStore(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.WriteFile(file, old, 0o644) })
-			c, err := KeptChange(j, artifacts, "good")
+			c, err := apply.KeptChange(j, artifacts, "good")
 			if tt.ok && (err != nil || string(c.Files["notes.txt"]) != "never evaluated\n") {
 				t.Errorf("KeptChange sealed with the key = %+v, %v; want the sealed change", c, err)
 			}
@@ -175,7 +176,7 @@ func TestKept_ForgedChangeAndStore(t *testing.T) {
 
 func mustKeyFile(t *testing.T) string {
 	t.Helper()
-	p, err := KeyFile()
+	p, err := apply.KeyFile()
 	if err != nil {
 		t.Fatal(err)
 	}

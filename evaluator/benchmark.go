@@ -12,6 +12,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -68,7 +69,7 @@ func (j *job) benchmark(ctx context.Context) error {
 	j.begin(PhaseBenchmark)
 	defer j.end(PhaseBenchmark)
 	if j.host == (store.Host{}) {
-		j.host = CurrentHost(ctx)
+		j.host = machine.Host(ctx)
 	}
 	if j.opts.NoiseCheck {
 		j.noiseCheck(ctx, todo[0])

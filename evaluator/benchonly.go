@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/apply"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -39,7 +41,7 @@ func Bench(ctx context.Context, pool Pool, db *store.DB, jobID string, opts Opti
 	if err := allJudged(rows); err != nil {
 		return nil, err
 	}
-	here := CurrentHost(ctx)
+	here := machine.Host(ctx)
 	hosts, err := db.BenchHosts(ctx, sj.ID)
 	if err != nil {
 		return nil, err
@@ -102,7 +104,7 @@ func storedCandidates(rows []store.Candidate) ([]candidate.Candidate, error) {
 			return nil, fmt.Errorf("candidate %s passed its tests, but the store kept no change to benchmark: was it made by optimizer run --shard?", r.Name)
 		}
 		if r.Change != nil {
-			var ch change
+			var ch apply.Change
 			if err := json.Unmarshal(r.Change, &ch); err != nil {
 				return nil, fmt.Errorf("read the kept change of %s: %w", r.Name, err)
 			}

@@ -11,7 +11,7 @@
 //
 //  1. Record (record.go): the job and all its candidates are written in one
 //     transaction, and each candidate's change is kept under the job's
-//     artifacts for optimizer apply (apply.go reads it back).
+//     artifacts for optimizer apply (package apply reads it back).
 //  2. Baseline (baseline.go): base's tests start in a slot at once, or come
 //     from the store's cache; a test command that cannot run at base stops
 //     the job (BaseTestError).

@@ -1,6 +1,8 @@
 package evaluator
 
 import (
+	"github.com/optimizer-dev/optimizer/machine"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,7 +24,7 @@ func benchKey(o Options) string {
 	host, _ := os.Hostname()
 	h := sha256.New()
 	fmt.Fprintf(h, "bench %q\nfilter %q\nargs %q\nbuild %q\nall %t\nmetric %s\npin %t\n", o.Bench, o.BenchFilter, o.BenchArgs, o.BuildFlags, o.All, o.Metric, o.Pin)
-	fmt.Fprintf(h, "pairs %d-%d\nthreshold %g\nbudget %s\nquick %t\nhost %q %q\n", o.MinPairs, o.MaxPairs, o.MinSpeedup, o.Budget, o.Quick, host, cpuModel())
+	fmt.Fprintf(h, "pairs %d-%d\nthreshold %g\nbudget %s\nquick %t\nhost %q %q\n", o.MinPairs, o.MaxPairs, o.MinSpeedup, o.Budget, o.Quick, host, machine.CPUModel())
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 

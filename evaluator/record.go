@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/apply"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/shard"
@@ -63,21 +64,12 @@ func (j *job) artifacts() string {
 	return filepath.Join(j.opts.Artifacts, j.id)
 }
 
-// change is the stored form of a candidate's change, read back by apply.
-type change struct {
-	Name    string            `json:"name"`
-	Patch   string            `json:"patch,omitempty"`
-	Files   map[string]string `json:"files,omitempty"`
-	Deleted []string          `json:"deleted,omitempty"`
-	Seal    string            `json:"seal,omitempty"` // in kept files only (seal.go)
-}
-
 func (j *job) saveChanges(dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		j.log.Warn("keep candidate changes", "err", err)
 		return
 	}
-	key, err := sealKey(true)
+	key, err := apply.Key(true)
 	if err != nil {
 		j.log.Warn("seal candidate changes: apply will refuse them", "err", err)
 	}
@@ -85,7 +77,7 @@ func (j *job) saveChanges(dir string) {
 		ch := changeOf(c)
 		b, err := json.Marshal(ch)
 		if err == nil && key != nil {
-			ch.Seal = sealOf(key, j.id, b)
+			ch.Seal = apply.Seal(key, j.id, b)
 			b, err = json.Marshal(ch)
 		}
 		if err == nil {
@@ -150,8 +142,8 @@ func (j *job) candidateRow(c *cand) store.Candidate {
 }
 
 // changeOf is c's change in its stored form.
-func changeOf(c *cand) change {
-	ch := change{Name: c.spec.Name, Patch: string(c.spec.Patch), Deleted: c.spec.Deleted}
+func changeOf(c *cand) apply.Change {
+	ch := apply.Change{Name: c.spec.Name, Patch: string(c.spec.Patch), Deleted: c.spec.Deleted}
 	if len(c.spec.Files) > 0 {
 		ch.Files = make(map[string]string, len(c.spec.Files))
 		for p, b := range c.spec.Files {

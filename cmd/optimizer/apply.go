@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/apply"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/watch"
 )
@@ -43,7 +43,7 @@ applied only with --force.`,
 			if len(args) == 2 {
 				o.Candidate = args[1]
 			}
-			return apply(cmd.Context(), o, stdout, stderr)
+			return runApply(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.register(cmd.Flags())
@@ -51,9 +51,9 @@ applied only with --force.`,
 	return cmd
 }
 
-// apply writes a candidate's change, as the job kept it, into the user's
+// runApply writes a candidate's change, as the job kept it, into the user's
 // working tree.
-func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error {
+func runApply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error {
 	db, r, err := o.open(ctx)
 	if err != nil {
 		return err
@@ -63,32 +63,32 @@ func apply(ctx context.Context, o applyOptions, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	name, note, err := evaluator.ChooseCandidate(ctx, db, j, o.Candidate, o.Force)
+	name, note, err := apply.ChooseCandidate(ctx, db, j, o.Candidate, o.Force)
 	if err != nil {
 		return err
 	}
 	if note != "" {
 		fmt.Fprintf(stderr, "optimizer: note: %s\n", note)
 	}
-	artifacts := evaluator.ArtifactsDir(j, r.ArtifactsDir())
+	artifacts := apply.ArtifactsDir(j, r.ArtifactsDir())
 	if _, err := os.Stat(filepath.Join(artifacts, j.ID)); j.Kind == "watch" && errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("job %s kept no candidate changes: its artifacts (%s) were removed, as watch keeps them only for evaluations with a winner and the last %d others",
 			j.ID, filepath.Join(artifacts, j.ID), watch.DefaultKeptArtifacts)
 	}
-	c, err := evaluator.KeptChange(j, artifacts, name)
+	c, err := apply.KeptChange(j, artifacts, name)
 	if err != nil {
 		return err
 	}
-	if err := evaluator.VerifyKept(ctx, db, j, r.Root, c); err != nil {
+	if err := apply.VerifyKept(ctx, db, j, r.Root, c); err != nil {
 		return err
 	}
-	if err := evaluator.CheckClean(ctx, r.Root, c.Paths()); err != nil {
+	if err := apply.CheckClean(ctx, r.Root, c.Paths()); err != nil {
 		return err
 	}
 	if head, err := r.Resolve(ctx, "HEAD"); err == nil && head != j.Base {
 		fmt.Fprintf(stderr, "optimizer: note: HEAD is %s, the job's base was %s\n", report.ShortHash(head), report.ShortHash(j.Base))
 	}
-	if err := evaluator.ApplyToTree(ctx, r.Root, c); err != nil {
+	if err := apply.ToTree(ctx, r.Root, c); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "applied %s from job %s to %s: %s\n", name, j.ID, r.Root, strings.Join(c.Paths(), ", "))

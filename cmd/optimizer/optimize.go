@@ -15,6 +15,7 @@ import (
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/optimize"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/testdata"
@@ -87,7 +88,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 			return usageErrorf("%w", err)
 		}
 	}
-	n, why := evaluator.Slots(int(o.Parallel), max(2, len(o.Generate)+len(o.GenerateEdit)), o.Test, evaluator.ThisMachine())
+	n, why := machine.Slots(int(o.Parallel), max(2, len(o.Generate)+len(o.GenerateEdit)), o.Test, machine.Read())
 	w, err := openWork(ctx, o.runOptions, r, base, n, stderr, func() {
 		fmt.Fprintf(stderr, "optimizer optimize: against %s at %s, %s (%s)\n", o.Base, base[:12], report.Plural(n, "slot"), why)
 	})
@@ -136,7 +137,7 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 // machine's CPU count as executeJob sets it.
 func (o optimizeOptions) loopOptions(r gitcmd.Repo, base string, n int, logger *slog.Logger) evaluator.Options {
 	opts := o.evaluatorOptions(r, base, n, nil, logger)
-	opts.CPUs = evaluator.ThisMachine().CPUs
+	opts.CPUs = machine.Read().CPUs
 	return opts
 }
 

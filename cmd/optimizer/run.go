@@ -19,6 +19,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
@@ -209,8 +210,8 @@ func warnDirty(ctx context.Context, r gitcmd.Repo, o runOptions, base string, st
 // executeJob's.
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
-	m := evaluator.ThisMachine()
-	n, why := evaluator.Slots(int(o.Parallel), len(plan.cands), o.Test, m)
+	m := machine.Read()
+	n, why := machine.Slots(int(o.Parallel), len(plan.cands), o.Test, m)
 	if o.ParallelFrom != "" {
 		why = strings.Replace(why, "-j", "parallel-candidates in "+o.ParallelFrom, 1)
 	}
@@ -254,7 +255,7 @@ func openWork(ctx context.Context, o runOptions, r gitcmd.Repo, base string, n i
 		}
 	}
 	header()
-	warnOversubscribed(stderr, n, evaluator.ThisMachine().CPUs)
+	warnOversubscribed(stderr, n, machine.Read().CPUs)
 	logger := newLogger(o.Verbose, stderr)
 	w, err := evaluator.OpenWork(ctx, r.StorePath(o.DB), movedAside(stderr), worktreepool.Options{
 		Repo: r.Root, Base: base, Size: n, Keep: o.KeepSlots, Paranoid: o.ParanoidReset, Logger: logger,

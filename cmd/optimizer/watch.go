@@ -16,6 +16,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/watch"
@@ -115,7 +116,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		return err
 	}
 	o.Kind = "watch"
-	n, why := evaluator.Slots(int(o.Parallel), 1, o.Test, evaluator.ThisMachine())
+	n, why := machine.Slots(int(o.Parallel), 1, o.Test, machine.Read())
 	if o.Parallel > 0 {
 		n, why = int(o.Parallel), "-j"
 	}

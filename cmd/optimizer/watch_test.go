@@ -568,13 +568,13 @@ func TestWatch_PrunesArtifacts(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	ao := applyOptions{storeOptions: storeOptions{Repo: repo}, Job: jobs[0], Candidate: watch.TreeCandidate}
-	err = apply(context.Background(), ao, &stdout, &stderr)
+	err = runApply(context.Background(), ao, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "were removed") {
 		t.Errorf("apply of a pruned job: %v, want an error saying its artifacts were removed", err)
 	}
 	git(t, repo, "checkout", "--", "a.txt") // apply wants the file clean
 	ao.Job = jobs[3]
-	if err := apply(context.Background(), ao, &stdout, &stderr); err != nil {
+	if err := runApply(context.Background(), ao, &stdout, &stderr); err != nil {
 		t.Errorf("apply of a kept job: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "good 3\n" {

@@ -12,6 +12,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/jobspec"
+	"github.com/optimizer-dev/optimizer/machine"
 )
 
 // Spec is the job spec of o's settings for a job at base in r on n slots
@@ -81,13 +82,13 @@ func (o Run) GoBuildFlags() []string {
 }
 
 // MemLimit is --slot-memory in bytes; Validate has checked it. Without the
-// flag it is evaluator.DefaultMemLimit.
+// flag it is machine.DefaultMemLimit.
 func (o Run) MemLimit() int64 {
 	switch o.SlotMemory {
 	case "none":
 		return 0
 	case "":
-		return evaluator.DefaultMemLimit(o.Test, o.Bench)
+		return machine.DefaultMemLimit(o.Test, o.Bench)
 	}
 	n, _ := ParseSize(o.SlotMemory)
 	return n
@@ -95,7 +96,7 @@ func (o Run) MemLimit() int64 {
 
 // recorded is a job's configuration as the store records it: the effective
 // settings, the base, the slots and the artifacts directory (which
-// evaluator.ArtifactsDir reads back for optimizer apply).
+// apply.ArtifactsDir reads back for optimizer apply).
 type recorded struct {
 	Run
 	BaseCommit string `json:"base_commit"`

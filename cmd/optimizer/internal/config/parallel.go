@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/machine"
 )
 
 // ParallelAuto is the value of -j when it was not given: CPUs-1, at least 1
 // (at least 2 on two or more CPUs for a test command other than go test),
-// lowered when free memory is short. See evaluator.Slots.
-const ParallelAuto Parallel = evaluator.SlotsAuto
+// lowered when free memory is short. See machine.Slots.
+const ParallelAuto Parallel = machine.SlotsAuto
 
 // Parallel is the value of -j: auto, or a number of slots (0 means one per
 // candidate). It is a pflag.Value.

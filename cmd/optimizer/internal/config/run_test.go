@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/machine"
 )
 
 func TestMerge(t *testing.T) {
@@ -203,14 +203,14 @@ func TestParseSize(t *testing.T) {
 }
 
 // TestRun_MemLimit: --slot-memory is a size, "none" is no cap, and
-// without it the cap is evaluator.DefaultMemLimit (tested there).
+// without it the cap is machine.DefaultMemLimit (tested there).
 func TestRun_MemLimit(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		o    Run
 		want int64
 	}{
-		{"Default", Run{Test: "go test ./..."}, evaluator.DefaultMemLimit("go test ./...", "")},
+		{"Default", Run{Test: "go test ./..."}, machine.DefaultMemLimit("go test ./...", "")},
 		{"None", Run{SlotMemory: "none"}, 0},
 		{"Given", Run{SlotMemory: "256M"}, 256 << 20},
 		{"RaceGiven", Run{Test: "go test -race ./...", SlotMemory: "8G"}, 8 << 30},

@@ -1,4 +1,7 @@
-package evaluator
+// Package machine says what this machine is: its CPUs and memory, the
+// slots a job affords on it, the memory cap of each process, and the host
+// that benchmark samples record.
+package machine
 
 import (
 	"bufio"
@@ -19,15 +22,15 @@ const SlotsAuto = -1
 // a go test of a mid-sized module, its compiler and linker included.
 const memPerSlot = 1536 << 20
 
-// Machine is what automatic slot sizing looks at.
-type Machine struct {
+// Info is what automatic slot sizing looks at.
+type Info struct {
 	CPUs     int
 	MemAvail uint64 // bytes; 0 when unknown
 }
 
-// ThisMachine reads the CPU count and MemAvailable from /proc/meminfo.
-func ThisMachine() Machine {
-	m := Machine{CPUs: runtime.NumCPU()}
+// Read reads the CPU count and MemAvailable from /proc/meminfo.
+func Read() Info {
+	m := Info{CPUs: runtime.NumCPU()}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		m.MemAvail = memAvailable(b)
 	}
@@ -67,7 +70,7 @@ func memAvailable(meminfo []byte) uint64 {
 // memory, so they keep one. A test command that is not go test, often
 // single-threaded, ran 1.75x faster with two slots there, so it gets at
 // least 2 on two or more CPUs.
-func Slots(want, candidates int, test string, m Machine) (int, string) {
+func Slots(want, candidates int, test string, m Info) (int, string) {
 	most := candidates + 1
 	switch {
 	case want == 0:

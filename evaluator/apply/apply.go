@@ -1,4 +1,7 @@
-package evaluator
+// Package apply keeps each candidate's change, sealed, and installs the one
+// the user chooses in the user's working tree: the only code that writes
+// there (optimizer apply).
+package apply
 
 import (
 	"bytes"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -43,7 +47,7 @@ func ChooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string
 		if row.Name != name {
 			continue
 		}
-		if v := Verdict(row.Verdict); v == VerdictFailed || v == VerdictPending {
+		if v := result.Verdict(row.Verdict); v == result.VerdictFailed || v == result.VerdictPending {
 			if !force {
 				return "", "", fmt.Errorf("%s's verdict in job %s is %s: pass --force to apply it anyway", name, j.ID, v)
 			}
@@ -56,7 +60,7 @@ func ChooseCandidate(ctx context.Context, db *store.DB, j store.Job, name string
 
 // KeptChange is the change job j kept for candidate name under its
 // artifacts, <artifacts>/<job>/candidates/*.json, as the job wrote it when
-// it started (see saveChanges). A change whose seal does not check out
+// it started (the evaluator's saveChanges). A change whose seal does not check out
 // under this user's key (seal.go) is refused: it is not what the job
 // loaded.
 func KeptChange(j store.Job, artifacts, name string) (candidate.Candidate, error) {
@@ -65,7 +69,7 @@ func KeptChange(j store.Job, artifacts, name string) (candidate.Candidate, error
 	if err != nil || len(files) == 0 {
 		return candidate.Candidate{}, fmt.Errorf("job %s kept no candidate changes in %s", j.ID, dir)
 	}
-	key, err := sealKey(false)
+	key, err := Key(false)
 	if err != nil {
 		return candidate.Candidate{}, fmt.Errorf("check the seal of job %s's kept changes: %w", j.ID, err)
 	}
@@ -74,7 +78,7 @@ func KeptChange(j store.Job, artifacts, name string) (candidate.Candidate, error
 		if err != nil {
 			return candidate.Candidate{}, fmt.Errorf("read kept change: %w", err)
 		}
-		var ch change
+		var ch Change
 		if err := json.Unmarshal(b, &ch); err != nil {
 			return candidate.Candidate{}, fmt.Errorf("read kept change %s: %w", f, err)
 		}
@@ -132,13 +136,13 @@ func shortID(h string) string {
 	return h
 }
 
-// ApplyToTree writes c's change into the working tree at root: a patch
+// ToTree writes c's change into the working tree at root: a patch
 // with git apply (all of it or nothing, the index untouched), whole files
 // and deletions as a slot takes them (worktreepool.WriteFiles: through
 // os.Root, deletions first). It refuses when the tree or the index has
 // changes to the paths c changes; an error past that check names c. It is
 // the only code that writes to a user's working tree.
-func ApplyToTree(ctx context.Context, root string, c candidate.Candidate) error {
+func ToTree(ctx context.Context, root string, c candidate.Candidate) error {
 	if err := CheckClean(ctx, root, c.Paths()); err != nil {
 		return err
 	}

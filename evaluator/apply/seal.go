@@ -1,4 +1,4 @@
-package evaluator
+package apply
 
 import (
 	"crypto/hmac"
@@ -27,8 +27,8 @@ import (
 // the seal then stops a rewrite that does not know of it, not one that
 // does (docs/reliability.md).
 
-// keySize is the length of the sealing key in bytes.
-const keySize = 32
+// KeySize is the length of the sealing key in bytes.
+const KeySize = 32
 
 // KeyFile is the file of the key that seals kept changes: apply.key in
 // $XDG_STATE_HOME/optimizer, else in ~/.local/state/optimizer.
@@ -43,10 +43,20 @@ func KeyFile() (string, error) {
 	return filepath.Join(home, ".local", "state", "optimizer", "apply.key"), nil
 }
 
-// sealKey reads the sealing key. With create, a missing key is made: 32
+// Change is the stored form of a candidate's change, kept by the job and
+// read back by apply.
+type Change struct {
+	Name    string            `json:"name"`
+	Patch   string            `json:"patch,omitempty"`
+	Files   map[string]string `json:"files,omitempty"`
+	Deleted []string          `json:"deleted,omitempty"`
+	Seal    string            `json:"seal,omitempty"` // in kept files only
+}
+
+// Key reads the sealing key. With create, a missing key is made: 32
 // random bytes, mode 0600, in a 0700 directory. A key that others may read
 // or that another user owns is refused.
-func sealKey(create bool) ([]byte, error) {
+func Key(create bool) ([]byte, error) {
 	path, err := KeyFile()
 	if err != nil {
 		return nil, err
@@ -80,12 +90,12 @@ func readKey(path string) ([]byte, error) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return nil, fmt.Errorf("%s belongs to uid %d, not to this user", path, st.Uid)
 	}
-	key := make([]byte, keySize+1)
+	key := make([]byte, KeySize+1)
 	n, _ := f.Read(key)
-	if n != keySize {
-		return nil, fmt.Errorf("%s holds %d bytes, not a key of %d: remove it, and re-run the jobs to apply", path, n, keySize)
+	if n != KeySize {
+		return nil, fmt.Errorf("%s holds %d bytes, not a key of %d: remove it, and re-run the jobs to apply", path, n, KeySize)
 	}
-	return key[:keySize], nil
+	return key[:KeySize], nil
 }
 
 // makeKey writes a new key at path, unless a file is there already.
@@ -93,7 +103,7 @@ func makeKey(path string) error {
 	if err := perm.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	key := make([]byte, keySize)
+	key := make([]byte, KeySize)
 	rand.Read(key)
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".apply.key-*")
 	if err != nil {
@@ -112,9 +122,9 @@ func makeKey(path string) error {
 	return os.Link(tmp.Name(), path)
 }
 
-// sealOf is the seal of a kept change of job: an HMAC-SHA256, under key,
+// Seal is the seal of a kept change of job: an HMAC-SHA256, under key,
 // of the job's id and the change's stored form (without its seal).
-func sealOf(key []byte, job string, change []byte) string {
+func Seal(key []byte, job string, change []byte) string {
 	return hex.EncodeToString(sealBytes(key, job, change))
 }
 
@@ -126,7 +136,7 @@ func sealBytes(key []byte, job string, change []byte) []byte {
 }
 
 // checkSeal returns an error unless ch carries the seal of job under key.
-func checkSeal(key []byte, job string, ch change) error {
+func checkSeal(key []byte, job string, ch Change) error {
 	if ch.Seal == "" {
 		return errors.New("it carries no seal, so it is not applied (re-run the job to apply its candidates)")
 	}

@@ -1,4 +1,4 @@
-package evaluator
+package machine
 
 import (
 	"bufio"
@@ -12,18 +12,18 @@ import (
 	"github.com/optimizer-dev/optimizer/store"
 )
 
-// CurrentHost names this machine as benchmark samples record it: hostname,
+// Host names this machine as benchmark samples record it: hostname,
 // CPU model, kernel release, and the version of the go command that builds
 // the benchmarks (this program's own Go version when there is none).
 // Samples of one job must all share it (store.ErrMixedHosts).
-func CurrentHost(ctx context.Context) store.Host {
-	h := store.Host{CPU: cpuModel(), Kernel: kernelRelease(), Go: goVersion(ctx)}
+func Host(ctx context.Context) store.Host {
+	h := store.Host{CPU: CPUModel(), Kernel: kernelRelease(), Go: goVersion(ctx)}
 	h.Name, _ = os.Hostname()
 	return h
 }
 
-// cpuModel is /proc/cpuinfo's first "model name" (Linux), or GOARCH.
-func cpuModel() string {
+// CPUModel is /proc/cpuinfo's first "model name" (Linux), or GOARCH.
+func CPUModel() string {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
 		return runtime.GOARCH
