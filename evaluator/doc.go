@@ -29,11 +29,12 @@
 //  5. Phase 2, benchmark (benchmark.go): each candidate that passed, one at
 //     a time with the machine to itself (machine.go waits for other
 //     optimizers), is measured against base in pairs: Go benchmarks
-//     (sampler_go.go) or a bench command (sampler_cmd.go, checked by
-//     benchcheck.go), collected in a series (series.go) until stats
-//     decides. The noise floor (noise.go) and a busy machine
-//     (interference.go) are measured beside it; cache.go reuses what an
-//     earlier job learned of the same content.
+//     (calibrate.go builds them and makes a measure.GoSampler) or a bench
+//     command (sampler_cmd.go, checked by benchcheck.go). Package measure
+//     runs the pairs until stats decides, probes the machine around each
+//     sample, and measures the noise floor; busy.go warns of a busy
+//     machine; cache.go reuses what an earlier job learned of the same
+//     content.
 //  6. Select (selection.go): the winner, among the candidates significantly
 //     faster by at least the threshold.
 //  7. Profile (profile.go): base and the winner are profiled.
