@@ -5,7 +5,7 @@
 // Go test binaries, and the evaluator's command sampler runs a --bench
 // command. Rounds is the measuring loop, Series holds its samples, Watch
 // probes the machine around each sample, and Noise measures base against
-// base. Nothing here knows of jobs, slots or the store: the evaluator builds
+// base. Nothing here knows of jobs, slots or the store. The evaluator builds
 // the sampler and receives what was measured through hooks, so a verdict
 // can be tested with a fake sampler in milliseconds.
 package measure
@@ -66,10 +66,10 @@ const (
 // interleaved, until the verdict is settled, the pairs reach the cap, or the
 // time budget is spent. The side measured first in each pair is drawn by a
 // coin seeded by Seed. Under A/A the labels are then a fair coin whatever
-// the machine's noise does, so the signed-rank test is exact: in ABBA
-// order, a burst of load that spans a round boundary moves two neighbouring
-// pairs the same way, which tripled the A/A false-positive rate on a shared
-// machine (docs/measuring.md).
+// the machine's noise does, so the signed-rank test is exact. In ABBA
+// order, a burst of load across a round boundary moves two neighbouring
+// pairs the same way; on a shared machine that tripled the A/A
+// false-positive rate (docs/measuring.md).
 type Rounds struct {
 	Seq  stats.Sequential
 	Seed uint64
