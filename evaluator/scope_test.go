@@ -144,7 +144,7 @@ func TestRun_Scope(t *testing.T) {
 	})
 
 	t.Run("Wide", func(t *testing.T) {
-		testenv.Long(t) // measures 30 benchmarks twice
+		testenv.Once(t) // measures 30 benchmarks twice
 		opts := opts
 		opts.Candidates = []candidate.Candidate{edit("var", "{1, 2, 3, 4}", "{4, 3, 2, 1}")}
 		rep, err := h.run(t, ctx, 1, opts)
