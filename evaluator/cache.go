@@ -367,17 +367,20 @@ func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
 }
 
 // sourceKey is the key of c's pairs by what makes its test binaries and
-// how they run, so that a repeat needs no build to find them: c's tree and
-// base's (the content id and the baseline key, which holds base, the
-// toolchain on PATH, the platform, GOFLAGS and the other variables, setup
-// and copied files), whose test files judge it, --build-flags, the
-// benchmarks chosen (--bench-filter, --all, the scope by coverage of
-// scope.go) and their arguments,
-// calibration target, placement and host, and all of go env. It is as
-// strong as hashing the binaries (built with -trimpath, they are a
-// function of exactly these) except for what lies outside the tree: so
-// there is no key when a go.mod replaces a module by a directory, when a
-// go.work is in use, or when c changes a go.mod or go.work. "" is no key.
+// how they run, so that a repeat needs no build to find them. It holds:
+//   - c's tree and base's: the content id and the baseline key (base, the
+//     toolchain on PATH, the platform, GOFLAGS and the other variables,
+//     setup and copied files);
+//   - whose test files judge it, and --build-flags;
+//   - the benchmarks chosen (--bench-filter, --all, the scope of scope.go)
+//     and their arguments;
+//   - the calibration target, placement and host, and all of go env.
+//
+// Built with -trimpath, the binaries are a function of exactly these, so
+// the key is as strong as their hashes, except for what lies outside the
+// tree. So there is no key when a go.mod replaces a module by a directory,
+// when a go.work is in use, or when c changes a go.mod or go.work. "" is
+// no key.
 func (j *job) sourceKey(ctx context.Context, c *cand) string {
 	if j.opts.NoCache || j.bench != "" || c.res.ID == "" {
 		return ""
@@ -467,10 +470,10 @@ var hostKey = sync.OnceValue(func() string {
 	return fmt.Sprintf("%s/%s/%d/%s/%s", name, model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 })
 
-// rebuild builds the test binaries of w, whose pairs came from the cache
-// with none built, for the profile: as phase 2 would have (calibration
-// included, which the cache mostly answers), then puts its slot back at
-// base, as profiling expects.
+// rebuild builds the test binaries of w for the profile, when its pairs
+// came from the cache with none built. It builds as phase 2 would have,
+// calibration included (the cache mostly answers it). Then it puts its
+// slot back at base, as profiling expects.
 func (j *job) rebuild(ctx context.Context, w *cand, slots []*worktreepool.Slot) error {
 	var filter *gobench.Filter
 	if j.opts.BenchFilter != "" {

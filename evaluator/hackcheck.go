@@ -23,8 +23,8 @@ const firstRuns = 5
 
 // checkHacks runs the hack check (package hackcheck) on a candidate its
 // series called faster, on Go benchmarks, while the job still holds the
-// machine: each side's benchmarks run firstRuns times for one iteration,
-// and a candidate whose speedup comes from not doing the work is suspect.
+// machine. Each side's benchmarks run firstRuns times for one iteration. A
+// candidate whose speedup comes from not doing the work is suspect.
 func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 	g, ok := smp.(firstSampler)
 	j.mu.Lock()

@@ -30,12 +30,12 @@ func (j *job) judgeHoldout() {
 
 // judgeHoldout sets res.Holdout when res has timed rows on both sides of
 // the holdout, and makes res overfit when its speedup does not carry over.
-// That is when it is faster on the shown benchmarks (its verdict is faster
-// or mixed, or a shown benchmark is significantly faster, and their
-// geometric mean clears the threshold), but not on the held-out ones: no
-// held-out benchmark is significantly faster, or their geometric mean
-// does not clear the threshold, or one is significantly slower. It
-// reports whether res changed.
+// It reports whether res changed. res is overfit when it is faster on the
+// shown benchmarks but not on the held-out ones:
+//   - shown: its verdict is faster or mixed, or a shown benchmark is
+//     significantly faster, and their geometric mean clears the threshold;
+//   - held out: none is significantly faster, or their geometric mean does
+//     not clear the threshold, or one is significantly slower.
 func judgeHoldout(res *result.CandidateResult, heldOut []string, minSpeedup float64) bool {
 	switch res.Verdict {
 	case VerdictFaster, VerdictNotFaster, VerdictMixed:

@@ -373,9 +373,9 @@ func (j *job) measureAndSelect(ctx context.Context) error {
 }
 
 // emit sends an event to the caller, if it listens. Until Run's ctx is
-// done it waits for the caller to take it; after, it gives the event to a
-// caller waiting for one and otherwise drops it, so that a caller that
-// stopped reading cannot block a slot holder (or the job's end).
+// done it waits for the caller to take it. After, it gives the event to a
+// caller waiting for one and otherwise drops it. So a caller that stopped
+// reading cannot block a slot holder, or the job's end.
 func (j *job) emit(e Event) {
 	if j.opts.Events == nil {
 		return

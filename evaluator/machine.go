@@ -25,11 +25,12 @@ const machinePoll = time.Second
 const machineRepeat = 30 * time.Second
 
 // watchMachine reports, for as long as the job runs, each wait of its pool
-// for the machine lock held by another optimizer or process: who holds it,
-// as an event, a log line and a row of the store's events, again whenever
-// the holders change, at least every machineRepeat while it lasts, and once
-// more when the wait ends. The returned stop, called once the phases are
-// over, ends it and waits for it; after stop, nothing more is emitted.
+// for the machine lock held by another optimizer or process. It says who
+// holds it, as an event, a log line and a row of the store's events. It
+// says it again whenever the holders change, at least every machineRepeat
+// while the wait lasts, and once more when it ends. The returned stop,
+// called once the phases are over, ends it and waits for it; after stop,
+// nothing more is emitted.
 func (j *job) watchMachine(ctx context.Context) (stop func()) {
 	mw, ok := j.pool.(machineWaiter)
 	if !ok {

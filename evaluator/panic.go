@@ -8,12 +8,12 @@ import (
 )
 
 // recoverCandidate turns a panic in candidate c's work into its failed
-// verdict (kind error), with the panic and the stack in the failure, which
-// is recorded in the store and reported like any other: the job goes on
-// without it. It is deferred first thing by every goroutine (and loop step)
-// that does one candidate's work; the slots that work holds are released
-// by the work's own defers, which run before it. A candidate already given
-// a final verdict keeps it; the panic is logged.
+// verdict (kind error), with the panic and the stack in the failure. That
+// is recorded in the store and reported like any other, and the job goes
+// on without it. Every goroutine (and loop step) that does one candidate's
+// work defers it first thing. The slots that work holds are released by
+// the work's own defers, which run before it. A candidate already given a
+// final verdict keeps it; the panic is logged.
 func (j *job) recoverCandidate(ctx context.Context, c *cand, start time.Time) {
 	r := recover()
 	if r == nil {

@@ -26,10 +26,10 @@ var ErrSandboxStart = errors.New("cannot start in the sandbox")
 var ErrBenchSkipped = errors.New("every benchmark skipped")
 
 // namedPaths are the absolute paths, existing on the host, that the job's
-// commands, --bench-arg values and --copy-ignored files name: every sandbox
-// shows them read-only, so that a data directory under $TMPDIR or $HOME
-// is not an empty mount inside. Paths in the repository's git directory
-// (the store, the slots) are never shown.
+// commands, --bench-arg values and --copy-ignored files name. Every sandbox
+// shows them read-only, so that a data directory under $TMPDIR or $HOME is
+// not an empty mount inside. Paths in the repository's git directory (the
+// store, the slots) are never shown.
 func (j *job) namedPaths(common string) []string {
 	var words []string
 	for _, line := range []string{j.test, j.opts.Bench} {
@@ -124,11 +124,11 @@ func commandWord(line string) string {
 var absPathRE = regexp.MustCompile(`(?:^|["'\s=])(/[A-Za-z0-9._+/-]+)`)
 
 // preflight tries, before phase 1, whether the test and bench commands can
-// start in the sandbox: each command's program must be found inside as on
-// the host and, when it is a script (a pyenv shim, a wrapper), its
-// interpreter and every absolute path it names that exists on the host must
-// exist inside too. A command that cannot start stops the job with a
-// message that names the sandbox and the ways out.
+// start in the sandbox. Each command's program must be found inside as on
+// the host. When it is a script (a pyenv shim, a wrapper), its interpreter
+// and every absolute path it names that exists on the host must exist
+// inside too. A command that cannot start stops the job with a message
+// that names the sandbox and the ways out.
 func (j *job) preflight(ctx context.Context) error {
 	if j.jail == nil {
 		return nil

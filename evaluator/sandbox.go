@@ -38,17 +38,18 @@ type jail struct {
 }
 
 // setupSandbox decides, once per job, whether the job's processes run in a
-// sandbox, and what every sandbox hides and shows. Hidden behind an empty
-// tmpfs: the user's working tree and git directory, the directories of the
-// store and of the artifacts, the slots' directory (each run gets its own
-// slot back), the temporary directory (scratch binaries, the machine lock)
-// and $HOME, the daemon's socket and state directories (proc hides
-// /run/user, $XDG_RUNTIME_DIR and every other socket). Bound back read-only:
-// what git needs to read the slot (the
-// objects, refs, config and HEAD of the repository, and the slot's own git
-// directory), the Go module cache, GOROOT, go's configuration file (GOENV)
-// and PATH's directories under $HOME. Writable: the slot and the Go build
-// cache.
+// sandbox, and what every sandbox hides and shows.
+//   - Hidden behind an empty tmpfs: the user's working tree and git
+//     directory; the store's and the artifacts' directories; the slots'
+//     directory (each run gets its own slot back); the temporary directory
+//     (scratch binaries, the machine lock) and $HOME; the daemon's socket
+//     and state directories. proc hides /run/user, $XDG_RUNTIME_DIR and
+//     every other socket.
+//   - Bound back read-only: what git needs to read the slot (the objects,
+//     refs, config and HEAD of the repository, and the slot's own git
+//     directory), the Go module cache, GOROOT, go's configuration file
+//     (GOENV) and PATH's directories under $HOME.
+//   - Writable: the slot and the Go build cache.
 func (j *job) setupSandbox(ctx context.Context) error {
 	mode := j.opts.Sandbox
 	if mode == "" {

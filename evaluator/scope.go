@@ -18,12 +18,12 @@ import (
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// scoped returns, of tops (the benchmarks of the packages c affects, with
-// base's binaries built in slot), those that execute a function c changes
-// (package scope), and says which, why and for about how long, before any
-// is measured. When none executes one it returns none and the note that
-// says so, naming the closest. Whatever it cannot find out scopes every
-// one of tops.
+// scoped returns, of tops, those that execute a function c changes
+// (package scope). tops are the benchmarks of the packages c affects, with
+// base's binaries built in slot. Before any is measured, it says which, why
+// and for about how long. When none executes one it returns none and a
+// note that says so, naming the closest. Whatever it cannot find out
+// scopes every one of tops.
 func (j *job) scoped(ctx context.Context, c *cand, slot *worktreepool.Slot, tops []*measure.GoBench) ([]*measure.GoBench, string) {
 	all := func(why string) []*measure.GoBench {
 		j.sayScope(ctx, c, fmt.Sprintf("measures all %d benchmarks of the packages it affects: %s%s",

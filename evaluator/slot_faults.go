@@ -20,8 +20,8 @@ const maxSlotTries = 3
 
 // testInSlot acquires a slot, stages c and runs its tests. When they fail
 // and the slot turns out broken (its work tree or git directory gone), the
-// failure may be the environment's, so they are run again in another slot,
-// up to maxSlotTries slots; a candidate that breaks every slot it gets is
+// failure may be the environment's. They then run again in another slot,
+// up to maxSlotTries slots. A candidate that breaks every slot it gets is
 // judged on its last try. The error is for no slot at all.
 func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, error) {
 	for try := 1; ; try++ {

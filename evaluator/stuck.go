@@ -14,19 +14,18 @@ import (
 // that candidate to its timeout) and tells the user which test it is.
 //
 // The rule: past stuckRatio times its time at base and stuckGrace beyond
-// it. The ratio is far above what load does to a test on a shared machine
-// (a candidate's tests run beside other slots' and other jobs' work, and
-// the load moves 2× within minutes), and far below a real hang's: a test
-// of 0.01 s at base, stuck, runs to a timeout of minutes. The grace keeps
+// it. The ratio is far above what load does to a test on a shared machine,
+// where a candidate's tests run beside other work and the load moves 2×
+// within minutes. It is far below a real hang's: a test of 0.01 s at base,
+// stuck, runs to a timeout of minutes. The grace keeps
 // a test of a few milliseconds at base from being called stuck by one
 // scheduling pause or garbage collection. A test the rule names that then
 // ends was slow, not stuck: the event is taken back.
 //
 // A test with subtests is never named itself. go test's elapsed time for
-// it leaves out its parallel subtests' time (0 s at base for a test whose
-// subtests all call t.Parallel), though it runs until they end; the rule
-// would call every such test stuck after stuckGrace. Its subtests are
-// judged instead.
+// it leaves out its parallel subtests' time, though it runs until they end.
+// A test whose subtests all call t.Parallel takes 0 s at base, so the rule
+// would call it stuck after stuckGrace. Its subtests are judged instead.
 const (
 	stuckRatio = 10
 	stuckGrace = time.Second

@@ -13,12 +13,13 @@ import (
 // noTestCache returns the GOFLAGS that every test command runs with: the
 // user's GOFLAGS with -count=1 appended, unless they set a -count of their
 // own. go test answers from its cache only when every flag is one of its
-// cacheable flags, and -count is not one; so with it, go test really runs
+// cacheable flags, and -count is not one. So with it, go test really runs
 // every test. Without it, a test whose outcome depends on something go test
 // does not track (a script it runs, a file read by a child process) would
-// pass in every candidate after passing once in the same slot: the cache
-// forges passes. A user's own --test that runs go test gets the same; a
-// command line that sets GOFLAGS itself, or passes -count, decides for itself.
+// pass in every candidate after passing once in the same slot. The cache
+// would forge passes. A user's own --test that runs go test gets the same.
+// A command line that sets GOFLAGS itself, or passes -count, decides for
+// itself.
 func noTestCache(user string) string {
 	if setsFlag(user, "count") {
 		return user
