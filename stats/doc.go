@@ -10,7 +10,8 @@
 // [Decision]: an [Outcome], whether that verdict is settled (if so, the
 // evaluator stops measuring), the aggregate [Estimate], and one Estimate per
 // benchmark for the report. [Compare] is the same estimate for one
-// benchmark's fixed sample at a given alpha. [CodeflashRule] is codeflash's
+// benchmark's fixed sample at a given alpha, and [Beside] compares the
+// metrics reported beside the judged one. [CodeflashRule] is codeflash's
 // acceptance rule, the baseline that the bench/ harness measures this method
 // against. Nothing here does I/O, and nothing here uses random numbers: the
 // same samples always give the same decision.
@@ -86,6 +87,20 @@
 // the aggregate's ([Sequential.BenchTails]). TestSim_Subset checks that the
 // A/A false-positive rate over 4 and 13 benchmarks, counting every claim,
 // stays below 1%.
+//
+// # Metrics beside the judged one
+//
+// A benchmark prints more than the metric the verdict rests on: Go's B/op
+// and allocs/op, which are means over the iterations, or the time when
+// memory is judged. [Beside] compares each with the same paired estimate
+// and interval, once, at the end, with no threshold: "increased" means
+// significantly increased. The family is corrected by Tarone's rule for
+// discrete tests, which leaves out the metrics that cannot reach the level
+// under any signs (an exact count that ties in every pair), so that forty
+// tied rows cost a halved allocation count nothing. A zero (no allocation)
+// counts as half the smallest value seen, at most half a unit ([Positive]).
+// TestBeside_AA draws six integer-valued metrics per family from one
+// distribution on both sides: 3% of 2000 families had any claim.
 //
 // # Looking after every pair
 //
