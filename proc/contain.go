@@ -13,6 +13,11 @@ import (
 // alone). Tests set it to try each way on one machine.
 const ContainEnv = "OPTIMIZER_CONTAIN"
 
+// peakEnv names the variable that asks the run's wrapper for the peak
+// resident memory of the run's processes, written to the file descriptor
+// it names ([Cmd.PeakRSS]).
+const peakEnv = "OPTIMIZER_REAPER_RSS"
+
 // The ways of containment, as Result.Containment names them.
 const (
 	ContainCgroup = "cgroup" // a cgroup v2 per run, killed whole

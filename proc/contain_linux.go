@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -305,6 +306,13 @@ func (reaperGuard) name() string { return ContainReaper }
 // path, then the command's argv. It never returns.
 func reaperMain() {
 	os.Unsetenv(reaperEnv)
+	peak := peakReport()
+	if peak != nil {
+		// The command starts with this process's resident pages (vfork),
+		// its peak from this one's: make both as small as they can be.
+		debug.FreeOSMemory()
+		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	}
 	if len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "optimizer: the run's wrapper was started without a command")
 		os.Exit(127)
@@ -348,6 +356,15 @@ func reaperMain() {
 			break
 		}
 	}
+	if peak != nil {
+		// Every process of the run was this wrapper's child or orphan,
+		// and all are reaped: the largest of their peaks.
+		var ru unix.Rusage
+		if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
+			fmt.Fprintf(peak, "rss %d\n", ru.Maxrss*1024)
+		}
+		peak.Close()
+	}
 	if status.Signaled() {
 		// Exit as the command did, by a signal; which one does not
 		// matter to Run (exit code -1 either way), and SIGKILL cannot be
@@ -355,6 +372,37 @@ func reaperMain() {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 	os.Exit(status.ExitStatus())
+}
+
+// peakReport is the file the wrapper writes the run's peak memory to, or
+// nil when none was asked for. It is closed on exec, so that the command
+// cannot write a line of its own there.
+func peakReport() *os.File {
+	v := os.Getenv(peakEnv)
+	os.Unsetenv(peakEnv)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "peak")
+}
+
+// peakWrap returns args under the wrapper, which reports the peak resident
+// memory of every process of the run on file descriptor fd, and the
+// environment the wrapper needs. ok is false when this executable cannot be
+// found.
+func peakWrap(args []string, dir string, fd int) (wrapped, env []string, ok bool, err error) {
+	self := selfExe()
+	if self == "" {
+		return args, nil, false, nil
+	}
+	path, err := resolve(args[0], dir)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	env = []string{reaperEnv + "=run", peakEnv + "=" + strconv.Itoa(fd)}
+	return append([]string{self, path}, args...), env, true, nil
 }
 
 // killTree kills every live descendant of root (not root itself), found

@@ -49,6 +49,21 @@
 // exists and that CPU is allowed for this process; otherwise it runs unpinned
 // and [Result.Pinned] is false, so the caller can say so once.
 //
+// # Peak memory
+//
+// With [Cmd.PeakRSS], [Result.MaxRSS] is the peak resident memory of the
+// largest process of the run, as hyperfine and GNU time report it
+// (ru_maxrss): not the sum over processes. A process starts with its
+// parent's resident pages until it execs (vfork), so the command is not
+// started by this process, which may be a daemon of hundreds of MiB, but by
+// a wrapper: this executable again, as the run's subreaper, which frees
+// what it can, resets its peak (/proc/self/clear_refs) and reports
+// getrusage(RUSAGE_CHILDREN) for every process it reaped on a descriptor
+// the command does not get. In a [Sandbox] the wrapper runs inside, bound
+// read-only, since bwrap passes no rusage on. A peak below the wrapper's
+// own resident size (about 6 MiB) reads as that size. Outside Linux it is
+// the leader's own rusage.
+//
 // # Sandbox
 //
 // With [Cmd.Sandbox] set, the command runs in bwrap (package bubblewrap):

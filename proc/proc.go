@@ -56,6 +56,11 @@ type Cmd struct {
 	// children at that many bytes (prlimit --as), where prlimit exists.
 	MemLimit int64
 
+	// PeakRSS asks for Result.MaxRSS. In a Sandbox, and under the
+	// subreaper wrapper (ContainReaper), it costs a wrapper process: this
+	// executable, bound read-only into the sandbox.
+	PeakRSS bool
+
 	// Sandbox, when set, runs the process in a bwrap sandbox (see Sandbox).
 	// Run returns an error wrapping ErrNoSandbox, and starts nothing, when
 	// bwrap does not work here: a caller that asked for a sandbox never gets
@@ -90,6 +95,11 @@ type Result struct {
 
 	Wall time.Duration // from start to exit
 	CPU  time.Duration // user+sys from rusage, including waited-for children
+
+	// MaxRSS is, with Cmd.PeakRSS, the peak resident memory in bytes of
+	// the largest process of the run (ru_maxrss): see "Peak memory" in the
+	// package doc. 0 when it could not be measured.
+	MaxRSS int64
 }
 
 // Shell returns the argv that runs a shell command line: {"sh", "-c", line}.
@@ -134,9 +144,20 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	}
 	args := c.Args
 	var cpuR, cpuW *os.File // the sandbox's report of CPU time
+	peak := &peak{}
+	if c.PeakRSS {
+		peak.mode = peakLeader
+	}
+	defer peak.close()
 	if c.Sandbox != nil {
 		var err error
-		if args, err = sandboxArgs(c.Sandbox, c.Dir, args); err != nil {
+		box, wrapped := c.Sandbox, args
+		if c.PeakRSS {
+			if wrapped, box, err = peak.wrapSandboxed(args, c.Dir, c.Sandbox); err != nil {
+				return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", c.Args[0], err)
+			}
+		}
+		if args, err = sandboxArgs(box, c.Dir, wrapped); err != nil {
 			return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", c.Args[0], err)
 		}
 		if cpuR, cpuW, err = os.Pipe(); err != nil {
@@ -147,6 +168,13 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	args, limited := limitArgs(args, c.MemLimit)
 	args, pinned := pinArgs(args, c.CPU)
 	g := newGuard(c.Sandbox != nil)
+	if c.Sandbox == nil {
+		var err error
+		if args, err = peak.wrap(args, c.Dir, g); err != nil {
+			g.close(0, nil)
+			return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", args[0], err)
+		}
+	}
 	wrapped, err := g.wrap(args, c.Dir)
 	if err != nil {
 		g.close(0, nil)
@@ -164,6 +192,10 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	if cpuW != nil {
 		cmd.ExtraFiles = []*os.File{cpuW} // fd 3
 	}
+	if err := peak.prepare(cmd, g); err != nil {
+		g.close(0, nil)
+		return Result{ExitCode: -1}, false, fmt.Errorf("start %s: %w", args[0], err)
+	}
 
 	out := newCapture(c.MaxOutput)
 	p, err := openPipes(cmd, c.Stdout, out)
@@ -176,6 +208,7 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	if cpuW != nil {
 		cpuW.Close()
 	}
+	peak.started()
 	if err != nil {
 		p.abort()
 		g.close(0, nil)
@@ -207,6 +240,7 @@ func runOnce(ctx context.Context, c Cmd) (_ Result, started bool, _ error) {
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPU = ps.UserTime() + ps.SystemTime()
 	}
+	res.MaxRSS = peak.read(cmd.ProcessState)
 	if cpuR != nil {
 		// The sandbox's init is gone, so nothing holds the write end.
 		cpuR.SetReadDeadline(time.Now().Add(PipeDelay))

@@ -31,3 +31,13 @@ func cpuAllowed(cpu int) bool {
 	}
 	return set.IsSet(cpu)
 }
+
+// maxRSS is the peak resident memory of a waited process, in bytes: the
+// largest of its own and of the children it waited for (ru_maxrss, in KiB
+// on Linux).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}

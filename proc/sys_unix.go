@@ -26,3 +26,16 @@ func killGroup(pgid int, _ *os.Process) {
 // cpuAllowed reports whether cpu exists; taskset is Linux's, so pinning is
 // rarely available here anyway.
 func cpuAllowed(cpu int) bool { return cpu < runtime.NumCPU() }
+
+// maxRSS is the peak resident memory of a waited process, in bytes:
+// ru_maxrss is in bytes on Darwin and in KiB on the BSDs.
+func maxRSS(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
+}
