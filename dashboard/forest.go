@@ -101,7 +101,7 @@ func benchmarkForest(rep *result.Report) *forestView {
 	var rows []forestEstimate
 	for _, c := range rep.Candidates {
 		for _, b := range c.Benchmarks {
-			if b.Exact || b.Speedup <= 0 {
+			if b.Aside() || b.Speedup <= 0 {
 				continue
 			}
 			ci := b.CI

@@ -229,6 +229,9 @@ func newBenchRow(b result.BenchResult, minSpeedup float64) benchRow {
 	if b.Increased {
 		notes = append(notes, "increased")
 	}
+	if b.Decreased {
+		notes = append(notes, "decreased")
+	}
 	row.Note = strings.Join(notes, ", ")
 	return row
 }

@@ -72,7 +72,7 @@ func newPairsViews(c result.CandidateResult, samples []store.BenchSample, minSpe
 	var out []pairsView
 	for _, b := range c.Benchmarks {
 		rs := rounds[key{b.Name, b.Unit}]
-		if b.Exact || len(rs) == 0 {
+		if b.Aside() || len(rs) == 0 {
 			continue
 		}
 		var pairs []measuredPair

@@ -517,7 +517,7 @@ func (j *job) profileKey(w *cand) string {
 	j.mu.Lock()
 	var faster []string
 	for _, b := range w.res.Benchmarks {
-		if !b.Exact && b.Label(j.opts.MinSpeedup) == VerdictFaster {
+		if !b.Aside() && b.Label(j.opts.MinSpeedup) == VerdictFaster {
 			faster = append(faster, b.Name)
 		}
 	}

@@ -186,7 +186,7 @@ func improved(w *cand, minSpeedup float64) *profileTarget {
 	}
 	var best *BenchResult
 	for i, b := range w.res.Benchmarks {
-		if !b.Exact && b.Label(minSpeedup) == VerdictFaster && (best == nil || b.Speedup > best.Speedup) {
+		if !b.Aside() && b.Label(minSpeedup) == VerdictFaster && (best == nil || b.Speedup > best.Speedup) {
 			best = &w.res.Benchmarks[i]
 		}
 	}
@@ -204,10 +204,10 @@ func improved(w *cand, minSpeedup float64) *profileTarget {
 		return nil
 	}
 	for _, b := range w.res.Benchmarks {
-		if b.Exact && b.Speedup != 1 && samePackage(w, b.Name, t.bench) {
+		if allocsChanged(b) && samePackage(w, b.Name, t.bench) {
 			t.allocs = true
 		}
-		if !b.Exact && b.Label(minSpeedup) == VerdictFaster && samePackage(w, b.Name, t.bench) {
+		if !b.Aside() && b.Label(minSpeedup) == VerdictFaster && samePackage(w, b.Name, t.bench) {
 			names = append(names, b.Name)
 		}
 	}
@@ -312,4 +312,19 @@ func modulePath(repo string) string {
 // gitShow reads one file at a revision from the repository's objects.
 func gitShow(ctx context.Context, repo, rev, file string) ([]byte, error) {
 	return gitcmd.Run(ctx, gitcmd.Cmd{Args: []string{"-C", repo, "show", rev + ":" + file}, ReadOnly: true})
+}
+
+// allocsChanged reports whether b is an allocation metric that changed:
+// significantly beside time, judged faster or slower (--metric allocs), or,
+// in an old report, different at all.
+func allocsChanged(b BenchResult) bool {
+	switch {
+	case b.Unit != "B/op" && b.Unit != "allocs/op":
+		return false
+	case b.Exact:
+		return b.Speedup != 1
+	case b.Beside:
+		return b.Increased || b.Decreased
+	}
+	return b.Verdict == VerdictFaster || b.Verdict == VerdictSlower
 }

@@ -144,7 +144,7 @@ func slowdownCI(ci *[2]float64, marks ...float64) string {
 func countBenchmarks(c result.CandidateResult, minSpeedup float64) (faster, slower int) {
 	for _, b := range c.Benchmarks {
 		switch {
-		case b.Exact:
+		case b.Aside():
 		case c.BenchFaster(b, minSpeedup):
 			faster++
 		case c.BenchSlower(b, minSpeedup):
@@ -157,7 +157,7 @@ func countBenchmarks(c result.CandidateResult, minSpeedup float64) (faster, slow
 func timedBenchmarks(c result.CandidateResult) int {
 	n := 0
 	for _, b := range c.Benchmarks {
-		if !b.Exact {
+		if !b.Aside() {
 			n++
 		}
 	}
@@ -193,10 +193,10 @@ func writeCommentChanged(w io.Writer, rep *result.Report, c result.CandidateResu
 	var groups [4][]result.BenchResult
 	for _, b := range c.Benchmarks {
 		switch {
-		case b.Exact && b.Base == b.Candidate:
-		case b.Exact && b.Increased:
+		case b.Exact && b.Base == b.Candidate, b.Beside && !b.Increased && !b.Decreased:
+		case b.Aside() && b.Increased:
 			groups[1] = append(groups[1], b)
-		case b.Exact:
+		case b.Aside():
 			groups[3] = append(groups[3], b)
 		case b.Label(rep.MinSpeedup) == result.VerdictSlower:
 			groups[0] = append(groups[0], b)
@@ -219,6 +219,13 @@ func writeCommentChanged(w io.Writer, rep *result.Report, c result.CandidateResu
 			change, ci = "more (exact)", "-"
 		case b.Exact:
 			change, ci = "fewer (exact)", "-"
+		case b.Increased:
+			change, ci = speedupText(1/b.Speedup)+" more", slowdownCI(&b.CI)
+		case b.Decreased:
+			change = speedupText(b.Speedup) + " less"
+			if b.Unit == "allocs/op" {
+				change = speedupText(b.Speedup) + " fewer"
+			}
 		case b.Label(rep.MinSpeedup) == result.VerdictSlower:
 			change, ci = slowdownText(b.Speedup), slowdownCI(&b.CI, marks...)
 		default:
@@ -242,7 +249,7 @@ func unsettledBenchmarks(c result.CandidateResult, minSpeedup float64) []string 
 		lo, hi := b.CI[0], b.CI[1]
 		acrossUp := !stats.FasterBeyond(lo, minSpeedup) && stats.FasterBeyond(hi, minSpeedup)
 		acrossDown := stats.SlowerBeyond(lo, minSpeedup) && !stats.SlowerBeyond(hi, minSpeedup)
-		if !b.Exact && hi > 0 && (acrossUp || acrossDown) {
+		if !b.Aside() && hi > 0 && (acrossUp || acrossDown) {
 			out = append(out, code(b.Name))
 		}
 	}
@@ -280,7 +287,8 @@ func commentMethod(rep *result.Report) string {
 		"in pairs whose order a coin decides. A speedup is base time / head time; the interval is an exact "+
 		"Wilcoxon signed-rank interval of the paired ratios, corrected for looking after every pair. "+
 		"*Faster* means the lower bound clears %s (--min-speedup %s%%); a benchmark is *slower* beyond the "+
-		"threshold when its upper bound is below %s. Exact metrics (allocs/op, B/op) are compared, not tested. "+
+		"threshold when its upper bound is below %s. B/op and allocs/op, averages over the iterations, have intervals too, "+
+		"corrected for their number; *more* or *less* means significantly so. "+
 		"Every raw sample is in the job's store (the `optimizer.db` artifact, job %s).",
 		speedupText(1+rep.MinSpeedup), percent(rep.MinSpeedup), speedupText(1/(1+rep.MinSpeedup)), code(rep.Job))
 }

@@ -171,7 +171,7 @@ func namedRows(c result.CandidateResult, names []string) string {
 	var out []string
 	for _, name := range names {
 		for _, b := range c.Benchmarks {
-			if b.Name == name && !b.Exact {
+			if b.Name == name && !b.Aside() {
 				out = append(out, fmt.Sprintf("%s %s %s", b.Name, speedupText(b.Speedup), ciText(b.CI)))
 				break
 			}
@@ -458,7 +458,7 @@ func sig3(v float64) string {
 // the three agree (result.BenchResult.Columns); and the intervals and
 // p-values do not come from the same test at the same level.
 func tableNote(bs []result.BenchResult) string {
-	timed := slices.ContainsFunc(bs, func(b result.BenchResult) bool { return !b.Exact })
+	timed := slices.ContainsFunc(bs, func(b result.BenchResult) bool { return !b.Aside() })
 	if !timed {
 		return ""
 	}
@@ -475,7 +475,7 @@ func tableNote(bs []result.BenchResult) string {
 func levelNote(bs []result.BenchResult) string {
 	level, timed := 0.0, 0
 	for _, b := range bs {
-		if !b.Exact {
+		if !b.Aside() {
 			level = max(level, b.Level)
 			timed++
 		}
@@ -502,8 +502,8 @@ func levelText(level float64) string {
 }
 
 // benchNote is the last column of a benchmark row: its label (the one
-// rule, result.BenchResult.Label), and for exact metrics whether they
-// increased.
+// rule, result.BenchResult.Label), and for a metric beside the judged one
+// whether it significantly increased or decreased.
 func benchNote(b result.BenchResult, minSpeedup float64) string {
 	var notes []string
 	if v := b.Label(minSpeedup); v != "" {
@@ -514,6 +514,9 @@ func benchNote(b result.BenchResult, minSpeedup float64) string {
 	}
 	if b.Increased {
 		notes = append(notes, "increased")
+	}
+	if b.Decreased {
+		notes = append(notes, "decreased")
 	}
 	return strings.Join(notes, ", ")
 }

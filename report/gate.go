@@ -13,7 +13,7 @@ import (
 const (
 	GateRegression = "regression" // slower overall, or any benchmark significantly slower
 	GateMixed      = "mixed"      // benchmarks significantly disagree in direction
-	GateAllocs     = "allocs"     // allocs/op increased on some benchmark (exact, not tested)
+	GateAllocs     = "allocs"     // allocs/op significantly increased on some benchmark
 	GateNone       = "none"       // no performance gate; a failing head still fails
 )
 
@@ -86,8 +86,8 @@ func JudgeGate(rep *result.Report, head string, gates []string) Gate {
 		case GateAllocs:
 			var more []string
 			for _, b := range g.Head.Benchmarks {
-				if b.Exact && b.Increased && b.Unit == "allocs/op" {
-					more = append(more, fmt.Sprintf("%s %s → %s allocs/op", b.Name, valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate)))
+				if b.Unit == "allocs/op" && (b.Increased || !b.Aside() && b.CI[1] > 0 && b.CI[1] < 1) {
+					more = append(more, fmt.Sprintf("%s %s → %s allocs/op %s", b.Name, valueText(b.Unit, b.Base), valueText(b.Unit, b.Candidate), slowdownCI(&b.CI)))
 				}
 			}
 			if len(more) > 0 {

@@ -32,8 +32,11 @@ func bench(name string, speedup, lo, hi float64) result.BenchResult {
 		Speedup: speedup, CI: [2]float64{lo, hi}, P: 0.001, Pairs: 12, Verdict: v}
 }
 
-func allocs(name string, base, cand float64) result.BenchResult {
-	return result.BenchResult{Name: name, Unit: "allocs/op", Base: base, Candidate: cand, Exact: true, Increased: cand > base}
+// allocs is an allocs/op row beside time, with an interval as stats.Beside
+// gives it: increased or decreased only when the interval excludes 1.
+func allocs(name string, base, cand, lo, hi float64) result.BenchResult {
+	return result.BenchResult{Name: name, Unit: "allocs/op", Base: base, Candidate: cand, Speedup: base / cand,
+		CI: [2]float64{lo, hi}, P: 0.0078, Level: 0.95, Pairs: 8, Beside: true, Increased: hi < 1, Decreased: lo > 1}
 }
 
 // ciHeads are the heads the comment golden files show.
@@ -44,10 +47,10 @@ func ciHeads() map[string]result.CandidateResult {
 			TestEdits: &result.TestEdits{Files: []string{"parse/parse_test.go"}, Added: []string{"parse/parse_test.go:TestParseEmpty"}, Judged: "candidate"},
 			Benchmarks: []result.BenchResult{
 				bench("BenchmarkParse/small", 1.9, 1.8, 2.0), bench("BenchmarkParse/large", 1.06, 0.99, 1.12),
-				bench("BenchmarkEncode", 1.0, 0.98, 1.02), allocs("BenchmarkParse/small", 3, 1), allocs("BenchmarkEncode", 2, 2),
+				bench("BenchmarkEncode", 1.0, 0.98, 1.02), allocs("BenchmarkParse/small", 3, 1, 3, 3), allocs("BenchmarkEncode", 2, 2, 1, 1),
 			}},
 		"slower": {Name: "feature", Verdict: result.VerdictSlower, Speedup: 0.5, CI: ci(0.47, 0.53), Pairs: 6,
-			Benchmarks: []result.BenchResult{bench("BenchmarkParse", 0.5, 0.47, 0.53), allocs("BenchmarkParse", 1, 4)}},
+			Benchmarks: []result.BenchResult{bench("BenchmarkParse", 0.5, 0.47, 0.53), allocs("BenchmarkParse", 1, 4, 0.25, 0.25)}},
 		"mixed": {Name: "feature", Verdict: result.VerdictMixed, Speedup: 1.2, CI: ci(1.1, 1.3), Pairs: 18,
 			Benchmarks: []result.BenchResult{bench("BenchmarkSum/4", 1.89, 1.8, 1.97), bench("BenchmarkSum/1M", 0.49, 0.46, 0.52),
 				bench("BenchmarkSum/100", 1.0, 0.97, 1.03)}},
@@ -149,7 +152,7 @@ func TestJudgeGate(t *testing.T) {
 		{"faster", []string{GateAllocs}, "passed", ""}, // fewer allocs is no failure
 		{"slower", []string{GateRegression}, "reasons", "BenchmarkParse 2.00× slower"},
 		{"slower", []string{GateMixed}, "passed", ""},
-		{"slower", []string{GateAllocs}, "reasons", "allocs: BenchmarkParse 1 → 4 allocs/op"},
+		{"slower", []string{GateAllocs}, "reasons", "allocs: BenchmarkParse 1 → 4 allocs/op [4.00×, 4.00×]"},
 		{"slower", []string{GateNone}, "passed", ""},
 		{"mixed", []string{GateRegression}, "reasons", "BenchmarkSum/1M"},
 		{"mixed", []string{GateMixed}, "reasons", "mixed:"},
@@ -193,6 +196,36 @@ func TestCheckGates(t *testing.T) {
 			err := CheckGates(tt.gates)
 			if got := fmt.Sprint(err); (err == nil) != (tt.err == "") || (err != nil && got != tt.err) {
 				t.Errorf("CheckGates(%q) = %v, want %q", tt.gates, err, tt.err)
+			}
+		})
+	}
+}
+
+// TestJudgeGate_Allocs: --fail-on allocs fails on a significant increase
+// only. A mean over b.N that moved within its interval (13.5 → 17.5
+// allocs/op, [0.6×, 1.3×]) passes; a judged allocs/op row (--metric
+// allocs) whose interval lies below 1 fails; an old report's exact
+// increase still fails, as it did.
+func TestJudgeGate_Allocs(t *testing.T) {
+	judged := result.BenchResult{Name: "BenchmarkParse", Unit: "allocs/op", Base: 4, Candidate: 8, Speedup: 0.5,
+		CI: [2]float64{0.5, 0.5}, Level: 0.95, Pairs: 8, Verdict: result.VerdictSlower}
+	for _, tt := range []struct {
+		name string
+		b    result.BenchResult
+		want bool // the gate fails
+	}{
+		{"Noise", allocs("BenchmarkParse", 13.5, 17.5, 0.6, 1.3), false},
+		{"Increased", allocs("BenchmarkParse", 13, 17, 0.75, 0.78), true},
+		{"Decreased", allocs("BenchmarkParse", 4, 2, 2, 2), false},
+		{"Judged", judged, true},
+		{"OldExact", result.BenchResult{Name: "BenchmarkParse", Unit: "allocs/op", Base: 1, Candidate: 4, Exact: true, Increased: true}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			head := result.CandidateResult{Name: "feature", Verdict: result.VerdictNotFaster, Speedup: 1, CI: &[2]float64{0.98, 1.02}, Pairs: 8,
+				Benchmarks: []result.BenchResult{bench("BenchmarkParse", 1, 0.98, 1.02), tt.b}}
+			g := JudgeGate(headReport(head), "feature", []string{GateAllocs})
+			if g.Passed() == tt.want {
+				t.Errorf("gate passed %v (%s), want failed %v", g.Passed(), g.Line(), tt.want)
 			}
 		})
 	}

@@ -115,12 +115,14 @@ func benchText(c *result.CandidateResult) string {
 	if c.Speedup <= 0 {
 		return ""
 	}
-	var names, increased []string
+	var names, increased, decreased []string
 	for _, b := range c.Benchmarks {
 		switch {
-		case b.Exact && b.Increased:
+		case b.Aside() && b.Increased:
 			increased = append(increased, b.Unit)
-		case !b.Exact && !slices.Contains(names, b.Name):
+		case b.Aside() && b.Decreased:
+			decreased = append(decreased, b.Unit)
+		case !b.Aside() && !slices.Contains(names, b.Name):
 			names = append(names, b.Name)
 		}
 	}
@@ -149,9 +151,14 @@ func benchText(c *result.CandidateResult) string {
 	default:
 		s = fmt.Sprintf("%s%s%s not faster", what, speedupText(c.Speedup), ci)
 	}
-	if len(increased) > 0 {
-		slices.Sort(increased)
-		s += " · " + strings.Join(slices.Compact(increased), ", ") + " increased"
+	for _, ch := range []struct {
+		units []string
+		word  string
+	}{{increased, "increased"}, {decreased, "decreased"}} {
+		if len(ch.units) > 0 {
+			slices.Sort(ch.units)
+			s += " · " + strings.Join(slices.Compact(ch.units), ", ") + " " + ch.word
+		}
 	}
 	return s
 }

@@ -62,6 +62,12 @@ func TestWatchLine(t *testing.T) {
 				{Name: "BenchmarkSumSquares", Unit: "sec/op"},
 				{Name: "BenchmarkSumSquares", Unit: "allocs/op", Exact: true, Increased: true}}},
 			"tests 48/48 pass · BenchmarkSumSquares 3.10× faster [2.90×, 3.30×] · allocs/op increased"},
+		// Means beside time: only a significant change is named.
+		{"Beside", result.CandidateResult{Verdict: result.VerdictNotFaster, Speedup: 1.01, CI: ci(0.98, 1.04), Benchmarks: []result.BenchResult{
+			{Name: "BenchmarkSumSquares", Unit: "sec/op"},
+			{Name: "BenchmarkSumSquares", Unit: "allocs/op", Beside: true, Decreased: true},
+			{Name: "BenchmarkSumSquares", Unit: "B/op", Beside: true}}},
+			"tests pass · BenchmarkSumSquares 1.01× [0.980×, 1.04×] not faster · allocs/op decreased"},
 		{"NotFaster", result.CandidateResult{Verdict: result.VerdictNotFaster, Speedup: 1.01, CI: ci(0.98, 1.04),
 			Benchmarks: []result.BenchResult{{Name: "BenchmarkA"}, {Name: "BenchmarkB"}}, Seconds: 12},
 			"tests pass · 2 benchmarks 1.01× [0.980×, 1.04×] not faster · 12s"},

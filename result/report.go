@@ -60,21 +60,21 @@ type Failure struct {
 // BenchSlower reports whether c's benchmark b is significantly slower than
 // base beyond the threshold, as the evaluator judged it (SlowerOn). An old
 // report without a Level is judged by b's interval (stats.SlowerBeyond).
-// Exact metrics are never tested.
+// Metrics beside the judged one are not judged (Aside).
 func (c CandidateResult) BenchSlower(b BenchResult, minSpeedup float64) bool {
 	if b.Level > 0 {
-		return !b.Exact && slices.Contains(c.SlowerOn, b.Name)
+		return !b.Aside() && slices.Contains(c.SlowerOn, b.Name)
 	}
-	return !b.Exact && b.CI[1] > 0 && stats.SlowerBeyond(b.CI[1], minSpeedup)
+	return !b.Aside() && b.CI[1] > 0 && stats.SlowerBeyond(b.CI[1], minSpeedup)
 }
 
 // BenchFaster is BenchSlower's twin: significantly faster by at least the
 // threshold (FasterOn).
 func (c CandidateResult) BenchFaster(b BenchResult, minSpeedup float64) bool {
 	if b.Level > 0 {
-		return !b.Exact && slices.Contains(c.FasterOn, b.Name)
+		return !b.Aside() && slices.Contains(c.FasterOn, b.Name)
 	}
-	return !b.Exact && stats.FasterBeyond(b.CI[0], minSpeedup)
+	return !b.Aside() && stats.FasterBeyond(b.CI[0], minSpeedup)
 }
 
 // Label is b's verdict as the interval beside it says, by the one rule
@@ -82,10 +82,10 @@ func (c CandidateResult) BenchFaster(b BenchResult, minSpeedup float64) bool {
 // 1+minSpeedup, slower when the whole interval lies below 1, not-faster
 // otherwise. Every renderer labels a row with it, so that a row at 0.35×
 // [0.34×, 0.39×] is slower everywhere, whatever label a report stored
-// before the rule carried. An exact metric, or a row without an
-// interval, keeps its Verdict.
+// before the rule carried. A metric beside the judged one (Aside), or a
+// row without an interval, keeps its Verdict.
 func (b BenchResult) Label(minSpeedup float64) Verdict {
-	if b.Exact || b.CI == [2]float64{} {
+	if b.Aside() || b.CI == [2]float64{} {
 		return b.Verdict
 	}
 	return Verdict(stats.Judge(b.CI[0], b.CI[1], minSpeedup))
@@ -96,9 +96,10 @@ func (b BenchResult) Label(minSpeedup float64) Verdict {
 // candidate's time at the paired estimate. Their ratio is then the SPEEDUP
 // printed beside them; the median of the candidate's own samples could
 // say 9.90 ns against base's 6.95 ns beside a paired 0.99×. An exact
-// metric, or a row without a speedup, prints its two medians.
+// metric, a row without a speedup, or an average of none on either side
+// (whose speedup stats.Positive made finite) prints its two medians.
 func (b BenchResult) Columns() (base, cand float64) {
-	if b.Exact || !(b.Speedup > 0) || math.IsInf(b.Speedup, 0) {
+	if b.Exact || !(b.Speedup > 0) || math.IsInf(b.Speedup, 0) || b.Beside && (b.Base == 0 || b.Candidate == 0) {
 		return b.Base, b.Candidate
 	}
 	return b.Base, b.Base / b.Speedup
@@ -137,10 +138,24 @@ type BenchResult struct {
 	Level   float64 `json:"level,omitempty"`
 	Pairs   int     `json:"pairs"`
 	Verdict Verdict `json:"verdict,omitempty"`
-	// Exact metrics such as allocs/op and B/op are reported, not tested.
-	Exact     bool `json:"exact,omitempty"`
+	// Exact marks, in reports made before Beside, B/op and allocs/op
+	// compared as exact: Increased then means any increase, untested.
+	Exact bool `json:"exact,omitempty"`
+	// Increased and Decreased say, for a metric beside the judged one,
+	// whether the candidate's value is significantly higher or lower than
+	// base's.
 	Increased bool `json:"increased,omitempty"`
+	// Beside marks a metric reported beside the judged one: B/op and
+	// allocs/op, which are means over the iterations, or the time when
+	// --metric judges another. It has its interval, at the level in Level
+	// (corrected for the metrics beside, stats.Beside), but no verdict.
+	Beside    bool `json:"beside,omitempty"`
+	Decreased bool `json:"decreased,omitempty"`
 }
+
+// Aside reports whether b is a metric beside the judged one, which no
+// verdict, count of faster or slower benchmarks, or regression rests on.
+func (b BenchResult) Aside() bool { return b.Beside || b.Exact }
 
 // CandidateResult is everything the job learned about one candidate.
 type CandidateResult struct {
