@@ -257,10 +257,8 @@ func checkOptions(req api.JobRequest) error {
 	if c := bytes.TrimSpace(o.Config); len(c) > 0 && c[0] != '{' && string(c) != "null" {
 		return badRequest("options.config", "want a JSON object")
 	}
-	switch o.Metric {
-	case "", string(evaluator.MetricWall), string(evaluator.MetricCPU):
-	default:
-		return badRequest("options.metric", "%q: want wall or cpu", o.Metric)
+	if o.Metric != "" && !evaluator.ValidMetric(evaluator.Metric(o.Metric)) {
+		return badRequest("options.metric", "%q: want one of %s", o.Metric, evaluator.MetricList())
 	}
 	if o.BenchFormat != "" && !benchformat.Valid(benchformat.Format(o.BenchFormat)) {
 		return badRequest("options.bench_format", "%q is no known format", o.BenchFormat)

@@ -206,6 +206,10 @@ func (j *job) newSampler(ctx context.Context, c *cand, slots []*worktreepool.Slo
 	if j.bench != "" {
 		return j.newCmdSampler(ctx, c, slots, filter)
 	}
+	if j.opts.Metric == MetricRSS {
+		j.stop = fmt.Errorf("%w: --metric rss judges a --bench command's peak memory, and there is none: give --bench, or judge Go's allocations with --metric allocs or bytes", ErrMetric)
+		return nil, "", nil
+	}
 	return j.newGoSampler(ctx, c, slots, filter)
 }
 
@@ -228,6 +232,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start ti
 			Alpha:      DefaultAlpha,
 			MinSpeedup: j.opts.MinSpeedup,
 		},
+		Judged:   j.opts.Metric.JudgedUnit,
 		Seed:     orderSeed(j.id, c.spec.Name),
 		Start:    start,
 		Budget:   j.opts.Budget,
@@ -264,6 +269,9 @@ func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start ti
 	case errors.Is(err, measure.ErrTooSlow):
 		j.tooSlow(c, out.Series, err)
 		return nil
+	case errors.Is(err, measure.ErrNoSample) && (j.opts.Metric == MetricAllocs || j.opts.Metric == MetricBytes):
+		return &Failure{Kind: FailError, Message: fmt.Sprintf("%v: --metric %s judges Go's %s, and no benchmark printed it on both sides (a bench command must print Go benchmark lines with -benchmem)",
+			err, j.opts.Metric, map[Metric]string{MetricAllocs: "allocs/op", MetricBytes: "B/op"}[j.opts.Metric])}
 	case errors.Is(err, measure.ErrNoSample):
 		return &Failure{Kind: FailError, Message: err.Error()}
 	case err != nil && ctx.Err() != nil:
@@ -324,7 +332,7 @@ func (j *job) decide(ctx context.Context, c *cand, s *measure.Series, dec stats.
 		c.res.Benchmarks = append(c.res.Benchmarks, br)
 		rows = append(rows, benchRow(j.id, c.spec.Name, br))
 	}
-	for _, x := range s.Exact() {
+	for _, x := range s.Beside(DefaultAlpha) {
 		c.res.Benchmarks = append(c.res.Benchmarks, x)
 		rows = append(rows, benchRow(j.id, c.spec.Name, x))
 	}

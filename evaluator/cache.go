@@ -346,7 +346,7 @@ func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
 		return false
 	}
 	seq := stats.Sequential{MinPairs: j.opts.MinPairs, MaxPairs: j.opts.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: j.opts.MinSpeedup}
-	series := measure.NewSeries()
+	series := measure.NewSeries(j.opts.Metric.JudgedUnit)
 	for _, rd := range rounds {
 		series.Add(toMetrics(rd.Base), toMetrics(rd.Cand))
 	}

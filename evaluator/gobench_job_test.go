@@ -87,7 +87,7 @@ func shortSamples(t testing.TB, d time.Duration) {
 func timedNames(c CandidateResult) []string {
 	var names []string
 	for _, b := range c.Benchmarks {
-		if !b.Exact {
+		if !b.Aside() {
 			names = append(names, b.Name)
 		}
 	}

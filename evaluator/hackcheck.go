@@ -36,7 +36,7 @@ func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 	var benches []hackcheck.Bench
 	at := map[string]int{}
 	for _, b := range res.Benchmarks {
-		if !b.Exact && b.Unit == "sec/op" {
+		if !b.Aside() && b.Unit == "sec/op" {
 			at[b.Name] = len(benches)
 			benches = append(benches, hackcheck.Bench{Name: b.Name, BaseOp: b.Base, CandOp: b.Candidate})
 		}

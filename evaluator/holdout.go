@@ -46,7 +46,7 @@ func judgeHoldout(res *result.CandidateResult, heldOut []string, minSpeedup floa
 	var logShown, logHeld float64
 	var shownFaster, heldFaster, heldSlower bool
 	for _, b := range res.Benchmarks {
-		if b.Exact || b.Speedup <= 0 {
+		if b.Aside() || b.Speedup <= 0 {
 			continue
 		}
 		top, _, _ := strings.Cut(b.Name, "/")

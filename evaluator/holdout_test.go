@@ -32,7 +32,7 @@ func TestJudgeHoldout(t *testing.T) {
 			FasterOn:   []string{"BenchmarkA"}, Qualifier: QualifierFasterOnSome}},
 		{name: "Honest", want: VerdictFaster, changed: true, res: result.CandidateResult{Verdict: VerdictFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 2), row("BenchmarkB", 2.1), row("BenchmarkC", 1.9),
-				{Name: "BenchmarkC", Unit: "allocs/op", Exact: true}},
+				{Name: "BenchmarkC", Unit: "allocs/op", Beside: true, Decreased: true, Speedup: 2, CI: [2]float64{2, 2}}},
 			FasterOn: []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}}},
 		{name: "HeldOutNoise", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 3), row("BenchmarkC", 1.07)},

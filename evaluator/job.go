@@ -43,6 +43,8 @@ var (
 	ErrEnvironment = errors.New("the environment failed the job, not its candidates")
 	// ErrBenchFilter stops a job whose --bench-filter selects no benchmark.
 	ErrBenchFilter = errors.New("bad benchmark filter")
+	// ErrMetric stops a job whose --metric its benchmarks cannot measure.
+	ErrMetric = errors.New("no such metric here")
 )
 
 // job is the state of one Run. Its fields are set before the phases start;

@@ -126,7 +126,7 @@ echo PASS
 			}
 			var timed []string
 			for _, b := range c.Benchmarks {
-				if !b.Exact {
+				if !b.Aside() {
 					timed = append(timed, b.Name)
 					if b.Unit != "sec/op" || b.Pairs != c.Pairs {
 						t.Errorf("%s: unit %s, %d pairs", b.Name, b.Unit, b.Pairs)

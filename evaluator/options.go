@@ -2,9 +2,12 @@ package evaluator
 
 import (
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/shard"
 )
 
@@ -18,14 +21,54 @@ const (
 	DefaultAlpha      = 0.05
 )
 
-// Metric selects what a generic bench command measures.
+// Metric selects the metric the verdict rests on. By default it is time:
+// Go's sec/op, the time a bench command prints, or else its wall time. The
+// others are reported beside it, with intervals (stats.Beside).
 type Metric string
 
-// The metrics of a generic bench command.
+// The metrics.
 const (
-	MetricWall Metric = "wall"
-	MetricCPU  Metric = "cpu"
+	MetricWall Metric = "wall" // time; a bench command's wall time when it prints none
+	MetricCPU  Metric = "cpu"  // time; a bench command's user+sys time when it prints none
+	// MetricRSS judges a bench command's peak resident memory per sample
+	// (proc.Result.MaxRSS), in unit "B"; its wall time goes beside.
+	MetricRSS Metric = "rss"
+	// MetricAllocs and MetricBytes judge Go's allocs/op and B/op, means
+	// over the same iteration count on both sides; time goes beside.
+	MetricAllocs Metric = "allocs"
+	MetricBytes  Metric = "bytes"
 )
+
+// Metrics lists the valid metrics, for messages.
+var Metrics = []Metric{MetricWall, MetricCPU, MetricRSS, MetricAllocs, MetricBytes}
+
+// MetricList is Metrics for a message: "wall, cpu, rss, allocs or bytes".
+func MetricList() string {
+	var names []string
+	for _, m := range Metrics {
+		names = append(names, string(m))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// ValidMetric reports whether m is one of Metrics.
+func ValidMetric(m Metric) bool { return slices.Contains(Metrics, m) }
+
+// JudgedUnit reports whether unit is the one metric m judges.
+func (m Metric) JudgedUnit(unit string) bool {
+	switch m {
+	case MetricRSS:
+		return unit == PeakUnit
+	case MetricAllocs:
+		return unit == "allocs/op"
+	case MetricBytes:
+		return unit == "B/op"
+	}
+	return measure.TimedUnit(unit)
+}
+
+// PeakUnit is the unit of a sample's peak resident memory, in bytes.
+const PeakUnit = measure.PeakUnit
 
 // Options configure one job. Only cmd reads flags and files; it fills these.
 type Options struct {

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,7 +55,8 @@ func (s *cmdSampler) Sample(ctx context.Context, sd measure.Side) ([]measure.Met
 	}
 	stdout := &cappedBuffer{max: maxReport}
 	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: s.j.withEnv(slot.Env()), Args: proc.Shell(s.j.bench), Timeout: timeout,
-		CPU: s.j.cpu(), MemLimit: s.j.opts.MemLimit, Sandbox: s.j.box(slot, nil, nil), Stdout: stdout})
+		CPU: s.j.cpu(), MemLimit: s.j.opts.MemLimit, Sandbox: s.j.box(slot, nil, nil), Stdout: stdout,
+		PeakRSS: s.j.opts.Metric == MetricRSS})
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +78,15 @@ func (s *cmdSampler) Sample(ctx context.Context, sd measure.Side) ([]measure.Met
 	if err != nil {
 		return nil, err
 	}
+	// With --metric rss the sample's peak memory is judged, and what the
+	// command prints, or its time, goes beside it.
+	var peak []measure.Metric
+	if s.j.opts.Metric == MetricRSS {
+		if res.MaxRSS <= 0 {
+			return nil, errors.New("the bench command's peak memory could not be measured here: --metric rss needs Linux, or a Unix without the sandbox")
+		}
+		peak = []measure.Metric{{Bench: "command", Unit: measure.PeakUnit, Value: float64(res.MaxRSS), Iters: 1}}
+	}
 	if len(ms) > 0 {
 		var out []measure.Metric
 		for _, m := range ms {
@@ -90,14 +101,16 @@ func (s *cmdSampler) Sample(ctx context.Context, sd measure.Side) ([]measure.Met
 				ErrBenchFilter, s.filter, benchNames(ms))
 			return nil, s.j.stop
 		}
-		return out, nil
+		return append(peak, out...), nil
 	}
 	v := res.Wall
 	if s.j.opts.Metric == MetricCPU {
 		v = res.CPU
 	}
-	s.checkTime(ctx, sd, v, res.Output)
-	return []measure.Metric{{Bench: "command", Unit: "sec", Value: v.Seconds(), Iters: 1}}, nil
+	if peak == nil {
+		s.checkTime(ctx, sd, v, res.Output)
+	}
+	return append(peak, measure.Metric{Bench: "command", Unit: "sec", Value: v.Seconds(), Iters: 1}), nil
 }
 
 // benchNames lists the benchmark names in ms, once each.

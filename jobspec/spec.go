@@ -29,7 +29,7 @@ type Spec struct {
 	MinPairs            int      `json:"min_pairs,omitempty"`
 	MaxPairs            int      `json:"max_pairs,omitempty"`
 	BenchBudget         Duration `json:"bench_budget,omitempty"`
-	Metric              string   `json:"metric,omitempty"` // wall or cpu
+	Metric              string   `json:"metric,omitempty"` // wall, cpu, rss, allocs or bytes
 	BenchFilter         string   `json:"bench_filter,omitempty"`
 	BenchArgs           []string `json:"bench_args,omitempty"`
 	BuildFlags          []string `json:"build_flags,omitempty"`

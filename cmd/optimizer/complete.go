@@ -62,7 +62,7 @@ func addCompletions(c *cobra.Command) {
 		c.RegisterFlagCompletionFunc("format", completeValues(formats...))
 	}
 	if c.Flags().Lookup("metric") != nil {
-		c.RegisterFlagCompletionFunc("metric", completeValues("wall", "cpu"))
+		c.RegisterFlagCompletionFunc("metric", completeValues("wall", "cpu", "rss", "allocs", "bytes"))
 	}
 	switch c.Name() {
 	case "show", "report", "apply":

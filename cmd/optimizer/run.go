@@ -68,12 +68,14 @@ pinned to one CPU, with nothing else running. What is judged:
       BenchmarkName ITERATIONS VALUE UNIT [VALUE UNIT ...]
       BenchmarkParse 1 183000 ns/op 512 B/op
     each name and unit is a metric; print ns/op (lower is faster), and
-    B/op and allocs/op are reported, not judged;
+    B/op and allocs/op are reported beside it with intervals (--metric
+    allocs or bytes judges them instead);
   - the results of pytest-benchmark, Google Benchmark, criterion, vitest
     bench, tinybench, hyperfine or JMH, on stdout or in the file it writes
     (--bench-report, or the file its flags name): each benchmark's time per
     iteration, as the tool measured it (docs/languages.md);
-  - otherwise its wall time (with --metric cpu, its user+sys CPU time).
+  - otherwise its wall time (with --metric cpu, its user+sys CPU time);
+  - with --metric rss, its peak resident memory per sample, time beside.
 So the command must do the same work on every run and exit 0. A timer that
 calibrates its own loop count (python -m timeit) runs for about the same time
 whatever the code does: print its time per loop as a Go benchmark line

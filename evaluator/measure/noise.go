@@ -16,7 +16,7 @@ const NoisePairs = 10
 // --min-speedup below it sits inside the noise. Nil when a sample fails.
 func Noise(ctx context.Context, smp Sampler, alpha, minSpeedup float64) *result.Noise {
 	aa := &aaSampler{smp}
-	s := NewSeries()
+	s := NewSeries(nil)
 	for range NoisePairs {
 		b, err := aa.Sample(ctx, Base)
 		if err != nil {

@@ -71,8 +71,11 @@ const (
 // pairs the same way; on a shared machine that tripled the A/A
 // false-positive rate (docs/measuring.md).
 type Rounds struct {
-	Seq  stats.Sequential
-	Seed uint64
+	Seq stats.Sequential
+	// Judged says which unit the verdict rests on; nil is time
+	// (NewSeries).
+	Judged func(unit string) bool
+	Seed   uint64
 	// Kept are pairs measured earlier (by an earlier job), counted first.
 	Kept [][2][]Metric
 	// Start is when the candidate took the machine; Budget is its time.
@@ -116,7 +119,7 @@ func (l *Rounds) PastDeadline() bool {
 func (l *Rounds) Run(ctx context.Context, smp Sampler) (Outcome, error) {
 	seq := l.Seq
 	var (
-		series = NewSeries()
+		series = NewSeries(l.Judged)
 		dec    stats.Decision
 		coin   = rand.New(rand.NewPCG(l.Seed, 0))
 		r0     = len(l.Kept)

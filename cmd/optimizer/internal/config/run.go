@@ -125,7 +125,7 @@ func (o *Run) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MinPairs, "min-pairs", o.MinPairs, "benchmark pairs measured before the first look")
 	fs.IntVar(&o.MaxPairs, "max-pairs", o.MaxPairs, "most benchmark pairs per candidate")
 	fs.DurationVar(&o.BenchBudget, "bench-budget", o.BenchBudget, "most time spent benchmarking one candidate, counted from when it has the machine to itself")
-	fs.StringVar(&o.Metric, "metric", o.Metric, "what a --bench command's samples measure when it prints no benchmark lines: wall or cpu")
+	fs.StringVar(&o.Metric, "metric", o.Metric, "the metric the verdict rests on: wall or cpu (time; for a --bench command that prints no benchmark lines, its wall or CPU time), rss (a --bench command's peak resident memory per sample), allocs or bytes (Go's allocs/op or B/op); the others are reported beside it with intervals")
 	fs.BoolVar(&o.NoiseCheck, "noise-check", o.NoiseCheck, "measure base against itself first and report the noise floor")
 	fs.BoolVar(&o.NoPin, "no-pin", o.NoPin, "do not pin benchmark processes to one CPU")
 	fs.StringVar(&o.ProfileCmd, "profile", o.ProfileCmd, "profiling command run on the winner's slot instead of Go CPU profiles")
@@ -150,8 +150,8 @@ func (o *Run) Validate() error {
 	switch {
 	case !slices.Contains([]string{FormatText, FormatJSON, FormatMarkdown}, o.Format):
 		return fmt.Errorf("--format %q: want text, json or markdown", o.Format)
-	case o.Metric != string(evaluator.MetricWall) && o.Metric != string(evaluator.MetricCPU):
-		return fmt.Errorf("--metric %q: want wall or cpu", o.Metric)
+	case !evaluator.ValidMetric(evaluator.Metric(o.Metric)):
+		return fmt.Errorf("--metric %q: want one of %s", o.Metric, evaluator.MetricList())
 	case o.Timeout <= 0:
 		return fmt.Errorf("--timeout %v: must be positive", o.Timeout)
 	case o.BenchBudget <= 0:
