@@ -43,7 +43,7 @@ type Settings struct {
 	MinPairs    int      `json:"min_pairs,omitempty" jsonschema:"fewest base/candidate benchmark pairs"`
 	MaxPairs    int      `json:"max_pairs,omitempty" jsonschema:"most base/candidate benchmark pairs"`
 	BenchBudget string   `json:"bench_budget,omitempty" jsonschema:"time budget of one candidate's benchmark, a Go duration"`
-	Metric      string   `json:"metric,omitempty" jsonschema:"wall or cpu, for a bench command that prints no Go benchmark lines"`
+	Metric      string   `json:"metric,omitempty" jsonschema:"the metric the verdict rests on: wall or cpu (time), rss (a bench command's peak memory), allocs or bytes (Go's allocs/op or B/op)"`
 	BuildFlags  []string `json:"build_flags,omitempty" jsonschema:"go build flags for the benchmark binaries"`
 	Sandbox     string   `json:"sandbox,omitempty" jsonschema:"auto, on or off; the server's policy decides what is allowed"`
 	NoProfile   bool     `json:"no_profile,omitempty" jsonschema:"skip profiling the winner"`

@@ -55,7 +55,8 @@ func (s samples) logRatios() []float64 {
 }
 
 // seconds converts a timed sample to seconds per op; ok is false for a unit
-// that is not a time (B/op, allocs/op), which the evaluator does not test.
+// that is not a time (B/op, allocs/op), which the evaluator does not judge
+// by default.
 func seconds(unit string, v float64) (float64, bool) {
 	switch unit {
 	case "sec/op", "sec":
