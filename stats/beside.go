@@ -10,18 +10,18 @@ import (
 // over a benchmark's iterations, such as Go's B/op and allocs/op, or the
 // time when another metric is judged. metrics[i] holds one metric's pairs.
 // Each metric gets the estimate and interval time gets (Hodges–Lehmann,
-// signed-rank), and a verdict of its own: Faster when the whole interval
-// lies above 1 (the candidate's value is significantly lower), Slower when
-// it lies below 1 (significantly higher), NotFaster otherwise. There is no
-// threshold: any significant change is one.
+// signed-rank), and a verdict of its own. It is Faster when the whole
+// interval lies above 1 (the candidate's value is significantly lower),
+// Slower when it lies below 1 (significantly higher), NotFaster otherwise.
+// There is no threshold: any significant change is one.
 //
-// Each metric is a claim of its own, so the family is corrected, by
-// Tarone's rule for discrete tests: a metric whose pairs could not reach
-// the corrected level under any signs (every pair tied, as an exact count
-// at a fixed iteration count is) is left out of the count, and the others
-// are tested at alpha/K, K being their number. The chance of any false
-// claim over the family is then at most alpha. A bound that the pairs are
-// too few to attain at that level backs no claim.
+// Each metric is a claim of its own, so the family is corrected by
+// Tarone's rule for discrete tests. A metric whose pairs could not reach
+// the corrected level under any signs is left out of the count: every pair
+// tied, as an exact count at a fixed iteration count is. The others are
+// tested at alpha/K, K being their number. The chance of any false claim
+// over the family is then at most alpha. A bound that the pairs are too
+// few to attain at that level backs no claim.
 //
 // Values may be zero (no allocation): see Positive. A metric without pairs
 // gets an empty, not-faster estimate.

@@ -2,11 +2,11 @@ package stats
 
 import "slices"
 
-// CodeflashRule is codeflash's published acceptance rule, kept as the
-// baseline that this package's method is measured against (issue 3): the
-// runtime of each side is its minimum over loops, the gain is
-// (base-cand)/cand, and the candidate is accepted when the gain exceeds
-// threshold (codeflash uses 0.05). In codeflash the baseline loops are
+// CodeflashRule is codeflash's published acceptance rule, the baseline
+// that this package's method is measured against. The runtime of each side
+// is its minimum over loops, and the gain is (base-cand)/cand. The
+// candidate is accepted when the gain exceeds threshold (codeflash uses
+// 0.05). In codeflash the baseline loops are
 // measured once, before any candidate runs; that protocol is the caller's.
 // It returns false when either side has no loops or a minimum that is not
 // positive.

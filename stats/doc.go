@@ -95,9 +95,9 @@
 // memory is judged. [Beside] compares each with the same paired estimate
 // and interval, once, at the end, with no threshold: "increased" means
 // significantly increased. The family is corrected by Tarone's rule for
-// discrete tests, which leaves out the metrics that cannot reach the level
-// under any signs (an exact count that ties in every pair), so that forty
-// tied rows cost a halved allocation count nothing. A zero (no allocation)
+// discrete tests. It leaves out the metrics that cannot reach the level
+// under any signs (an exact count that ties in every pair). So forty tied
+// rows cost a halved allocation count nothing. A zero (no allocation)
 // counts as half the smallest value seen, at most half a unit ([Positive]).
 // TestBeside_AA draws six integer-valued metrics per family from one
 // distribution on both sides: 3% of 2000 families had any claim.
@@ -132,10 +132,10 @@
 //   - or faster is out of reach (futility): the upper bound is below 1+m,
 //     and the verdict is not-faster.
 //
-// None of these settles while a benchmark is clearly faster or slower
-// beyond the threshold (its interval clears it, or its estimate does with
-// an unadjusted p-value within Alpha) but not yet claimed so at the
-// corrected level, and a later look can claim it. With k benchmarks each
+// None of these settles while a later look can claim a benchmark that is
+// clearly faster or slower beyond the threshold but not yet claimed so at
+// the corrected level. Clearly means its interval clears the threshold, or
+// its estimate does with an unadjusted p-value within Alpha. With k benchmarks each
 // side's budget is Alpha·share/k, and the exact test's smallest one-sided
 // error from n pairs is 2^-n: with 8 benchmarks no benchmark can be claimed
 // faster before 10 pairs, while the aggregate can be at 8. Unless every

@@ -120,9 +120,9 @@ func walsh(d []float64, buf []float64) []float64 {
 }
 
 // hodgesLehmann returns the Hodges–Lehmann estimate of the centre of d (the
-// median of its Walsh averages) and the Wilcoxon signed-rank bounds for it:
-// lo with a one-sided error of at most tailLo, hi with at most tailHi, and
-// the errors they actually have (see criticalCount). The interval [lo, hi]
+// median of its Walsh averages) and the Wilcoxon signed-rank bounds for it.
+// lo has a one-sided error of at most tailLo, hi at most tailHi; it returns
+// the errors they actually have too (see criticalCount). The interval [lo, hi]
 // has confidence 1 - errLo - errHi. d must not be empty; buf is scratch
 // space, returned for reuse.
 func hodgesLehmann(d []float64, tailLo, tailHi float64, buf []float64) (centre, lo, hi, errLo, errHi float64, _ []float64) {

@@ -6,7 +6,7 @@ const (
 	// fasterShare is the part of Alpha that guards "faster" claims (the
 	// lower bound); the rest guards "slower" claims (the upper bound).
 	// "Faster" picks winners and must clear the min-speedup margin, so
-	// power there is what is scarce; "slower" changes no selection (a
+	// power there is what is scarce. "Slower" changes no selection (a
 	// slower and a not-faster candidate both lose), and futility already
 	// stops a candidate that cannot be faster, so it needs little.
 	fasterShare = 2.0 / 3
@@ -50,8 +50,8 @@ func planned(i, looks int) float64 {
 // advance: a third over the first three looks, a twentieth spread over the
 // middle ones, and the rest at the last look. Each look spends the largest
 // level the exact signed-rank bound attains within what is left of the plan
-// so far; what a look cannot attain (6 pairs cannot give a 1% bound) is
-// carried to the next. The levels spent sum to at most Alpha, so by the
+// so far. What a look cannot attain (6 pairs cannot give a 1% bound) is
+// carried to the next. The levels spent sum to at most Alpha. So by the
 // union bound the chance that any look makes any false claim is at most
 // Alpha, however the looks are correlated.
 //
@@ -65,14 +65,13 @@ func (s Sequential) LookTails(n int) (below, above float64) {
 
 // BenchTails returns the one-sided error levels of the per-benchmark
 // intervals at the look at n rounds, when there are k benchmarks. Each
-// benchmark's interval backs claims of its own (faster on a subset of the
-// benchmarks, mixed, the regression gate), so over k benchmarks the family
-// of them is corrected by Bonferroni: each side's budget is divided by k and
-// spent by the same plan as LookTails. With one benchmark they are
-// LookTails. The aggregate keeps its own budget, so a verdict can rest on
-// the aggregate or on a benchmark: in the worst case the two families add
-// up to twice Alpha, and the simulation test measures what they add (see
-// TestSim_Subset).
+// benchmark's interval backs claims of its own: faster on a subset of the
+// benchmarks, mixed, the regression gate. So over k benchmarks the family
+// is corrected by Bonferroni: each side's budget is divided by k and spent
+// by the same plan as LookTails. With one benchmark they are LookTails.
+// The aggregate keeps its own budget, so a verdict can rest on the
+// aggregate or on a benchmark. In the worst case the two families add up
+// to twice Alpha; TestSim_Subset measures what they add.
 func (s Sequential) BenchTails(n, k int) (below, above float64) {
 	s = s.withDefaults()
 	if k <= 1 {
@@ -82,7 +81,7 @@ func (s Sequential) BenchTails(n, k int) (below, above float64) {
 }
 
 // FirstClaim returns the first look, from MinPairs on, at which the
-// aggregate can back a claim on either side: at the looks before it no
+// aggregate can back a claim on either side. At the looks before it no
 // bound is attainable (6 pairs cannot give the first look's level), so
 // nothing can settle there. A caller that stops early for time does not
 // stop before it, or its candidate ends not settled on a look that could

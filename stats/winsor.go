@@ -15,12 +15,12 @@ const winsorK = 3
 // standard deviations.
 //
 // Without it, one bad sample of one benchmark (a page-fault storm that makes
-// a run 2× slower) moves its whole round, and with three benchmarks a sixth
-// of the rounds carry such a sample; the rank test then sees a sixth of its
+// a run 2× slower) moves its whole round. With three benchmarks a sixth of
+// the rounds carry such a sample. The rank test then sees a sixth of its
 // data as outliers, where each benchmark alone has a twentieth. Clamping
-// gives back most of the power averaging should bring. The price is that
-// the clamp's centre and width are estimated from the data, so the signed
-// rank interval of the means is no longer exactly of its nominal level; the
+// gives back most of the power averaging should bring. The price: the
+// clamp's centre and width are estimated from the data, so the signed rank
+// interval of the means is no longer exactly of its nominal level. The
 // simulation test measures the false-positive rate with it. With one
 // benchmark nothing is clamped: the ranks alone bound an outlier's
 // influence, and the interval stays exact.
