@@ -8,7 +8,7 @@ import (
 )
 
 // NewInProcess returns a client whose requests h serves in this process,
-// with no socket between them: the daemon's MCP tools speak its API this
+// with no socket between them. The daemon's MCP tools speak its API this
 // way. h is the API's handler behind any listener's checks, which the
 // caller has already passed. Responses stream, so event streams work.
 func NewInProcess(h http.Handler) *Client {

@@ -171,9 +171,9 @@ func matches(f goFunc, spec string) bool {
 }
 
 // baseFuncs parses every non-test Go file at base, read from git, that the
-// default build (this toolchain's GOOS, GOARCH and release tags) compiles:
-// a file its build constraints exclude, such as btree.go's !go1.18 beside
-// btree_generic.go's go1.18, would count each function twice.
+// default build (this toolchain's GOOS, GOARCH and release tags) compiles.
+// A file its build constraints exclude, such as one for !go1.18 beside one
+// for go1.18, would count each function twice.
 func baseFuncs(ctx context.Context, repo, base string) ([]goFunc, error) {
 	out, err := gitRead(ctx, repo, "ls-tree", "-r", "--name-only", "-z", base)
 	if err != nil {

@@ -5,15 +5,16 @@
 //
 // # What flows through it
 //
-// The CI's variables go in through a getenv function (it reads no
-// environment itself): [Detect] makes a [PullRequest] of them, from GitHub
+// The CI's variables go in through a getenv function; the package reads no
+// environment itself. [Detect] makes a [PullRequest] of them, from GitHub
 // Actions' event file and variables or GitLab CI's, or from the sides the
 // caller names. [PullRequest.Resolve] finds the two commits in the clone
 // and their merge base, and says what to fetch when a shallow clone lacks
 // them. [PullRequest.Candidates] is the head as a candidate named after
 // its branch. [Prepare] does these three in turn and returns the [Job].
+//
 // After the job, [WriteOutputs] writes the comment, the reports and
-// GitHub's step summary, and [Job.Publish] judges the gate before it; the
+// GitHub's step summary, and [Job.Publish] judges the gate before it. The
 // gate and the comment's text are package report's ([report.JudgeGate],
 // [report.Comment]).
 package premerge

@@ -21,9 +21,9 @@ type Job struct {
 }
 
 // Prepare finds the pull request (Detect, through getenv, with base and
-// head as the caller names them, "" for neither), the repository at dir,
-// the two sides and their merge base in it (PullRequest.Resolve), and the
-// candidates: the head, then those at paths. A job that is not a pull
+// head as the caller names them, "" for neither) and the repository at
+// dir. It resolves the two sides and their merge base (PullRequest.Resolve)
+// and the candidates: the head, then those at paths. A job that is not a pull
 // request's fails with a *DetectError, before the repository is read.
 func Prepare(ctx context.Context, getenv func(string) string, dir, base, head string, paths []string) (Job, error) {
 	pr, err := Detect(getenv, base, head)

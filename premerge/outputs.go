@@ -12,7 +12,7 @@ import (
 
 // WriteOutputs writes into the directory out what the CI shows of rep,
 // judged by g: comment.md (the sticky comment, which links to the
-// artifacts in out), report.md and report.json; and appends the comment to
+// artifacts in out), report.md and report.json. It appends the comment to
 // the pull request's step summary, if it has one.
 func WriteOutputs(out string, pr PullRequest, rep *result.Report, g report.Gate) error {
 	var comment, full, js bytes.Buffer

@@ -150,10 +150,10 @@ func fasterOnSome(c result.CandidateResult) string {
 }
 
 // changedOn is "; faster on 2 of 8 benchmarks: BenchmarkA 3.00× [2.70×,
-// 3.30×], …" for a candidate found faster (or slower) overall whose claims
-// on single benchmarks (FasterOn, SlowerOn) name some of its benchmarks
-// but not all: the benchmarks that changed. It is "" when they name all
-// of them or none, where the aggregate says as much.
+// 3.30×], …" for a candidate found faster (or slower) overall. It names the
+// benchmarks that changed, when its claims on single benchmarks (FasterOn,
+// SlowerOn) name some of its benchmarks but not all. It is "" when they
+// name all of them or none, where the aggregate says as much.
 func changedOn(c result.CandidateResult) string {
 	names, what := c.FasterOn, "faster"
 	if c.Verdict == result.VerdictSlower {
@@ -454,9 +454,9 @@ func sig3(v float64) string {
 }
 
 // tableNote says under a benchmark table which statistic each column
-// shows: the candidate's column is base's median over the speedup, so that
-// the three agree (result.BenchResult.Columns); and the intervals and
-// p-values do not come from the same test at the same level.
+// shows. The candidate's column is base's median over the speedup, so that
+// the three agree (result.BenchResult.Columns). The intervals and p-values
+// do not come from the same test at the same level.
 func tableNote(bs []result.BenchResult) string {
 	timed := slices.ContainsFunc(bs, func(b result.BenchResult) bool { return !b.Aside() })
 	if !timed {

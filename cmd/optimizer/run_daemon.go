@@ -19,9 +19,9 @@ import (
 )
 
 // onDaemon returns the daemon the job should go to: the one answering on
-// the socket, unless --no-daemon, --db (the daemon records in the
-// repository's own store) or --sandbox-bind (a daemon shows its sandboxes
-// nothing a request names) says to run in-process. nil runs in-process.
+// the socket. nil runs in-process, as --no-daemon, --db and --sandbox-bind
+// ask. With --db the daemon would record in the repository's own store;
+// with --sandbox-bind, a daemon shows its sandboxes nothing a request names.
 func (o runOptions) onDaemon(ctx context.Context) *client.Client {
 	if o.NoDaemon || o.DB != "" || len(o.SandboxBind) > 0 {
 		return nil
