@@ -359,8 +359,10 @@ func TestRun_CacheProfile(t *testing.T) {
 	testenv.Once(t)
 	h := newHarness(t, opsRepo)
 	ctx := context.Background()
-	fast := filesCand("fast", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "\ts := 0\n", "\tif n == 8 {\n\t\treturn 8\n\t}\n\ts := 0\n", 1)})
-	opts := opsOptions(t, "^BenchmarkOps$/^Prev$", nil, fast)
+	// Half the loop: 2× faster on a benchmark long enough that the hack
+	// check does not take it for a body the compiler removed.
+	fast := filesCand("fast", map[string]string{"ops/ops.go": strings.Replace(opsRepo["ops/ops.go"], "i++", "i += 2", 1)})
+	opts := opsOptions(t, "^BenchmarkSpan$/^size-100000$", nil, fast)
 	opts.Sandbox, opts.MinPairs, opts.MaxPairs, opts.Profile = SandboxOff, 6, 12, true
 	opts.Artifacts = t.TempDir()
 	run := func(t *testing.T, opts Options) (*Report, string) {
