@@ -368,12 +368,12 @@ func judgeEdits(t *testing.T, h *harness) *Report {
 	} else if !strings.Contains(noAssert.Failure.Message, "--trust-candidate-tests") {
 		t.Errorf("no-assert's failure %q should say it was judged with base's tests", noAssert.Failure.Message)
 	}
-	// Measured with its own benchmark, half-bench would be about 2x; with
-	// base's it is base, about 1x. Its verdict is not the test: base
-	// against itself can come out faster at the false-positive rate, and a
-	// CI run's race detector and load made it 1.21x faster once.
-	if half.Verdict == VerdictFailed || half.Speedup == 0 || half.Speedup > 1.5 {
-		t.Errorf("half-bench: verdict %s (%.2fx), want measured with base's benchmark (about 1x, not 2x)", half.Verdict, half.Speedup)
+	// Measured with its own benchmark, half-bench would be about 2x. With
+	// base's test file it changes nothing that runs, so the scope by
+	// execution measures nothing: it passes unmeasured. Were it measured,
+	// it would be base against itself, about 1x.
+	if half.Verdict == VerdictFailed || half.Speedup > 1.5 || (half.Speedup == 0 && half.Verdict != VerdictPassed) {
+		t.Errorf("half-bench: verdict %s (%.2fx), want passed unmeasured, or base's benchmark (about 1x, not 2x)", half.Verdict, half.Speedup)
 	}
 	if rename.Verdict == VerdictFailed {
 		t.Errorf("rename: failed %+v, want it to pass", rename.Failure)
