@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/daemon"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/mcp"
@@ -218,6 +220,8 @@ func TestMCP_TypeScriptHTTP(t *testing.T) {
 		Socket: filepath.Join(dir, "d.sock"), StateDB: filepath.Join(dir, "daemon.db"), Slots: 2, CPUs: 2,
 		MachineLock: filepath.Join(dir, "machine.lock"), Listen: "127.0.0.1:0", Token: token,
 		Ready: func() { close(ready) },
+		// As optimizer daemon sets it (config.Daemon): without it there is no /v1/mcp.
+		MCPJobs: func(api http.Handler) mcp.Jobs { return client.NewInProcess(api) },
 	})
 	if err != nil {
 		t.Fatal(err)
