@@ -20,8 +20,8 @@ import (
 const LongEnv = "OPTIMIZER_LONG_TESTS"
 
 // Long skips tb unless the long tests are on (OPTIMIZER_LONG_TESTS=1).
-// A test that calls it is a stress, kill, load or end-to-end test whose
-// run takes tens of seconds or more.
+// A test that calls it is a stress, kill, load or concurrency test whose
+// run takes tens of seconds or more; an end-to-end test calls Once.
 func Long(tb testing.TB) {
 	tb.Helper()
 	if !LongOn() {
