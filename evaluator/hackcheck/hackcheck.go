@@ -38,9 +38,9 @@ const (
 	// MinSpeedup is the smallest speedup per op the check looks into: a
 	// hack that skips the work shows far more than a small gain.
 	MinSpeedup = 2
-	// CachedShare is how much of base's first iteration the candidate's
-	// first must cost to count as cached, and FirstFactor how many times
-	// its own time per op (cached).
+	// CachedShare is the share of the work saved per op that the
+	// candidate's first iteration may save and still count as cached, and
+	// FirstFactor how many times its own time per op it must cost.
 	CachedShare = 0.5
 	FirstFactor = 4
 	// FloorFactor: an op costing no more than this many empty calls is
@@ -71,31 +71,27 @@ func Check(benches []Bench, floor float64) []result.Hack {
 }
 
 // cached reports a first iteration that does base's work while the rest
-// cost almost nothing: the candidate's first iteration costs at least
-// CachedShare of base's first, and FirstFactor times its own time per op.
-// It judges only where base's first iteration is like its others (at most
-// FirstFactor/2 times its time per op): where one-off costs (page faults,
-// cold caches) swamp a first iteration, it cannot tell.
+// cost almost nothing. A first iteration is the work plus one-off costs
+// (page faults, cold caches), which both sides pay alike. So the
+// candidate's first iteration, less CachedShare of the work it saves per
+// op, still costs at least base's first. Each side's fastest first
+// iteration stands for it; where base's two fastest disagree by more than
+// half that margin, one-off costs are too noisy to tell.
 func cached(b Bench) (result.Hack, bool) {
-	if len(b.BaseFirst) == 0 || len(b.CandFirst) == 0 {
+	if len(b.BaseFirst) < 2 || len(b.CandFirst) == 0 {
 		return result.Hack{}, false
 	}
-	bf, cf := median(b.BaseFirst), median(b.CandFirst)
-	if bf > FirstFactor/2*b.BaseOp || cf < CachedShare*bf || cf < FirstFactor*b.CandOp {
+	base := slices.Sorted(slices.Values(b.BaseFirst))
+	bf, cf := base[0], slices.Min(b.CandFirst)
+	// Under load the series' time per op can exceed a quiet first
+	// iteration; base's first bounds the work it did.
+	margin := CachedShare * (min(b.BaseOp, bf) - b.CandOp)
+	if margin <= 0 || base[1]-bf > margin/2 || cf < FirstFactor*b.CandOp || cf < bf-margin {
 		return result.Hack{}, false
 	}
 	return result.Hack{Bench: b.Name, Kind: result.HackCached,
 		Detail: fmt.Sprintf("its first iteration takes %s and the rest %s each; base's first takes %s and the rest %s: a result kept across iterations",
 			secs(cf), secs(b.CandOp), secs(bf), secs(b.BaseOp))}, true
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func secs(s float64) string {
