@@ -27,11 +27,11 @@ func BenchmarkSequential_Look(b *testing.B) {
 	}
 }
 
-// BenchmarkSequential_Forecast measures the forecast made once a pair,
-// on 13 benchmarks whose rounds spread wide against the threshold, so that
-// no look settles before the cap. From 2 rounds each looks at every count
-// from the first claim to the cap: the dearest a default evaluation makes
-// (5–10 ms on the 2-CPU VM, against a pair's 0.6 s or more). From 29,
+// BenchmarkSequential_Forecast measures the forecast made once a pair, on
+// 13 benchmarks whose rounds spread wide against the threshold, so that no
+// look settles before the cap. From 2 rounds each looks at every count from
+// the first claim to the cap. That is the dearest a default evaluation
+// makes: 5–10 ms on the 2-CPU VM, against a pair's 0.6 s or more. From 29,
 // Forecast looks once.
 func BenchmarkSequential_Forecast(b *testing.B) {
 	seq := Sequential{MinSpeedup: DefaultMinSpeedup}

@@ -6,22 +6,23 @@ import (
 	"slices"
 )
 
-// Beside compares the metrics reported beside the judged one: averages
-// over a benchmark's iterations, such as Go's B/op and allocs/op, or the
-// time when another metric is judged. metrics[i] holds one metric's pairs.
-// Each metric gets the estimate and interval time gets (Hodges–Lehmann,
-// signed-rank), and a verdict of its own. It is Faster when the whole
-// interval lies above 1 (the candidate's value is significantly lower),
-// Slower when it lies below 1 (significantly higher), NotFaster otherwise.
-// There is no threshold: any significant change is one.
+// Beside compares the metrics reported beside the judged one. They are
+// averages over a benchmark's iterations, such as Go's B/op and allocs/op,
+// or the time when another metric is judged. metrics[i] holds one metric's
+// pairs. Each metric gets the estimate and interval time gets
+// (Hodges–Lehmann, signed-rank), and a verdict of its own. It is Faster
+// when the whole interval lies above 1 (the candidate's value is
+// significantly lower), Slower when it lies below 1 (significantly higher),
+// NotFaster otherwise. There is no threshold: any significant change is
+// one.
 //
-// Each metric is a claim of its own, so the family is corrected by
-// Tarone's rule for discrete tests. A metric whose pairs could not reach
-// the corrected level under any signs is left out of the count: every pair
-// tied, as an exact count at a fixed iteration count is. The others are
-// tested at alpha/K, K being their number. The chance of any false claim
-// over the family is then at most alpha. A bound that the pairs are too
-// few to attain at that level backs no claim.
+// Each metric is a claim of its own, so the family is corrected by Tarone's
+// rule for discrete tests. A metric whose pairs could not reach the
+// corrected level under any signs is left out of the count. Such a metric
+// has every pair tied, as an exact count at a fixed iteration count does.
+// The others are tested at alpha/K, K being their number. The chance of any
+// false claim over the family is then at most alpha. A bound that the pairs
+// are too few to attain at that level backs no claim.
 //
 // Values may be zero (no allocation): see Positive. A metric without pairs
 // gets an empty, not-faster estimate.
@@ -98,10 +99,10 @@ func minSignedRankP(d []float64) float64 {
 }
 
 // Positive returns pairs with every zero value replaced by half the
-// smallest positive value among them, and at most 1/2, so that log-ratios
-// exist and a change from none is a large, finite one. Averages such as
+// smallest positive value among them, and at most 1/2. Then log-ratios
+// exist, and a change from none is a large, finite one. Averages such as
 // allocs/op are zero when nothing is allocated, and Go prints them in whole
-// units, so 1/2 is half their resolution: 0 against 0 is no change, 4
+// units, so 1/2 is half their resolution. So 0 against 0 is no change, 4
 // against 2 is 2×, and 0 against 1 is 2×. Other values are left as they
 // are, for the caller's checks.
 func Positive(pairs []Pair) []Pair {

@@ -70,8 +70,8 @@ func TestBeside(t *testing.T) {
 }
 
 // TestBeside_AA draws metrics whose two sides come from one distribution,
-// as a b.N-dependent average does at iteration counts drawn at random, and
-// checks that the family's false claims stay near alpha.
+// as a b.N-dependent average does at random iteration counts. It checks
+// that the family's false claims stay near alpha.
 func TestBeside_AA(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const trials = 2000

@@ -22,16 +22,16 @@
 // speedup is base/cand = exp(-d). Pairing a candidate run with the base run
 // next to it cancels slow drift in the machine's speed. The coin makes what
 // drift is left within a pair change sign at random. More than that, it
-// makes the test a randomization test: under A/A the labels of a pair are a
-// fair coin whatever the machine's noise does, bursts and trends included,
-// so the signed-rank null distribution is exact. ABBA order, which cancels
-// a linear trend over two rounds, puts the same side at both ends of a
-// round boundary instead, so a burst of load across it moves two
-// neighbouring pairs the same way. On the project's shared machine that took
-// the A/A false-positive rate from 0.74% to 2.5% (the same 200 real trials,
-// judged both ways; see docs/measuring.md). In the simulation the coin costs
-// no power. On the log scale, 2× faster and 2× slower are symmetric, and
-// benchmarks of any size can be averaged.
+// makes the test a randomization test. Under A/A the labels of a pair are a
+// fair coin whatever the machine's noise does, bursts and trends included.
+// So the signed-rank null distribution is exact. ABBA order cancels a linear
+// trend over two rounds. But it puts the same side at both ends of a round
+// boundary, so a burst of load across it moves two neighbouring pairs the
+// same way. On the project's shared machine that took the A/A false-positive
+// rate from 0.74% to 2.5% (the same 200 real trials, judged both ways; see
+// docs/measuring.md). In the simulation the coin costs no power. On the log
+// scale, 2× faster and 2× slower are symmetric, and benchmarks of any size
+// can be averaged.
 //
 // The estimate is the Hodges–Lehmann estimate: the median of the Walsh
 // averages (d[i]+d[j])/2. Its interval inverts the Wilcoxon signed-rank
@@ -56,14 +56,14 @@
 // The aggregate is the geometric mean of the speedups over benchmarks. The
 // round is the unit of inference, as in a bootstrap that resamples rounds.
 // Each round's mean log-ratio over benchmarks is one observation, which
-// keeps whatever the benchmarks of a round share, and the Hodges–Lehmann
+// keeps whatever the benchmarks of a round share. The Hodges–Lehmann
 // estimate and Wilcoxon interval of those per-round values are the
 // aggregate. With several benchmarks, each benchmark's log-ratios are first
-// winsorized at its median ± 3 robust standard deviations (1.4826 × MAD), so
-// that one bad sample does not spoil its whole round. With three benchmarks,
+// winsorized at its median ± 3 robust standard deviations (1.4826 × MAD).
+// Then one bad sample does not spoil its whole round. With three benchmarks,
 // a sixth of the rounds carry such a sample. In the simulation with three
-// benchmarks, the clamp raised the power for an 8% speedup from 83% to 97%
-// and cut the mean pairs of an A/A comparison from 20 to 14. The clamp's
+// benchmarks, the clamp raised the power for an 8% speedup from 83% to 97%.
+// It cut the mean pairs of an A/A comparison from 20 to 14. The clamp's
 // centre and width come from the data, so the aggregate interval is then
 // only approximately exact. Its A/A false-positive rate went from 0.5% to
 // 0.6%. With one benchmark nothing is clamped.
@@ -135,15 +135,15 @@
 // None of these settles while a later look can claim a benchmark that is
 // clearly faster or slower beyond the threshold but not yet claimed so at
 // the corrected level. Clearly means its interval clears the threshold, or
-// its estimate does with an unadjusted p-value within Alpha. With k benchmarks each
-// side's budget is Alpha·share/k, and the exact test's smallest one-sided
-// error from n pairs is 2^-n: with 8 benchmarks no benchmark can be claimed
-// faster before 10 pairs, while the aggregate can be at 8. Unless every
-// benchmark's estimate is beyond the threshold the way the verdict is (the
-// aggregate's claim then says it of each), the look waits for them, so
-// that the benchmarks that changed are named (FasterOn, SlowerOn).
-// TestSim_Claims measures it: 3× on 2 of 8 benchmarks, both claimed in
-// every trial, at 10.6 pairs on average.
+// its estimate does with an unadjusted p-value within Alpha. With k
+// benchmarks each side's budget is Alpha·share/k, and the exact test's
+// smallest one-sided error from n pairs is 2^-n. So with 8 benchmarks no
+// benchmark can be claimed faster before 10 pairs, while the aggregate can
+// be at 8. The look waits for the pending benchmarks, so that the ones that
+// changed are named (FasterOn, SlowerOn). It does not wait when every
+// benchmark's estimate is beyond the threshold the way the verdict is: the
+// aggregate's claim then says it of each. TestSim_Claims measures it: 3× on
+// 2 of 8 benchmarks, both claimed in every trial, at 10.6 pairs on average.
 //
 // Futility only ever ends a comparison without a claim, so it cannot add
 // false positives. Nor can waiting: each look's bounds hold at their own
@@ -153,8 +153,8 @@
 // # Evidence
 //
 // The simulation test (sim_test.go) draws seeded samples that are
-// log-normal, with 3% of samples slowed 1.5–3× and a slow drift of up to ±5%
-// that reaches both sides, in the order the coin picks. The trials use 1, 2
+// log-normal. Outliers slow 3% of samples by 1.5–3×, and a slow drift of up to
+// ±5% reaches both sides, in the order the coin picks. The trials use 1, 2
 // and 3 benchmarks in turn. At the defaults, on a pinned machine (a paired
 // log-ratio σ of 0.05, as measured pinned on the project's 2-core machine),
 // it measured:
@@ -166,20 +166,20 @@
 //	A/A comparisons end after         17.7 pairs on average
 //
 // TestSim_Order compares the two orders on bursty noise (AR(1), lag-1
-// correlation 0.5, pair σ 0.11): A/A 0.6% with the coin, 0.9% in ABBA order,
-// and the same power for 15%, 25% and 2×. The simulation's bursts are
-// milder than the real machine's: there, the difference was larger.
+// correlation 0.5, pair σ 0.11). A/A is 0.6% with the coin and 0.9% in ABBA
+// order, with the same power for 15%, 25% and 2×. The simulation's bursts
+// are milder than the real machine's: there, the difference was larger.
 //
 // These come from
 //
 //	go test -v -run Sim ./stats/
 //
-// The same command prints a grid by noise level and number of benchmarks.
-// The limits it shows are real. A true 8% speedup against a 5% threshold
-// leaves 3% to resolve, and with one benchmark at σ 0.05 that takes more than
-// 30 pairs: power is about 70% there, about 45% at σ 0.07, and 15% at σ 0.14.
-// No method that keeps its false-positive rate can do much better with the
-// information in 30 pairs. A single fixed test at 30 pairs with a 1.5%
-// one-sided error finds it in 76% of trials without outliers, and in 65%
-// with them. Clear changes (15% and up) are still called reliably at σ 0.07.
+// The same command prints a grid by noise level and number of benchmarks. The
+// limits it shows are real. A true 8% speedup against a 5% threshold leaves
+// 3% to resolve. With one benchmark at σ 0.05 that takes more than 30 pairs.
+// Power is about 70% there, about 45% at σ 0.07, and 15% at σ 0.14. No method
+// that keeps its false-positive rate can do much better with the information
+// in 30 pairs. A single fixed test at 30 pairs with a 1.5% one-sided error
+// finds it in 76% of trials without outliers, and in 65% with them. Clear
+// changes (15% and up) are still called reliably at σ 0.07.
 package stats

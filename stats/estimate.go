@@ -48,11 +48,11 @@ type Estimate struct {
 	// Low and High bound the speedup, from the Wilcoxon signed-rank
 	// interval of the log-ratios.
 	Low, High float64
-	// Level is the confidence the interval actually has, which the
-	// discreteness of the exact test can make higher than asked for; or
-	// lower, when there are too few pairs to reach it at all (a bound is
-	// then the extreme Walsh average). Look's intervals have unequal
-	// tails; see Sequential.
+	// Level is the confidence the interval actually has. The discreteness
+	// of the exact test can make it higher than asked for. It is lower when
+	// there are too few pairs to reach it at all (a bound is then the
+	// extreme Walsh average). Look's intervals have unequal tails; see
+	// Sequential.
 	Level float64
 	// P is the two-sided signed-rank p-value for "no change", unadjusted
 	// for the number of looks or benchmarks.

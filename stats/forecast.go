@@ -1,11 +1,11 @@
 package stats
 
-// Forecast is the look at which rounds like these would settle: the
-// rounds so far, repeated in turn up to each look from this one (and no
-// earlier than FirstClaim), until one settles; MaxPairs when none does.
-// A progress estimate reads it: a clear change settles at its first claim,
-// and the wider the rounds spread against the threshold, the later. It is
-// 0 with fewer than two rounds, or rounds Look cannot judge.
+// Forecast is the look at which rounds like these would settle, or MaxPairs
+// when none does. It repeats the rounds so far, in turn, up to each look
+// from this one (and no earlier than FirstClaim), until one settles. A
+// progress estimate reads it: a clear change settles at its first claim,
+// and the wider the rounds spread against the threshold, the later. It is 0
+// with fewer than two rounds, or rounds Look cannot judge.
 func (s Sequential) Forecast(names []string, rounds [][]Pair) int {
 	s = s.withDefaults()
 	n := len(rounds)

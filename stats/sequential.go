@@ -14,9 +14,9 @@ const (
 )
 
 // Sequential decides, after each new round of pairs, whether a candidate's
-// verdict is settled, spending its error budget across the looks so that
-// looking often does not make false claims more likely (see LookTails).
-// Zero MinPairs, MaxPairs and Alpha take the defaults; MinSpeedup is used as
+// verdict is settled. It spends its error budget across the looks so that
+// looking often does not make false claims more likely (see LookTails). Zero
+// MinPairs, MaxPairs and Alpha take the defaults. MinSpeedup is used as
 // given (0 is a valid threshold), so callers set it. A Sequential is a plain
 // value and Look keeps no state: it is safe for concurrent use.
 type Sequential struct {
@@ -34,9 +34,10 @@ type Sequential struct {
 type Decision struct {
 	Verdict Outcome
 	// Settled is true when a stopping boundary was crossed: the verdict is
-	// conclusive and more pairs would not change it (faster, mixed, slower,
-	// or not-faster because faster is out of reach). A caller stops when
-	// Settled or at MaxPairs, where the verdict stands, settled or not.
+	// conclusive and more pairs would not change it. That is faster, mixed,
+	// slower, or not-faster because faster is out of reach. A caller stops
+	// when Settled or at MaxPairs, where the verdict stands, settled or
+	// not.
 	Settled bool
 	// Reason says why in a few words, for the report.
 	Reason string
@@ -62,9 +63,9 @@ type Decision struct {
 	// slower by more than it.
 	FasterOn, SlowerOn []int
 	// Subset is set on a not-faster verdict that is faster beyond the
-	// threshold on the benchmarks of FasterOn and significantly slower
-	// (upper bound below 1) on none: "faster on 2 of 13 benchmarks, none
-	// slower".
+	// threshold on the benchmarks of FasterOn, and significantly slower
+	// (upper bound below 1) on none. It reads "faster on 2 of 13
+	// benchmarks, none slower".
 	Subset bool
 	// Err is set when the rounds could not be used (see the Err variables):
 	// the verdict is then not-faster, not settled, and PerBench holds only
@@ -300,9 +301,9 @@ func mayBeFaster(per []Estimate, m float64) (Estimate, bool) {
 	return Estimate{}, false
 }
 
-// mayBeMixed says whether some benchmark is, or looks, faster beyond the
-// threshold while another is, or looks, slower beyond it, and not both yet
-// significantly: more pairs could make the verdict mixed.
+// mayBeMixed says whether more pairs could make the verdict mixed. That is
+// when some benchmark is, or looks, faster beyond the threshold while
+// another is, or looks, slower beyond it, and not both yet significantly.
 func mayBeMixed(per []Estimate, m float64) (string, bool) {
 	var fast, slow *Estimate
 	sure := [2]bool{}

@@ -85,8 +85,8 @@ func TestSequential_LookTails(t *testing.T) {
 		t.Errorf("lookAlpha(8) = %v, want 3/256", a)
 	}
 	// The levels spent over the whole sequence stay within each side's
-	// budget (the exact levels are discrete, so a little is left over),
-	// and the last look gets most of it.
+	// budget, and the last look gets most of it. The exact levels are
+	// discrete, so a little is left over.
 	var total [2]float64
 	for n := DefaultMinPairs; n <= DefaultMaxPairs; n++ {
 		below, above := s.LookTails(n)
@@ -184,11 +184,11 @@ func subsetOf13(n int, spread float64) [][]float64 {
 	return d
 }
 
-// TestSequential_Look_SlowerBeforeItsClaim is a head that is slower
-// overall at 8 pairs, where no single benchmark's bound is attained yet at
-// the level corrected for three benchmarks. The benchmark behind it, whose
-// interval lies wholly below 1, is labelled slower, as its interval says;
-// the look does not settle until that benchmark's claim is made (10 pairs),
+// TestSequential_Look_SlowerBeforeItsClaim is a head that is slower overall
+// at 8 pairs. There no single benchmark's bound is attained yet at the
+// level corrected for three benchmarks. The benchmark behind it, whose
+// interval lies wholly below 1, is labelled slower, as its interval says.
+// The look does not settle until that benchmark's claim is made (10 pairs),
 // so that the regression is named (SlowerOn) and gates.
 func TestSequential_Look_SlowerBeforeItsClaim(t *testing.T) {
 	seq := Sequential{MinSpeedup: 0.05}
@@ -231,7 +231,7 @@ func TestSequential_Look_PerBench(t *testing.T) {
 }
 
 // TestSequential_BenchTails checks the correction for the number of
-// benchmarks: one benchmark is the look itself, k benchmarks split each
+// benchmarks. One benchmark is the look itself. k benchmarks split each
 // side's budget k ways, and what they spend over all looks stays within it.
 func TestSequential_BenchTails(t *testing.T) {
 	s := Sequential{}
@@ -360,13 +360,13 @@ func lookAlpha(s Sequential, n int) float64 {
 	return below + above
 }
 
-// TestSequential_Look_TwoOfEight is issue 36's job: 8 benchmarks, 2 of
-// them 3× faster, the rest unchanged. At 8 pairs no benchmark can be
-// claimed at the level corrected for 8: the exact test's smallest
-// one-sided error there, 1/256, is above the budget the plan gives each
-// benchmark (a third of (2/3)(0.05)/8 by the third look). So the look
-// that finds the aggregate faster does not settle while the two are
-// pending, and the look at 10 pairs (1/1024) claims both, by name.
+// TestSequential_Look_TwoOfEight is issue 36's job: 8 benchmarks, 2 of them
+// 3× faster, the rest unchanged. At 8 pairs no benchmark can be claimed at
+// the level corrected for 8. The exact test's smallest one-sided error
+// there, 1/256, is above the budget the plan gives each benchmark. That
+// budget is a third of (2/3)(0.05)/8 by the third look. So the look that
+// finds the aggregate faster does not settle while the two are pending. The
+// look at 10 pairs (1/1024) claims both, by name.
 func TestSequential_Look_TwoOfEight(t *testing.T) {
 	seq := Sequential{MinSpeedup: 0.05}
 	below, _ := seq.BenchTails(8, 8)

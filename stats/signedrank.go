@@ -77,12 +77,12 @@ func weightedNull(w []int) []float64 {
 }
 
 // criticalCount returns k, the number of Walsh averages to drop from one
-// end of an interval from n values for a one-sided error of at most tail,
-// and the error that bound actually has, P(T+ <= k). The bounds are W(k+1)
-// and W(M-k) in 1-based order statistics of the M = n(n+1)/2 Walsh
-// averages. When even the extreme Walsh average (k = 0) has a larger error
-// than tail, k is 0 and that larger error is returned: callers compare it
-// with what they asked for.
+// end of an interval from n values, for a one-sided error of at most tail.
+// It also returns the error that bound actually has, P(T+ <= k). The bounds
+// are W(k+1) and W(M-k) in 1-based order statistics of the M = n(n+1)/2
+// Walsh averages. Even the extreme Walsh average (k = 0) may have a larger
+// error than tail. Then k is 0 and that larger error is returned, and
+// callers compare it with what they asked for.
 func criticalCount(n int, tail float64) (k int, achieved float64) {
 	if n <= 0 {
 		return 0, 1
@@ -121,10 +121,10 @@ func walsh(d []float64, buf []float64) []float64 {
 
 // hodgesLehmann returns the Hodges–Lehmann estimate of the centre of d (the
 // median of its Walsh averages) and the Wilcoxon signed-rank bounds for it.
-// lo has a one-sided error of at most tailLo, hi at most tailHi; it returns
-// the errors they actually have too (see criticalCount). The interval [lo, hi]
-// has confidence 1 - errLo - errHi. d must not be empty; buf is scratch
-// space, returned for reuse.
+// The bound lo has a one-sided error of at most tailLo, and hi at most tailHi.
+// It returns the errors they actually have too (see criticalCount). The
+// interval [lo, hi] has confidence 1 - errLo - errHi. d must not be empty; buf
+// is scratch space, returned for reuse.
 func hodgesLehmann(d []float64, tailLo, tailHi float64, buf []float64) (centre, lo, hi, errLo, errHi float64, _ []float64) {
 	w := walsh(d, buf)
 	m := len(w)

@@ -201,9 +201,9 @@ func TestHodgesLehmann(t *testing.T) {
 	})
 }
 
-// TestHodgesLehmann_Inversion checks that the interval is the set of
-// shifts the exact test does not reject: just inside either bound the
-// test's p-value is above alpha, just outside it is at most alpha.
+// TestHodgesLehmann_Inversion checks that the interval is the set of shifts
+// the exact test does not reject. Just inside either bound the test's
+// p-value is above alpha; just outside it is at most alpha.
 func TestHodgesLehmann_Inversion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 200 {

@@ -10,11 +10,11 @@ import (
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
-// The simulation test is the evidence of issue 3, item 6: on seeded,
-// realistic noise, how often does Look call identical code faster or
-// slower, how often does it catch a true speedup, and how many pairs does it
-// take? Everything is seeded, so the numbers are the same on every run and
-// the assertions cannot flake.
+// The simulation test is the evidence of issue 3, item 6. On seeded,
+// realistic noise, it asks how often Look calls identical code faster or
+// slower, how often it catches a true speedup, and how many pairs it takes.
+// Everything is seeded, so the numbers are the same on every run and the
+// assertions cannot flake.
 
 // machine is the simulated noise of a benchmark machine. Every sample is
 //
@@ -30,19 +30,20 @@ type machine struct {
 	// uniformly from 1.5–3 (a page-fault storm, a noisy neighbour).
 	Outliers float64
 	// Drift is the largest slow drift: a linear trend of up to ±Drift over
-	// the whole trial plus a sinusoid of amplitude up to Drift/2 with a
-	// period of 10–40 rounds (thermal and frequency changes).
+	// the whole trial, plus a sinusoid of amplitude up to Drift/2. The
+	// sinusoid's period is 10–40 rounds (thermal and frequency changes).
 	Drift float64
 	// Burst is the lag-1 autocorrelation of the per-sample noise (AR(1),
-	// with the same spread Sigma): on a shared machine, a neighbour's burst
+	// with the same spread Sigma). On a shared machine, a neighbour's burst
 	// of work slows several samples in a row. 0 is independent noise.
 	Burst float64
 }
 
-// pinned is the machine the targets of issue 3 are checked on: a paired
-// log-ratio spread of σ 0.05 (Sigma 0.035 per sample), as measured pinned to
-// one CPU on the project's 2-core machine (issue 3: 0.03–0.13 pinned,
-// 0.18–0.26 unpinned); 3% of samples slowed 1.5–3×; drift up to ±5%.
+// pinned is the machine the targets of issue 3 are checked on. Its paired
+// log-ratio spread is σ 0.05 (Sigma 0.035 per sample), as measured pinned
+// to one CPU on the project's 2-core machine. Issue 3 measured 0.03–0.13
+// pinned and 0.18–0.26 unpinned. Outliers slow 3% of samples by 1.5–3×, and
+// drift is up to ±5%.
 var pinned = machine{Sigma: 0.035, Outliers: 0.03, Drift: 0.05}
 
 // scenario is what one trial compares.
@@ -65,9 +66,10 @@ func (sc scenario) speedupOf(b int) float64 {
 type trial struct {
 	dec   Decision
 	pairs int // rounds used: until settled, or MaxPairs
-	// codeflash's rule on the same machine noise: the baseline measured
-	// first, as one block, then the candidate (its protocol); and the same
-	// rule on our interleaved samples, to separate its two weaknesses.
+	// codeflash's rule on the same machine noise, in two forms. The first
+	// is its protocol: the baseline measured first, as one block, then the
+	// candidate. The second is the same rule on our interleaved samples, to
+	// separate its two weaknesses.
 	codeflash, codeflashABBA bool
 }
 
@@ -94,10 +96,10 @@ func (m machine) timeline(rng *rand.Rand, rounds, perRound int) []float64 {
 	return out
 }
 
-// run simulates one candidate as the evaluator measures it: each round takes
-// every benchmark on one side, then on the other, the side going first drawn
-// at random for each round (or in ABBA order, with sc.abba); Look is asked
-// after every round from MinPairs on, until settled or MaxPairs.
+// run simulates one candidate as the evaluator measures it. Each round takes
+// every benchmark on one side, then on the other. The side going first is
+// drawn at random for each round (or in ABBA order, with sc.abba). Look is
+// asked after every round from MinPairs on, until settled or MaxPairs.
 func (sc scenario) run(rng *rand.Rand, seq Sequential) trial {
 	seq = seq.withDefaults()
 	nb, maxN := sc.benches, seq.MaxPairs
@@ -235,10 +237,11 @@ func simulate(sc scenario, seq Sequential, trials int, seed uint64) rates {
 	return r
 }
 
-// Trials per scenario of TestSim_Targets. The false-positive rate is rare
-// by design, so it gets more trials to be measured to a tenth of a percent;
-// under the race detector (ten times slower) or -short, every scenario gets
-// the smaller count, still over the 1000 that issue 3 asks for.
+// Trials per scenario of TestSim_Targets. False positives are rare by
+// design, so that scenario gets more trials, to measure its rate to a tenth
+// of a percent. Under the race detector (ten times slower) or -short, every
+// scenario gets the smaller count. That is still over the 1000 that issue 3
+// asks for.
 const (
 	simTrials   = 1200
 	simTrialsAA = 6000
@@ -334,10 +337,10 @@ func TestSim_Grid(t *testing.T) {
 }
 
 // TestSim_Order compares the two orders of a pair's samples on a machine
-// whose noise comes in bursts, as on the project's shared 2-core machine:
+// whose noise comes in bursts. The project's shared 2-core machine is one:
 // the bench/accuracy harness measured a lag-1 autocorrelation of 0.54 and a
 // pair σ of 0.10–0.13 there. In ABBA order the same side ends one round and
-// starts the next, so a burst moves neighbouring pairs the same way, which
+// starts the next. So a burst moves neighbouring pairs the same way, which
 // the signed-rank test does not allow for. With the side drawn at random for
 // each pair, the labels are a fair coin whatever the noise does, and the
 // test is exact under A/A.
@@ -374,12 +377,12 @@ func TestSim_Order(t *testing.T) {
 	}
 }
 
-// TestSim_Subset checks the verdicts across many benchmarks (issue 13): on
+// TestSim_Subset checks the verdicts across many benchmarks (issue 13). On
 // 13 benchmarks, identical code must almost never be called faster on a
-// subset, slower or mixed, although each benchmark is now a claim of its
-// own; a change that is faster on 2 of the 13 and unchanged on the rest must
-// be found; and a change 1.9× faster on one benchmark and 2× slower on
-// another, whose aggregate is unchanged, must be called mixed.
+// subset, slower or mixed, although each benchmark is a claim of its own. A
+// change that is faster on 2 of the 13 and unchanged on the rest must be
+// found. A change 1.9× faster on one benchmark and 2× slower on another,
+// whose aggregate is unchanged, must be called mixed.
 func TestSim_Subset(t *testing.T) {
 	trialsAA, trials := 3000, 400
 	if testing.Short() || raceEnabled {
@@ -420,17 +423,17 @@ func TestSim_Subset(t *testing.T) {
 }
 
 // TestSim_SampleLength asks what shorter samples with more pairs, at the
-// same time cost, do to the sequential test (issue 13): a sample of 1/f the
-// default length with f times the most pairs (30, 60, 120 looks' worth).
-// How the noise scales with the sample's length is the machine's, and
-// bench/power measures it (docs/measuring.md, "Sample length"); here two
-// models bracket it on the bursty machine of TestSim_Order: noise that
-// averages out within a sample (σ grows by √f) and bursts that last in real
-// time (the lag-1 autocorrelation of a sample f times shorter is φ^(1/f)),
-// against noise fixed per process (σ does not shrink with the length, as a
-// process's start-up and placement do not). It asserts only what a change
-// of the default must keep: A/A false positives at most 1% with the looks
-// spread over more pairs.
+// same time cost, do to the sequential test (issue 13). A sample is 1/f the
+// default length, with f times the most pairs (30, 60, 120 looks' worth).
+// How the noise scales with the sample's length depends on the machine, and
+// bench/power measures it (docs/measuring.md, "Sample length"). Here three
+// models bracket it on the bursty machine of TestSim_Order. In the first,
+// noise averages out within a sample (σ grows by √f). In the second, bursts
+// last in real time: the lag-1 autocorrelation of a sample f times shorter
+// is φ^(1/f). In the third, noise is fixed per process: σ does not shrink
+// with the length, as a process's start-up and placement do not. It asserts
+// only what a change of the default must keep: A/A false positives at most
+// 1% with the looks spread over more pairs.
 func TestSim_SampleLength(t *testing.T) {
 	testenv.Once(t) // a minute of CPU: 120 looks a trial at the shortest
 	if testing.Short() || raceEnabled {
@@ -463,10 +466,10 @@ func TestSim_SampleLength(t *testing.T) {
 }
 
 // TestSim_Claims checks per-benchmark claims in a job of 8 benchmarks
-// (issue 36): a benchmark 3× faster is claimed faster, by name, though the
-// correction for 8 benchmarks puts its first claim at 10 pairs; and
-// identical code has no benchmark claimed, faster or slower, at a rate
-// above the level.
+// (issue 36). A benchmark 3× faster is claimed faster, by name, though the
+// correction for 8 benchmarks puts its first claim at 10 pairs. Identical
+// code has no benchmark claimed, faster or slower, at a rate above the
+// level.
 func TestSim_Claims(t *testing.T) {
 	trialsAA, trials := 2000, 300
 	if testing.Short() || raceEnabled {

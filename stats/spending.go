@@ -12,15 +12,15 @@ const (
 	fasterShare = 2.0 / 3
 
 	// earlyShare of each side's budget is spent over the first earlyLooks
-	// looks. For "faster" that is 1/90 one-sided: enough for the exact test
-	// at 8 pairs to accept one contrary pair of the 8 (1/128), so that a
-	// 2× speedup with an outlier still settles at 8.
+	// looks. For "faster" that is 1/90 one-sided. It is enough for the
+	// exact test at 8 pairs to accept one contrary pair of the 8 (1/128),
+	// so a 2× speedup with an outlier still settles at 8.
 	earlyShare = 1.0 / 3
 	earlyLooks = 3
 	// middleShare is spread evenly over the looks between. This trickle
-	// settles clear changes (15%) well before the cap and, through
-	// futility, ends most A/A comparisons early; without it they all run to
-	// the last look, whose large level then finds more false "slower"s.
+	// settles clear changes (15%) well before the cap, and through futility
+	// it ends most A/A comparisons early. Without it they all run to the
+	// last look, whose large level then finds more false "slower"s.
 	middleShare = 1.0 / 20
 	// The last look gets the rest, about 3/5: it decides the borderline
 	// changes (8% against a 5% threshold).
@@ -40,20 +40,20 @@ func planned(i, looks int) float64 {
 	return earlyShare + middleShare*float64(i-early)/float64(middle)
 }
 
-// LookTails returns the one-sided error levels the look at n rounds spends:
-// below for the lower bound of the speedup ("faster" claims), above for the
-// upper bound ("slower", "mixed" and futility). Their sum is the look's
-// two-sided level; the interval has confidence 1 - below - above.
+// LookTails returns the one-sided error levels the look at n rounds spends.
+// The lower bound of the speedup ("faster" claims) gets below. The upper
+// bound ("slower", "mixed" and futility) gets above. Their sum is the
+// look's two-sided level; the interval has confidence 1 - below - above.
 //
-// Looks run from MinPairs to MaxPairs. Each side has a budget, 2/3 of
-// Alpha for "faster" and 1/3 for "slower", spent by a plan fixed in
-// advance: a third over the first three looks, a twentieth spread over the
-// middle ones, and the rest at the last look. Each look spends the largest
-// level the exact signed-rank bound attains within what is left of the plan
-// so far. What a look cannot attain (6 pairs cannot give a 1% bound) is
-// carried to the next. The levels spent sum to at most Alpha. So by the
-// union bound the chance that any look makes any false claim is at most
-// Alpha, however the looks are correlated.
+// Looks run from MinPairs to MaxPairs. Each side has a budget, 2/3 of Alpha
+// for "faster" and 1/3 for "slower", spent by a plan fixed in advance. The
+// plan spends a third over the first three looks, a twentieth spread over
+// the middle ones, and the rest at the last look. Each look spends the
+// largest level the exact signed-rank bound attains within what is left of
+// the plan so far. What a look cannot attain (6 pairs cannot give a 1%
+// bound) is carried to the next. The levels spent sum to at most Alpha. So
+// by the union bound the chance that any look makes any false claim is at
+// most Alpha, however the looks are correlated.
 //
 // When a side's budget is not attainable at n, LookTails returns the
 // unattainable budget for it, and Look makes no claim on that side. Below

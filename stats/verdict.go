@@ -15,9 +15,9 @@ const (
 	// Slower: the aggregate interval's upper bound is below 1.
 	Slower Outcome = "slower"
 	// Mixed: the benchmarks significantly disagree in direction, whatever
-	// the aggregate: some benchmark is significantly slower by more than
-	// the threshold (its upper bound is below 1/(1+minSpeedup)) while the
-	// aggregate, or some benchmark, is faster beyond the threshold.
+	// the aggregate. Some benchmark is significantly slower by more than
+	// the threshold (its upper bound is below 1/(1+minSpeedup)). Meanwhile
+	// the aggregate, or some benchmark, is faster beyond the threshold.
 	Mixed Outcome = "mixed"
 	// NotFaster: everything else. A not-faster candidate may still be
 	// faster on some of its benchmarks (Decision.Subset).
@@ -25,7 +25,7 @@ const (
 )
 
 // Decide applies the verdicts to an aggregate estimate and the estimates of
-// the benchmarks behind it. It looks at the intervals only; whether they
+// the benchmarks behind it. It looks at the intervals only. Whether they
 // are at a level that may be trusted, and corrected for the number of
 // benchmarks, is the caller's business (Sequential.Look sees to it).
 func Decide(agg Estimate, per []Estimate, minSpeedup float64) Outcome {
@@ -50,7 +50,7 @@ func Decide(agg Estimate, per []Estimate, minSpeedup float64) Outcome {
 }
 
 // subset reports whether a not-faster verdict is faster on some benchmarks
-// beyond the threshold and significantly slower on none: the candidate
+// beyond the threshold and significantly slower on none. Then the candidate
 // sped up what it was meant to and left the rest alone.
 func subset(v Outcome, per []Estimate, minSpeedup float64) bool {
 	if v != NotFaster {
