@@ -72,6 +72,9 @@ type options struct {
 	// many byte-identical copies, Pairs pairs each, Sample-long samples
 	// pinned to CPU.
 	Copies int
+	// Duet > 0 runs the duet experiment instead (duet.go): that many
+	// rounds of sequential and simultaneous pairs.
+	Duet   int
 	Pairs  int
 	Sample time.Duration
 	CPU    int
@@ -128,9 +131,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Reps, "reps", 1, "optimizer jobs per target and sample length")
 	fs.BoolVar(&o.Interleave, "interleave", false, "-samples: one job per trial and sample length, the lengths of each trial back to back (rotated), so they meet the same load")
 	fs.IntVar(&o.Copies, "copies", 0, "instead of optimizer jobs: measure base's test binary against this many byte-identical copies, a hard link, a longer path and fresh copies (copies.go)")
+	fs.IntVar(&o.Duet, "duet", 0, "instead of optimizer jobs: this many rounds of pairs run one side after the other on one CPU and both at once on two (duet.go)")
 	fs.IntVar(&o.Pairs, "pairs", 20, "-copies: pairs per variant")
-	fs.DurationVar(&o.Sample, "sample", 200*time.Millisecond, "-copies: calibrated sample length")
-	fs.IntVar(&o.CPU, "cpu", runtime.NumCPU()-1, "-copies: the CPU to pin to")
+	fs.DurationVar(&o.Sample, "sample", 200*time.Millisecond, "-copies, -duet: calibrated sample length")
+	fs.IntVar(&o.CPU, "cpu", runtime.NumCPU()-1, "-copies, -duet: the CPU to pin to (-duet: of sequential pairs)")
 	fs.StringVar(&o.Work, "work", "", "work directory, kept (default: a temporary one, removed)")
 	flagsArg := fs.String("flags", "", "extra optimizer flags, space-separated")
 	if err := fs.Parse(args); err != nil {
@@ -166,6 +170,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(work)
+	}
+	if o.Duet > 0 {
+		if runtime.NumCPU() < 2 {
+			return errors.New("-duet needs two CPUs")
+		}
+		fmt.Fprintf(stdout, "# bench/power -duet, %s\n\n- command: `go run ./bench/power %s`\n- machine: %s\n",
+			time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(args, " "), machine())
+		for _, name := range o.Targets {
+			t, ok := targetByName(name)
+			if !ok {
+				return fmt.Errorf("-targets: no target %q", name)
+			}
+			if err := duet(ctx, o, t, filepath.Join(work, t.Name), stdout, stderr); err != nil {
+				return fmt.Errorf("%s: %w", t.Name, err)
+			}
+		}
+		return nil
 	}
 	if o.Copies > 0 {
 		fmt.Fprintf(stdout, "# bench/power -copies, %s\n\n- command: `go run ./bench/power %s`\n- machine: %s\n",
