@@ -40,3 +40,11 @@ func (j *job) warnInterference(ctx context.Context) {
 		"or raise --max-pairs and --bench-budget",
 		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), load, isolate)
 }
+
+// more is ", …" when n things are more than the shown ones.
+func more(n, shown int) string {
+	if n > shown {
+		return ", …"
+	}
+	return ""
+}

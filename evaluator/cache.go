@@ -20,6 +20,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/testedits"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/profiler"
@@ -107,7 +108,7 @@ func hashKey(kind string, parts ...string) string {
 
 // testsKey is the key of c's phase-1 outcome; c's content id must be known.
 // A job that is not go test -json keys by the rule that finds the other
-// languages' test files too (isOtherTestFile): they judge it.
+// languages' test files too (testedits.IsTestFile): they judge it.
 func (j *job) testsKey(c *cand) string {
 	parts := []string{j.baselineKey(), c.res.ID,
 		j.opts.Timeout.String(), fmt.Sprint(j.sandbox.Active, j.sandbox.Net), fmt.Sprint(j.opts.MemLimit),
@@ -140,7 +141,7 @@ func (j *job) reuseTests(ctx context.Context, c *cand, start time.Time) bool {
 		c.restore = &restore{files: te.Restore.Files, deleted: te.Restore.Deleted}
 	}
 	if te.Contrib != nil {
-		c.contrib = &contribution{files: te.Contrib.Files, names: te.Contrib.Names, dirs: te.Contrib.Dirs}
+		c.contrib = &testedits.Contribution{Files: te.Contrib.Files, Names: te.Contrib.Names, Dirs: te.Contrib.Dirs}
 	}
 	j.mu.Lock()
 	c.res.ReusedFrom = e.JobID
@@ -181,7 +182,7 @@ func (j *job) keepTests(ctx context.Context, c *cand, base *testOutcome, f *Fail
 		te.Restore = &restoreEntry{Files: c.restore.files, Deleted: c.restore.deleted}
 	}
 	if c.contrib != nil {
-		te.Contrib = &contribEntry{Files: c.contrib.files, Names: c.contrib.names, Dirs: c.contrib.dirs}
+		te.Contrib = &contribEntry{Files: c.contrib.Files, Names: c.contrib.Names, Dirs: c.contrib.Dirs}
 	}
 	j.putCache(ctx, store.CacheTests, j.testsKey(c), c.spec.Name, te)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/testedits"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -121,8 +122,8 @@ type cand struct {
 	// measured keeps what phase 2 built, so that profiling can reuse it.
 	measured *measured
 	// Set by phase 1's first staging (judge.go), read-only after it.
-	restore *restore      // base's test files laid back over it; nil: its own judge it
-	contrib *contribution // the tests it adds or changes; nil: none
+	restore *restore                // base's test files laid back over it; nil: its own judge it
+	contrib *testedits.Contribution // the tests it adds or changes; nil: none
 	// samplesKey is the result cache's key of its benchmark pairs, set by
 	// phase 2 once its binaries are built; "": its pairs are not cached.
 	samplesKey string

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/evaluator/testedits"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -64,7 +65,7 @@ func (j *job) stage(ctx context.Context, slot *worktreepool.Slot, c *cand) error
 func testPaths(c *cand) []string {
 	var out []string
 	for _, p := range c.spec.Paths() {
-		if isTestFile(p) {
+		if testedits.IsTestFile(p) {
 			out = append(out, p)
 		}
 	}
@@ -101,7 +102,7 @@ func (j *job) stageJudged(ctx context.Context, slot *worktreepool.Slot, c *cand)
 	if err := stage(ctx, slot, c.spec); err != nil {
 		return err
 	}
-	edits, con := diffTests(base, readFiles(slot.Dir(), paths))
+	edits, con := testedits.Diff(base, readFiles(slot.Dir(), paths))
 	if edits == nil {
 		return nil
 	}
@@ -154,7 +155,7 @@ func (j *job) crossTests(ctx context.Context) {
 	var authors, passed []*cand
 	for _, c := range j.cands {
 		// A go test job runs Go test functions only.
-		runnable := c.contrib != nil && (!j.goTest || len(c.contrib.names) > 0)
+		runnable := c.contrib != nil && (!j.goTest || len(c.contrib.Names) > 0)
 		if runnable && c.res.Verdict != VerdictDuplicate && (c.res.Failure == nil || c.res.Failure.Kind != FailApply) {
 			authors = append(authors, c)
 		}
@@ -246,7 +247,7 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 		}
 	}
 	con := author.contrib
-	if err := slot.WriteFiles(con.files, nil); err != nil {
+	if err := slot.WriteFiles(con.Files, nil); err != nil {
 		return nil, fmt.Errorf("lay %s's test files: %w", author.spec.Name, err)
 	}
 	if !j.goTest {
@@ -254,8 +255,8 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 	}
 	args := []string{"go", "test", "-json", "-count=1"}
 	args = append(args, j.opts.BuildFlags...)
-	args = append(args, "-run", "^("+strings.Join(con.names, "|")+")$")
-	for _, d := range con.dirs {
+	args = append(args, "-run", "^("+strings.Join(con.Names, "|")+")$")
+	for _, d := range con.Dirs {
 		args = append(args, "./"+filepath.ToSlash(d))
 	}
 	gotmp, done, err := j.goTmpDir()
@@ -268,7 +269,7 @@ func (j *job) runContributed(ctx context.Context, author, c *cand) (*gotest.Run,
 		on = c.spec.Name
 		j.emit(Event{Kind: EventStart, Phase: PhaseContributed, Candidate: c.spec.Name, Index: c.idx, Message: author.spec.Name})
 	}
-	j.log.Debug("contributed tests start", "author", author.spec.Name, "on", on, "slot", slot.Name(), "tests", len(con.names))
+	j.log.Debug("contributed tests start", "author", author.spec.Name, "on", on, "slot", slot.Name(), "tests", len(con.Names))
 	parser := gotest.NewParser()
 	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: j.withEnv(append(slot.Env(), "GOTMPDIR="+gotmp)), Args: args, Timeout: j.opts.Timeout,
 		CPU: -1, MemLimit: j.opts.MemLimit, Stdout: parser, Sandbox: j.box(slot, nil, []string{gotmp})})
@@ -293,7 +294,7 @@ func (j *job) runJUnitContributed(ctx context.Context, slot *worktreepool.Slot, 
 		on = c.spec.Name
 		j.emit(Event{Kind: EventStart, Phase: PhaseContributed, Candidate: c.spec.Name, Index: c.idx, Message: author.spec.Name})
 	}
-	j.log.Debug("contributed tests start", "author", author.spec.Name, "on", on, "slot", slot.Name(), "files", len(author.contrib.files))
+	j.log.Debug("contributed tests start", "author", author.spec.Name, "on", on, "slot", slot.Name(), "files", len(author.contrib.Files))
 	out, err := j.runTests(ctx, slot, nil)
 	if err != nil {
 		return nil, err
@@ -351,7 +352,7 @@ func (j *job) contributedFailure(author, c *cand, atBase, run *gotest.Run) *Fail
 	if !j.goTest {
 		return &Failure{Kind: FailTest, Tests: d.Regressed,
 			Message: fmt.Sprintf("fails %s with the test files that candidate %s adds or changes (%s), which pass at base",
-				strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.spec.Name, strings.Join(first(sortedKeys(author.contrib.files), 3), ", ")),
+				strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.spec.Name, strings.Join(first(sortedKeys(author.contrib.Files), 3), ", ")),
 			Output: excerpts(run, d.Regressed, "")}
 	}
 	return &Failure{Kind: FailTest, Tests: d.Regressed,

@@ -160,7 +160,7 @@ type Options struct {
 	All              bool // benchmark every package, unscoped: not only the benchmarks that execute a changed function
 
 	// TrustCandidateTests judges and measures each candidate with its own
-	// versions of the test files it changes (isTestFile), instead of base's.
+	// versions of the test files it changes (testedits.IsTestFile), instead of base's.
 	TrustCandidateTests bool
 
 	// NoCache reuses nothing from earlier jobs: no cached baseline tests,

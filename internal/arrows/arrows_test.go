@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"watch"},
 	{"report"},
 	{"evaluator"},
-	{"eta", "evaluator/apply", "evaluator/hackcheck", "evaluator/measure", "api"},
+	{"eta", "evaluator/apply", "evaluator/hackcheck", "evaluator/measure", "evaluator/testedits", "api"},
 	{"result"},
 	{"evaluator/benchformat", "evaluator/junit", "evaluator/scope"},
 	{"evaluator/candidate", "evaluator/gobench", "evaluator/gotest", "shard", "stats", "excerpt", "machine"},

@@ -1,4 +1,7 @@
-package evaluator
+// Package testedits finds what a candidate changes in the test files that
+// judge it: the tests it adds, changes, removes or renames, the benchmarks
+// it edits, and the tests it contributes to every other candidate.
+package testedits
 
 import (
 	"bytes"
@@ -9,23 +12,18 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/result"
 )
 
-func more(n, shown int) string {
-	if n > shown {
-		return ", …"
-	}
-	return ""
-}
-
-// contribution is the test functions one candidate adds or changes, with the
+// Contribution is the test functions one candidate adds or changes, with the
 // files that hold them, as the candidate wrote them: what it asks of every
 // other candidate. Test files of other languages than Go are whole files,
 // with no names.
-type contribution struct {
-	files map[string][]byte // slash path -> the candidate's version
-	names []string          // Go's top-level test and fuzz function names, sorted
-	dirs  []string          // Go package directories, sorted
+type Contribution struct {
+	Files map[string][]byte // slash path -> the candidate's version
+	Names []string          // Go's top-level test and fuzz function names, sorted
+	Dirs  []string          // Go package directories, sorted
 }
 
 // testFile is one version of a _test.go file, split into the parts that
@@ -36,9 +34,9 @@ type testFile struct {
 	shared string            // every other declaration, printed, in order
 }
 
-// isTestFile reports whether a slash path is part of the judge: a Go test
+// IsTestFile reports whether a slash path is part of the judge: a Go test
 // file, or another language's test or benchmark file (isOtherTestFile).
-func isTestFile(p string) bool { return isGoTestFile(p) || isOtherTestFile(p) }
+func IsTestFile(p string) bool { return isGoTestFile(p) || isOtherTestFile(p) }
 
 // isGoTestFile reports whether a slash path is a Go test file.
 func isGoTestFile(p string) bool { return strings.HasSuffix(p, "_test.go") }
@@ -155,13 +153,13 @@ func printNode(fset *token.FileSet, n ast.Node) string {
 	return b.String()
 }
 
-// diffTests compares base's and a candidate's versions of the test files a
+// Diff compares base's and a candidate's versions of the test files a
 // candidate touches (nil: the file does not exist on that side). It returns
 // the edits (nil when no test file changed) and what the candidate
 // contributes (nil when it adds or changes no test function).
-func diffTests(base, cand map[string][]byte) (*TestEdits, *contribution) {
-	e := &TestEdits{}
-	con := &contribution{files: map[string][]byte{}}
+func Diff(base, cand map[string][]byte) (*result.TestEdits, *Contribution) {
+	e := &result.TestEdits{}
+	con := &Contribution{Files: map[string][]byte{}}
 	for _, p := range sortedPaths(base, cand) {
 		if bytes.Equal(base[p], cand[p]) && (base[p] == nil) == (cand[p] == nil) {
 			continue
@@ -205,9 +203,9 @@ func diffTests(base, cand map[string][]byte) (*TestEdits, *contribution) {
 			}
 		}
 		if len(mine) > 0 && cand[p] != nil {
-			con.files[p] = cand[p]
-			con.names = append(con.names, mine...)
-			con.dirs = append(con.dirs, path.Dir(p))
+			con.Files[p] = cand[p]
+			con.Names = append(con.Names, mine...)
+			con.Dirs = append(con.Dirs, path.Dir(p))
 		}
 	}
 	if len(e.Files) == 0 {
@@ -216,13 +214,13 @@ func diffTests(base, cand map[string][]byte) (*TestEdits, *contribution) {
 	for _, l := range [][]string{e.Changed, e.Benchmarks} {
 		slices.Sort(l)
 	}
-	if len(con.files) == 0 {
+	if len(con.Files) == 0 {
 		return e, nil
 	}
-	slices.Sort(con.names)
-	con.names = slices.Compact(con.names)
-	slices.Sort(con.dirs)
-	con.dirs = slices.Compact(con.dirs)
+	slices.Sort(con.Names)
+	con.Names = slices.Compact(con.Names)
+	slices.Sort(con.Dirs)
+	con.Dirs = slices.Compact(con.Dirs)
 	return e, con
 }
 
@@ -230,7 +228,7 @@ func diffTests(base, cand map[string][]byte) (*TestEdits, *contribution) {
 // whose tests are not found in its source: the whole file is added,
 // changed or removed, and the candidate's version, when it has one, is
 // contributed. A JUnit job finds the tests in it by running them.
-func otherEdit(e *TestEdits, con *contribution, p string, base, cand []byte) {
+func otherEdit(e *result.TestEdits, con *Contribution, p string, base, cand []byte) {
 	switch {
 	case base == nil:
 		e.Added = append(e.Added, p)
@@ -240,13 +238,13 @@ func otherEdit(e *TestEdits, con *contribution, p string, base, cand []byte) {
 		e.Changed = append(e.Changed, p)
 	}
 	if cand != nil {
-		con.files[p] = cand
+		con.Files[p] = cand
 	}
 }
 
 // renames pairs removed and added test functions of one file with the same
 // body, and records them as renamed; it returns the rest.
-func renames(e *TestEdits, p string, bf, cf testFile, added, removed []string) ([]string, []string) {
+func renames(e *result.TestEdits, p string, bf, cf testFile, added, removed []string) ([]string, []string) {
 	var keepRemoved []string
 	for _, old := range removed {
 		i := slices.IndexFunc(added, func(n string) bool { return cf.tests[n] == bf.tests[old] })
