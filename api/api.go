@@ -107,6 +107,7 @@ type Event struct {
 	Forecast   int                    `json:"forecast,omitempty"`
 	History    []result.PastBenchmark `json:"history,omitempty"`
 	Slots      int                    `json:"slots,omitempty"`
+	MinSpeedup float64                `json:"min_speedup,omitempty"`
 }
 
 // Event kinds the daemon adds to the evaluator's.
@@ -122,14 +123,14 @@ const (
 func FromEvaluator(id string, e result.Event) Event {
 	return Event{Job: id, Kind: string(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
-		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots}
+		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots, MinSpeedup: e.MinSpeedup}
 }
 
 // Evaluator converts e back into the evaluator's event.
 func (e Event) Evaluator() result.Event {
 	return result.Event{Kind: result.EventKind(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
-		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots}
+		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots, MinSpeedup: e.MinSpeedup}
 }
 
 // Health is the body of GET /v1/health.

@@ -158,7 +158,8 @@ func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID tree
 	if err := j.record(ctx); err != nil {
 		return nil, err
 	}
-	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.opts.Parallel})
+	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.opts.Parallel,
+		MinSpeedup: j.opts.MinSpeedup})
 	jctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	j.abort = abort

@@ -18,15 +18,16 @@ type Tracker struct {
 	// finished candidate.
 	ETA *eta.ETA
 
-	now     func() time.Time
-	start   time.Time
-	phase   string
-	done    int
-	total   int
-	tested  int    // candidates that passed their tests (EventTested)
-	current string // candidate being benchmarked, or the latest started
-	samples int
-	waiting string // who holds the machine this job waits for; "" when it does not wait
+	now        func() time.Time
+	start      time.Time
+	phase      string
+	done       int
+	total      int
+	tested     int    // candidates that passed their tests (EventTested)
+	current    string // candidate being benchmarked, or the latest started
+	samples    int
+	waiting    string  // who holds the machine this job waits for; "" when it does not wait
+	minSpeedup float64 // the job's threshold, beside which intervals are printed (EventJobStart)
 
 	testing   map[string]time.Time // candidates whose tests run, since when
 	stuck     map[string]string    // the stuck test of a candidate whose tests run (EventStuck)
@@ -65,7 +66,7 @@ func (t *Tracker) line(e result.Event) string {
 	}
 	switch e.Kind {
 	case result.EventJobStart:
-		t.start = t.now()
+		t.start, t.minSpeedup = t.now(), e.MinSpeedup
 		return fmt.Sprintf("job %s: %d candidates", e.Message, e.Total)
 	case result.EventBaseline:
 		if t.ETA != nil {
@@ -139,7 +140,7 @@ func (t *Tracker) line(e result.Event) string {
 		delete(t.stuck, e.Candidate)
 		delete(t.contrib, e.Candidate)
 		t.done = max(t.done, e.Done)
-		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, report.ProgressLine(e.Result), t.eta())
+		return fmt.Sprintf("[%d/%d] %s: %s%s", e.Done, t.total, e.Candidate, report.ProgressLine(e.Result, t.minSpeedup), t.eta())
 	}
 	return ""
 }

@@ -13,13 +13,13 @@ func TestTracker_Line(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	tr := NewTracker(clock, nil)
-	ci := [2]float64{3.9, 4.3}
+	ci := [2]float64{1.0475, 4.3} // its low bound rounds to the threshold, 1.05×
 	for _, tt := range []struct {
 		after time.Duration // since the job started
 		e     result.Event
 		want  string
 	}{
-		{0, result.Event{Kind: result.EventJobStart, Total: 4, Message: "job1"}, "job job1: 4 candidates"},
+		{0, result.Event{Kind: result.EventJobStart, Total: 4, Message: "job1", MinSpeedup: 0.05}, "job job1: 4 candidates"},
 		{0, result.Event{Kind: result.EventPhase, Phase: "behavior"}, "phase: behavior"},
 		{0, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"}, ""},
 		{2 * time.Second, result.Event{Kind: result.EventDone, Candidate: "broken", Done: 1, Total: 4, Result: &result.CandidateResult{
@@ -36,7 +36,7 @@ func TestTracker_Line(t *testing.T) {
 		{3 * time.Second, result.Event{Kind: result.EventWarning, Message: "noisy"}, "warning: noisy"},
 		{12 * time.Second, result.Event{Kind: result.EventDone, Candidate: "fast", Done: 3, Total: 4, Result: &result.CandidateResult{
 			Verdict: result.VerdictFaster, Speedup: 4.1, CI: &ci, Seconds: 9,
-		}}, "[3/4] fast: faster 4.10× [3.90×, 4.30×] 9.0s, ETA 4.0s"},
+		}}, "[3/4] fast: faster 4.10× [1.048×, 4.30×] 9.0s, ETA 4.0s"},
 		{20 * time.Second, result.Event{Kind: result.EventDone, Candidate: "ok", Done: 4, Total: 4, Result: &result.CandidateResult{
 			Verdict: result.VerdictPassed, TestsPassed: 7, TestsTotal: 7, Seconds: 65,
 		}}, "[4/4] ok: passed (tests 7/7) 1m05s"},

@@ -12,8 +12,9 @@ import (
 )
 
 // ProgressLine says in a few words what became of a candidate, with its time:
-// "failed (test: TestX) 1.2s".
-func ProgressLine(r *result.CandidateResult) string {
+// "failed (test: TestX) 1.2s". Its interval's bounds have the digits that
+// show which side of 1× and of 1+minSpeedup they fall, as in the report.
+func ProgressLine(r *result.CandidateResult, minSpeedup float64) string {
 	if r == nil {
 		return "done"
 	}
@@ -38,7 +39,7 @@ func ProgressLine(r *result.CandidateResult) string {
 		if r.Speedup > 0 {
 			b.WriteString(" " + speedupText(r.Speedup))
 			if r.CI != nil {
-				b.WriteString(" " + ciText(*r.CI))
+				b.WriteString(" " + ciText(*r.CI, 1+minSpeedup))
 			}
 		}
 	}
@@ -75,8 +76,9 @@ func ShortDuration(d time.Duration) string {
 
 // WatchLine says what became of a candidate in a few words:
 // "tests 48/48 pass · BenchmarkSumSquares 3.10× faster [2.90×, 3.30×]" or
-// "FAIL TestX (sumsq_test.go:21)".
-func WatchLine(c *result.CandidateResult) string {
+// "FAIL TestX (sumsq_test.go:21)". Interval bounds are printed as
+// ProgressLine prints them, beside 1+minSpeedup.
+func WatchLine(c *result.CandidateResult, minSpeedup float64) string {
 	switch c.Verdict {
 	case result.VerdictFailed:
 		return failureLine(c.Failure)
@@ -89,7 +91,7 @@ func WatchLine(c *result.CandidateResult) string {
 		return "not finished"
 	}
 	parts := []string{testsText(c)}
-	if b := benchText(c); b != "" {
+	if b := benchText(c, minSpeedup); b != "" {
 		parts = append(parts, b)
 	}
 	if c.Note != "" {
@@ -111,7 +113,7 @@ func testsText(c *result.CandidateResult) string {
 // benchText is the measured part of a line: the benchmark's name when one
 // was measured, the speedup, its interval and what it means; and exact
 // metrics that increased.
-func benchText(c *result.CandidateResult) string {
+func benchText(c *result.CandidateResult, minSpeedup float64) string {
 	if c.Speedup <= 0 {
 		return ""
 	}
@@ -136,7 +138,7 @@ func benchText(c *result.CandidateResult) string {
 	}
 	ci := ""
 	if c.CI != nil {
-		ci = " " + ciText(*c.CI)
+		ci = " " + ciText(*c.CI, 1+minSpeedup)
 	}
 	var s string
 	switch c.Verdict {

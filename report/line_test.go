@@ -11,11 +11,38 @@ import (
 // time, in the progress line and in the report's time column.
 func TestProgressLine_Wait(t *testing.T) {
 	r := &result.CandidateResult{Verdict: result.VerdictNotFaster, Seconds: 9, WaitSeconds: 65}
-	if got, want := ProgressLine(r), "not-faster 9.0s (after waiting 1m05s for the machine)"; got != want {
+	if got, want := ProgressLine(r, 0.05), "not-faster 9.0s (after waiting 1m05s for the machine)"; got != want {
 		t.Errorf("ProgressLine = %q, want %q", got, want)
 	}
 	if got, want := timeText(*r), "9.0s (+1m05s wait)"; got != want {
 		t.Errorf("timeText = %q, want %q", got, want)
+	}
+}
+
+// TestLines_BoundsBesideThreshold: a progress line and a watch line print
+// a bound that rounds to the threshold, or to 1×, with the digits that show
+// which side of it the bound falls, by the report's rule.
+func TestLines_BoundsBesideThreshold(t *testing.T) {
+	for _, tt := range []struct {
+		ci         [2]float64
+		minSpeedup float64
+		want       string
+	}{
+		{[2]float64{1.0475, 1.2}, 0.05, "[1.048×, 1.20×]"},
+		{[2]float64{1.0475, 1.2}, 0.10, "[1.05×, 1.20×]"},
+		{[2]float64{0.9996, 1.0012}, 0.05, "[0.9996×, 1.001×]"},
+		{[2]float64{1.1003, 1.3}, 0.10, "[1.1003×, 1.30×]"},
+	} {
+		r := &result.CandidateResult{Verdict: result.VerdictNotFaster, Speedup: 1.1, CI: &tt.ci}
+		if got, want := ProgressLine(r, tt.minSpeedup), "not-faster 1.10× "+tt.want; got != want {
+			t.Errorf("ProgressLine(%v, %v) = %q, want %q", tt.ci, tt.minSpeedup, got, want)
+		}
+		if got, want := WatchLine(r, tt.minSpeedup), "tests pass · 1.10× "+tt.want+" not faster"; got != want {
+			t.Errorf("WatchLine(%v, %v) = %q, want %q", tt.ci, tt.minSpeedup, got, want)
+		}
+		if got := ciFor(&result.Report{MinSpeedup: tt.minSpeedup}, *r); got != tt.want {
+			t.Errorf("the report prints %v beside %v as %s, the lines as %s", tt.ci, tt.minSpeedup, got, tt.want)
+		}
 	}
 }
 
@@ -91,7 +118,7 @@ func TestWatchLine(t *testing.T) {
 			"same tree as HEAD: nothing to evaluate"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := WatchLine(&tt.c); got != tt.want {
+			if got := WatchLine(&tt.c, 0.05); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})

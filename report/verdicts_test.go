@@ -28,7 +28,7 @@ func TestReason_OverfitSuspect(t *testing.T) {
 			if !strings.Contains(reason, tt.want) {
 				t.Errorf("Reason %q; want it to contain %q", reason, tt.want)
 			}
-			line := benchText(&tt.c)
+			line := benchText(&tt.c, rep.MinSpeedup)
 			if !strings.Contains(line, string(tt.c.Verdict)) || strings.Contains(line, " faster [") {
 				t.Errorf("line %q; want the verdict, not faster", line)
 			}

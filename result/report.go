@@ -333,6 +333,10 @@ type Event struct {
 	// once: a reader that did not start the job (a daemon's client) learns
 	// it here.
 	Slots int
+	// MinSpeedup is, for EventJobStart, the job's --min-speedup: progress
+	// lines print an interval's bounds with the digits that show which
+	// side of 1+MinSpeedup they fall, as the report does.
+	MinSpeedup float64
 	// Since and AtBase are, for EventStuck, when the test started and how
 	// long it took at base. AtBase is, for EventBaseline, how long base's
 	// tests ran; for a cached outcome, how long the cached run took.

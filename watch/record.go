@@ -66,13 +66,13 @@ func (s *Session) emitReport(f *flight, res outcome) {
 		var msg string
 		switch {
 		case state == "interrupted" && c.Verdict != evaluator.VerdictPending:
-			msg = cut(f) + "; so far: " + report.WatchLine(c)
+			msg = cut(f) + "; so far: " + report.WatchLine(c, rep.MinSpeedup)
 		case state == "interrupted":
 			msg = cut(f)
 		case state == "failed" && c.Verdict == evaluator.VerdictPending:
 			msg = fmt.Sprintf("evaluate: %v", res.err)
 		default:
-			msg = report.WatchLine(c)
+			msg = report.WatchLine(c, rep.MinSpeedup)
 		}
 		if len(rep.Candidates) > 1 || f.w.key != "tree" {
 			msg = c.Name + ": " + msg
@@ -116,7 +116,7 @@ func (s *Session) tested(f *flight, c *evaluator.CandidateResult) {
 	if f.w.refine {
 		return // said by the quick verdict already
 	}
-	msg := report.WatchLine(c) + " · measuring speed…"
+	msg := report.WatchLine(c, 0) + " · measuring speed…" // tests only: no interval to print
 	if f.w.key != "tree" {
 		msg = c.Name + ": " + msg
 	}
