@@ -14,8 +14,8 @@ import (
 )
 
 // TestApply_AlteredKeptChange edits a candidate's kept change after the job,
-// as a hostile test could have, and checks that apply refuses it and leaves
-// the working tree alone; the untouched change of another candidate applies.
+// as a hostile test could have. It checks that apply refuses it and leaves
+// the working tree alone. The untouched change of another candidate applies.
 func TestApply_AlteredKeptChange(t *testing.T) {
 	repo, _ := newShellRepo(t, 0)
 	cands := filepath.Join(t.TempDir(), "c.jsonl")
@@ -50,11 +50,11 @@ func TestApply_AlteredKeptChange(t *testing.T) {
 	}
 }
 
-// TestApply_ForgedKeptChangeAndStore performs the attack of issue 33 item
-// 6. After the job, the kept change of good and its content id in the store
-// are both rewritten to code that was never evaluated, so that they agree.
-// apply refuses, because the kept change's seal no longer checks out, and
-// the repo stays as it was.
+// TestApply_ForgedKeptChangeAndStore performs the attack of item 6 of
+// issue 33. After the job, the kept change of good and its content id in
+// the store are both rewritten to code that was never evaluated, so that
+// they agree. Apply refuses, because the kept change's seal no longer
+// checks out, and the repo stays as it was.
 func TestApply_ForgedKeptChangeAndStore(t *testing.T) {
 	ctx := context.Background()
 	repo, _ := newShellRepo(t, 0)

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestRun_ResultCache runs the same job through the CLI again: the repeat
+// TestRun_ResultCache runs the same job through the CLI again. The repeat
 // reuses every candidate's test outcome, and its JSON and text reports say
-// from which job; --no-cache runs everything again; the user's repository
+// from which job. --no-cache runs everything again. The user's repository
 // is untouched throughout.
 func TestRun_ResultCache(t *testing.T) {
 	repo, cands := newShellRepo(t, 0)

@@ -46,7 +46,7 @@ func ciRepo(t *testing.T, speed, ok string) (repo, base, head string) {
 }
 
 // TestCI_GitHub runs optimizer ci end to end as a GitHub Actions
-// pull_request job would: a faster head passes, a slower head fails the
+// pull_request job would. A faster head passes, a slower head fails the
 // gate with 3, and a head whose tests fail exits 4. Each writes the step
 // summary, the comment and the artifact directory, and leaves the
 // repository as it was. The job's branches come from GITHUB_BASE_REF and

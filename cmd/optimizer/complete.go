@@ -12,9 +12,9 @@ import (
 // completeTimeout bounds reading the store for a completion.
 const completeTimeout = 2 * time.Second
 
-// completeJobs completes a JOB argument with the ids of the latest jobs in
-// the store of the repository --repo names, newest first, with each one's
-// kind, state and winner as its description. It never creates a store.
+// completeJobs completes a JOB argument with the ids of the latest jobs,
+// newest first, from the store of the repository --repo names. Each one's
+// kind, state and winner are its description. It never creates a store.
 func completeJobs(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp

@@ -9,11 +9,11 @@ import (
 	"testing"
 )
 
-// TestDaemon_ClientPATH: a daemon whose PATH lacks the tool that the test
-// command runs, and a client whose PATH has it (as under the example
-// systemd unit, without /usr/local/go/bin): the job runs with the client's
-// PATH and its tests pass. A variable outside the default list reaches the
-// job only when --env names it.
+// TestDaemon_ClientPATH: a daemon's PATH lacks the tool that the test
+// command runs, and a client's PATH has it. That is the case under the
+// example systemd unit, without /usr/local/go/bin. The job runs with the
+// client's PATH and its tests pass. A variable outside the default list
+// reaches the job only when --env names it.
 func TestDaemon_ClientPATH(t *testing.T) {
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main
 	if err != nil {

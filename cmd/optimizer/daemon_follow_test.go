@@ -83,9 +83,9 @@ func (r *followRun) waitStderr(t *testing.T, want string) {
 
 // TestDaemonKill9_FollowingClient kills the daemon with SIGKILL in a
 // candidate's tests while optimizer run follows the job, then starts
-// another. The client says the daemon went away and that it retries,
-// resumes once the daemon answers, and prints the report the daemon has
-// for the job, with the exit code of a run that was never cut.
+// another. The client says the daemon went away and that it retries, and
+// resumes once the daemon answers. It prints the report the daemon has for
+// the job, with the exit code of a run that was never cut.
 func TestDaemonKill9_FollowingClient(t *testing.T) {
 	testenv.Long(t)
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main

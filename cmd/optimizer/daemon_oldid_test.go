@@ -13,7 +13,7 @@ import (
 )
 
 // TestShow_OldDaemonID: a job of an older daemon had a queue id (d2026...)
-// apart from its run's id in the repository's store. optimizer show takes
+// apart from its run's id in the repository's store. The show command takes
 // either, asking the daemon for the run of the first.
 func TestShow_OldDaemonID(t *testing.T) {
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main

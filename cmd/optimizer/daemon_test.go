@@ -85,10 +85,10 @@ func verdictsOf(t *testing.T, out string) map[string]string {
 	return m
 }
 
-// TestRun_ThroughDaemon: with a daemon on the socket, optimizer run
-// submits to it and prints the same report, with the same exit code, and
-// progress lines with an ETA, as --no-daemon; the user's repository is
-// untouched either way.
+// TestRun_ThroughDaemon: with a daemon on the socket, optimizer run submits
+// to it. It prints the same report, with the same exit code, and progress
+// lines with an ETA, as --no-daemon. The user's repository is untouched
+// either way.
 func TestRun_ThroughDaemon(t *testing.T) {
 	repo, cands := newShellRepo(t, 1)
 	before := snapshot(t, repo)
@@ -146,9 +146,9 @@ func TestRun_ThroughDaemon(t *testing.T) {
 	}
 }
 
-// TestRun_ThroughDaemonRefused: a daemon started with the defaults
-// refuses a run that asks for what its policy does not allow; the message
-// names the daemon's flag and the way to run in this process instead.
+// TestRun_ThroughDaemonRefused: a daemon started with the defaults refuses
+// a run that asks for what its policy does not allow. The message names the
+// daemon's flag and the way to run in this process instead.
 func TestRun_ThroughDaemonRefused(t *testing.T) {
 	repo, cands := newShellRepo(t, 0)
 	sock := startPolicyDaemon(t, daemon.Policy{})
@@ -204,7 +204,7 @@ func TestRun_ThroughDaemonBench(t *testing.T) {
 }
 
 // TestWatch_ThroughDaemon: with a daemon on the socket, each save is a job
-// of the watch's session there; a newer save cancels the older one's job
+// of the watch's session there. A newer save cancels the older one's job
 // (its test killed), and the lines are the same as in-process.
 func TestWatch_ThroughDaemon(t *testing.T) {
 	repo := newWatchRepo(t)
@@ -248,7 +248,7 @@ func TestWatch_ThroughDaemon(t *testing.T) {
 }
 
 // TestRun_ThroughDaemonInterrupted: Ctrl-C on a run that went to a daemon
-// cancels its job there: the test process is killed, the job is cancelled,
+// cancels its job there. The test process is killed, the job is cancelled,
 // and the run exits as an interrupted in-process run does.
 func TestRun_ThroughDaemonInterrupted(t *testing.T) {
 	repo, _ := newShellRepo(t, 0)

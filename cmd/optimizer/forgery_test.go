@@ -70,7 +70,7 @@ func tinyFS(t *testing.T, size string) string {
 }
 
 // TestStoreFull fills the store's disk while the job runs (the test command
-// does it, after the job is recorded): the run still prints its report, but
+// does it, after the job is recorded). The run still prints its report, but
 // warns that the store could not record it and exits 1.
 func TestStoreFull(t *testing.T) {
 	fs := tinyFS(t, "2m")
@@ -94,8 +94,8 @@ test "$(cat ok)" = yes
 }
 
 // TestOversubscribedTimeouts runs more slots than CPUs, with a test that
-// passes alone but runs past --timeout when another test holds its lock:
-// every candidate that timed out is re-run alone, and passes; the run warns
+// passes alone but runs past --timeout when another test holds its lock.
+// Every candidate that timed out is re-run alone, and passes. The run warns
 // that timeouts mean less.
 func TestOversubscribedTimeouts(t *testing.T) {
 	testenv.Once(t)
@@ -146,9 +146,9 @@ test "$(cat ok)" = yes
 }
 
 // TestPIDReuse kills an optimizer mid-job, then has an unrelated process
-// take its PID (through ns_last_pid, as root): the job is still found dead
-// and shown interrupted, since its owner's start time was recorded with
-// its PID.
+// take its PID (through ns_last_pid, as root). The job is still found dead
+// and shown interrupted, since its owner's start time was recorded with its
+// PID.
 func TestPIDReuse(t *testing.T) {
 	testenv.Once(t)
 	if os.Geteuid() != 0 {
@@ -255,7 +255,7 @@ test "$(cat ok)" = yes
 }
 
 // TestStoreInWords points --db at a directory, a store on a read-only file
-// system and a full disk: each says what is wrong in words, and history
+// system and a full disk. Each says what is wrong in words, and history
 // still reads the read-only store.
 func TestStoreInWords(t *testing.T) {
 	repo, cands := newTinyRepo(t, "test \"$(cat ok)\" = yes\n", 1)
@@ -292,7 +292,7 @@ func TestStoreInWords(t *testing.T) {
 	})
 }
 
-// TestFewerSlots makes every git worktree add after the first fail: the job
+// TestFewerSlots makes every git worktree add after the first fail. The job
 // runs on the one slot it has, and its report says 1 slot, not the 2 asked
 // for, with a warning.
 func TestFewerSlots(t *testing.T) {

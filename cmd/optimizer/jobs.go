@@ -38,9 +38,10 @@ func (o storeOptions) open(ctx context.Context) (*store.DB, gitcmd.Repo, error) 
 	return db, r, o.ciHint(r, err)
 }
 
-// ciHint adds to a store.ErrNoJobs, when --db is not given and optimizer
-// ci's store is found beside the repository or here, where ci keeps its
-// jobs: apart from the repository's store, in --out (optimizer-ci).
+// ciHint adds a hint to a store.ErrNoJobs when --db is not given and
+// optimizer ci's store is found beside the repository or here. The hint
+// says where ci keeps its jobs: apart from the repository's store, in --out
+// (optimizer-ci).
 func (o storeOptions) ciHint(r gitcmd.Repo, err error) error {
 	if o.DB != "" || !errors.Is(err, store.ErrNoJobs) {
 		return err
@@ -85,8 +86,8 @@ func (o storeOptions) jobReport(ctx context.Context, id string) (*evaluator.Repo
 }
 
 // daemonRunID is the run id a daemon's job id stands for, when a daemon
-// answers and knows it: a job of an older daemon had an id of its own
-// (d2026...) apart from its run's. "" otherwise.
+// answers and knows it, and "" otherwise. A job of an older daemon had an
+// id of its own (d2026...) apart from its run's.
 func daemonRunID(ctx context.Context, id string) string {
 	c := daemonClient(ctx, "")
 	if id == "" || c == nil {

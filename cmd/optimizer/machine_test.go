@@ -17,9 +17,9 @@ import (
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// noisyBench is a bench command whose one metric is drawn at random over
-// a range so wide that no verdict settles in a few pairs: a candidate then
-// takes every pair its budget allows.
+// noisyBench is a bench command whose one metric is drawn at random over a
+// wide range. No verdict settles in a few pairs, so a candidate takes every
+// pair its budget allows.
 const noisyBench = `echo "BenchmarkNoise 1 $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') ns/op"`
 
 // holdMachine holds the machine lock in dir from a pool of this process on a
@@ -118,9 +118,9 @@ func startOptimizer(t *testing.T, tmp, waitFor string, args ...string) (line str
 	}
 }
 
-// TestRun_WaitsForTheMachine: a job that waits for the machine lock says,
-// on its progress lines and in -v, who holds it; and a benchmark's budget
-// and time start only once it holds the machine, the wait being reported
+// TestRun_WaitsForTheMachine: a job that waits for the machine lock says
+// who holds it, on its progress lines and in -v. A benchmark's budget and
+// time start only once it holds the machine, and the wait is reported
 // apart.
 func TestRun_WaitsForTheMachine(t *testing.T) {
 	testenv.Long(t)

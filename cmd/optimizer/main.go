@@ -1,9 +1,9 @@
 // Command optimizer evaluates candidate changes to a git repository: which
 // are correct, which are really faster, and why. See DESIGN.md.
 //
-// Flags and optimizer.toml stop here: this package turns them into
-// evaluator.Options, wires the store, the slot pool and the evaluator
-// together, owns the terminal (progress and reports) and maps errors to
+// Flags and optimizer.toml stop here. This package turns them into
+// evaluator.Options and wires the store, the slot pool and the evaluator
+// together. It owns the terminal (progress and reports) and maps errors to
 // exit codes.
 package main
 

@@ -96,9 +96,9 @@ func socketOf(c *client.Client) string {
 	return c.Socket()
 }
 
-// privateDaemon starts a daemon in this process on a socket in a private
-// temporary directory, which also holds its queue, and returns a client
-// of it. stop ends it, waits, and removes the directory.
+// privateDaemon starts a daemon in this process and returns a client of it.
+// Its socket and queue are in a private temporary directory. stop ends it,
+// waits, and removes the directory.
 func privateDaemon(ctx context.Context, policy daemon.Policy, logger *slog.Logger) (*client.Client, func(), error) {
 	dir, err := os.MkdirTemp("", "optimizer-mcp-")
 	if err != nil {

@@ -258,9 +258,9 @@ func TestMCP_TypeScriptHTTP(t *testing.T) {
 }
 
 // TestMCP_AgentExample: the server configuration in examples/agents starts
-// optimizer mcp, which the Go SDK's client reaches over stdio from the
-// repository's directory, as an agent started there would; and the skill
-// beside it names only tools the server has.
+// optimizer mcp. The Go SDK's client reaches it over stdio from the
+// repository's directory, as an agent started there would. The skill beside
+// it names only tools the server has.
 func TestMCP_AgentExample(t *testing.T) {
 	bin, err := exec.LookPath("optimizer") // the test binary, set up by testscript.Main
 	if err != nil {

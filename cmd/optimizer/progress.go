@@ -8,8 +8,8 @@ import (
 )
 
 // showBars says whether a job's progress on w is drawn as bars
-// (progress.Bars): on a terminal, and not with -v, whose log lines would
-// tear them; elsewhere it is plain lines.
+// (progress.Bars). It is on a terminal, and not with -v, whose log lines
+// would tear them. Elsewhere it is plain lines.
 func showBars(w io.Writer, verbose bool) bool { return !verbose && isTerminal(w) }
 
 // isTerminal reports whether w is a terminal.

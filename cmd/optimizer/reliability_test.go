@@ -32,11 +32,11 @@ import (
 // wait to be killed with the optimizer.
 
 // shellFixture is a language-neutral repository: its test checks a file,
-// its bench sleeps for as long as another file says. Both can stop at a
+// and its bench sleeps for as long as another file says. Both can stop at a
 // kill point, in the base or the candidate ("cand" exists in candidates).
-// Base sleeps 0.1 s: a sample's own cost (bwrap, sh, sleep) was 40-45 ms in
-// CI while other packages' tests ran beside it, which made base's 30 ms
-// against fast's 5 ms 1.29x [1.04x, 1.58x] and left no winner.
+// Base sleeps 0.1 s. A sample's own cost (bwrap, sh, sleep) was 40-45 ms in
+// CI while other packages' tests ran beside it. With base at 30 ms against
+// fast's 5 ms, that made fast 1.29x [1.04x, 1.58x] and left no winner.
 var shellFixture = map[string]string{
 	"ok":        "yes\n",
 	"speed":     "0.1\n",

@@ -128,8 +128,8 @@ func runJob(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 }
 
 // endRun prints a run's report, in-process or from a daemon, and turns how
-// it ended into run's error: interrupted (stopped says what became of the
-// job), the job's error, or the regression gate.
+// it ended into run's error. That is an interruption (stopped says what
+// became of the job), the job's error, or the regression gate.
 func endRun(ctx context.Context, o runOptions, rep *evaluator.Report, err error, stdout io.Writer, stopped string) error {
 	if rep != nil {
 		if werr := report.Write(stdout, rep, o.Format); werr != nil && err == nil {
@@ -206,10 +206,9 @@ func warnDirty(ctx context.Context, r gitcmd.Repo, o runOptions, base string, st
 		report.ListSome(files, 3), o.Base, report.ShortHash(base))
 }
 
-// executeJob opens the store and the pool, evaluates plan's candidates and
-// hands the report to finish while the pool is still open, so that the
-// report is out before the slots are removed. finish's error is
-// executeJob's.
+// executeJob opens the store and the pool, evaluates plan's candidates, and
+// hands the report to finish while the pool is still open. So the report is
+// out before the slots are removed. finish's error is executeJob's.
 func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Writer, finish func(*evaluator.Report, error) error) error {
 	r, base := plan.repo, plan.base
 	m := machine.Read()
@@ -245,8 +244,8 @@ type jobWork struct {
 	close  func() // removes or keeps the slots, then closes the store
 }
 
-// openWork checks that --sandbox on can be had, says what the job is
-// (header), and opens the store and a pool of n slots at base
+// openWork checks that --sandbox on can be had, and says what the job is
+// (header). It opens the store and a pool of n slots at base
 // (evaluator.OpenWork). run, ci, optimize and bench all open their work
 // here.
 func openWork(ctx context.Context, o runOptions, r gitcmd.Repo, base string, n int, stderr io.Writer, header func()) (*jobWork, error) {

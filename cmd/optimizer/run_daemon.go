@@ -29,10 +29,10 @@ func (o runOptions) onDaemon(ctx context.Context) *client.Client {
 	return daemonClient(ctx, o.Socket)
 }
 
-// jobRequest is the daemon's request for the job o describes: the spec an
-// in-process job is made from (config.Run.Spec), with the candidates by
-// path and ref for the daemon to load, and the daemon's slots unless -j
-// says how many.
+// jobRequest is the daemon's request for the job o describes. It holds the
+// spec an in-process job is made from (config.Run.Spec), and the candidates
+// by path and ref for the daemon to load. The daemon's slots are used
+// unless -j says how many.
 func (o runOptions) jobRequest(plan jobPlan) (api.JobRequest, error) {
 	parallel := 0 // the daemon's budget
 	if o.Parallel == 0 {

@@ -64,9 +64,9 @@ func TestTwoProcessesOneRepo(t *testing.T) {
 		cmds[i] = exec.Command(bin, "--repo", repo, "--candidates", cands, "-j", "3", "--format", "json",
 			"--test", "sh test.sh", "--bench", "sh bench.sh", "--no-profile", "--max-pairs", "8", "--timeout", "2m",
 			// A sandbox adds ~10 ms (more under this load) to each sample of
-			// both sides, which pulls fast's 30 ms / 5 ms sleeps toward 1x
-			// and, with two jobs at once, within 8 pairs, can leave it
-			// not-faster. This test is about two processes; see docs/speed.md.
+			// both sides. That pulls fast's 30 ms / 5 ms sleeps toward 1x, and
+			// with two jobs at once, within 8 pairs, can leave it not-faster.
+			// This test is about two processes; see docs/speed.md.
 			"--sandbox", "off")
 		cmds[i].Stdout = &outs[i]
 		cmds[i].Stderr = &errs[i]
@@ -161,9 +161,9 @@ func TestBadCandidates(t *testing.T) {
 	outsideBefore := listTree(t, outside)
 	parentBefore := listTree(t, filepath.Dir(repo))
 
-	// No benchmark: the point is which candidates are refused, and good's
-	// speed under a busy machine's load (20 on 2 CPUs left it not-faster
-	// even at 20 pairs) is no part of it.
+	// No benchmark: the point is which candidates are refused. Good's speed
+	// under a busy machine's load is no part of it: 20 on 2 CPUs left it
+	// not-faster even at 20 pairs.
 	out := runOK(t, exitOK, "--repo", repo, "--candidates", cands, "-j", "2", "--format", "json",
 		"--test", "sh test.sh", "--bench", "none")
 	rep := decodeJSONReport(t, out)

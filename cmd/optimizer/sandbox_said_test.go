@@ -128,8 +128,8 @@ func BenchmarkSum(b *testing.B) {
 }
 
 // TestBench_DataDirAndAllSkipped: a --bench-arg data directory under
-// $TMPDIR, which the sandbox hides, is shown read-only inside, so the
-// benchmark is measured sandboxed; a job whose benchmarks all skip (no data
+// $TMPDIR, which the sandbox hides, is shown read-only inside. So the
+// benchmark is measured sandboxed. A job whose benchmarks all skip (no data
 // directory at all) fails with a message, not a pass.
 func TestBench_DataDirAndAllSkipped(t *testing.T) {
 	testenv.Once(t)

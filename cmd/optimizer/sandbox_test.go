@@ -20,8 +20,9 @@ import (
 
 // hostile is a candidate whose test attacks the machine, and a check of
 // whether the attack did harm. A test script exits 1 when it saw from inside
-// that its attack worked, 3 when its own precondition failed (so that a
-// script that could not even try never counts as stopped), and 0 otherwise.
+// that its attack worked, and 0 otherwise. It exits 3 when its own
+// precondition failed, so that a script that could not even try never counts
+// as stopped.
 type hostile struct {
 	name   string
 	script string // {{REPO}} {{HOME}} {{PORT}} {{LOCK}} {{MARK}} are filled in
@@ -60,8 +61,9 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // hostiles are the attacks of issue 21, one candidate each. A plain setsid
 // double fork is not here. Unsandboxed, the pool's hunt for processes
-// tagged with the slot kills it when the slot is reset, so it does no harm
-// a job can see. proc's TestSandbox_NoSurvivor shows the sandbox kills it.
+// tagged with the slot kills it when the slot is reset. So it does no harm
+// a job can see. In proc, TestSandbox_NoSurvivor shows the sandbox kills
+// it.
 var hostiles = []hostile{
 	{"WriteRepoAbsolute", `echo pwned > {{REPO}}/planted-abs`,
 		func(t *testing.T, h *hostileRun) bool { return fileExists(filepath.Join(h.repo, "planted-abs")) }},
@@ -151,9 +153,10 @@ func survivors(mark string) bool {
 }
 
 // TestSandbox_Hostile runs every hostile candidate in one job without the
-// sandbox, where each must do its harm (so each check can fail), and in one
-// job with it, where none may. A benign candidate's kept change must apply
-// as evaluated, or be refused: never apply altered.
+// sandbox, where each must do its harm, so each check can fail. It runs
+// them again in one job with the sandbox, where none may. A benign
+// candidate's kept change must apply as evaluated, or be refused: never
+// apply altered.
 func TestSandbox_Hostile(t *testing.T) {
 	testenv.Once(t)
 	if err := proc.SandboxAvailable(); err != nil {

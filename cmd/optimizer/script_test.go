@@ -18,7 +18,7 @@ import (
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
-// TestMain runs the tests off the machine's lock and daemon socket: a daemon
+// TestMain runs the tests off the machine's lock and daemon socket. A daemon
 // the developer runs must not take the tests' jobs, and the tests that want
 // one start their own. Scripts get $WORK/.tmp as TMPDIR from testscript.
 func TestMain(m *testing.M) {

@@ -17,9 +17,9 @@ import (
 )
 
 // shardCandidates is a JSONL candidate set for shellFixture with every kind
-// of outcome: a winner, a faster one, a slower one, a failing test, a test
-// that runs past --timeout, a patch that does not apply, a duplicate of the
-// winner and one of base.
+// of outcome. It has a winner, a faster one, a slower one, a failing test,
+// and a test that runs past --timeout. It also has a patch that does not
+// apply, a duplicate of the winner and one of base.
 const shardCandidates = `{"name": "fast", "files": {"cand": "1\n", "speed": "0.005\n"}}
 {"name": "faster", "files": {"cand": "2\n", "speed": "0.012\n"}}
 {"name": "slowpoke", "files": {"cand": "3\n", "speed": "0.5\n"}}
@@ -164,8 +164,8 @@ func slicesReverse(s []string) {
 }
 
 // runShards runs shards 1..n of the job at once, each in its own process,
-// with its own clone of repo (as on machines of their own), pool and store,
-// and returns the stores.
+// and returns the stores. Each has its own clone of repo (as on machines of
+// their own), pool and store.
 func runShards(t *testing.T, bin, repo, cands, dir string, n int) []string {
 	t.Helper()
 	stores := make([]string, n)

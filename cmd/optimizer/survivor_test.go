@@ -55,12 +55,12 @@ done` + "`" + `
 }
 `
 
-// TestSurvivorPoisoning is issue 33's attack on the benchmarks: a hostile
+// TestSurvivorPoisoning is issue 33's attack on the benchmarks. A hostile
 // candidate's code leaves a survivor that keeps rewriting its sibling slots,
 // and a README-only candidate would then be reported faster. With the
-// process group alone killed (the control) the attack works; with the
-// containment Run has (a cgroup or a subreaper) the README-only candidate
-// is not-faster at -j 1, 2 and 4, and with bwrap at -j 2.
+// process group alone killed (the control) the attack works. With the
+// containment Run has (a cgroup or a subreaper), the README-only candidate
+// is not-faster at -j 1, 2 and 4. So it is with bwrap at -j 2.
 func TestSurvivorPoisoning(t *testing.T) {
 	testenv.Once(t)
 	dir := t.TempDir()

@@ -534,7 +534,7 @@ func TestWatch_Usage(t *testing.T) {
 }
 
 // TestWatch_PrunesArtifacts: a long session keeps the artifacts of only its
-// last few evaluations without a winner; apply of an older one says why it
+// last few evaluations without a winner. Apply of an older one says why it
 // cannot, and the store keeps every job.
 func TestWatch_PrunesArtifacts(t *testing.T) {
 	repo := newWatchRepo(t)
@@ -585,8 +585,8 @@ func TestWatch_PrunesArtifacts(t *testing.T) {
 // TestWatch_OwnAndEditorFiles: some files are neither triggers nor part of
 // the working tree evaluated. They are the README's layout (optimizer.toml
 // and a candidates folder at the root), optimizer's own .optimizer* files,
-// and editors' temporary files: sed -i's sedXXXXXX, vim's swap files and
-// 4913, emacs' lock and backup files.
+// and editors' temporary files. Those are sed -i's sedXXXXXX, vim's swap
+// files and 4913, and emacs' lock and backup files.
 func TestWatch_OwnAndEditorFiles(t *testing.T) {
 	repo := newWatchRepo(t)
 	cands := filepath.Join(repo, "candidates")
@@ -641,9 +641,9 @@ func TestWatch_TestsFirst(t *testing.T) {
 	}
 }
 
-// TestWatch_Refines: a save's first speed verdict has a quick budget; when
-// it does not settle and no newer save comes, the same snapshot is
-// measured again with the whole --bench-budget, and said as refined.
+// TestWatch_Refines: a save's first speed verdict has a quick budget. When
+// it does not settle and no newer save comes, the same snapshot is measured
+// again with the whole --bench-budget. That is said as refined.
 func TestWatch_Refines(t *testing.T) {
 	repo := newWatchRepo(t)
 	o := shellWatch(t, repo, "sh test.sh")

@@ -15,10 +15,10 @@ import (
 	"github.com/optimizer-dev/optimizer/machine"
 )
 
-// Spec is the job spec of o's settings for a job at base in r on n slots
-// (0 lets a daemon choose), with environ's values of api.DefaultEnv and
-// --env, and the configuration recorded (Config). Every command that runs
-// a job, in this process or through a daemon, starts here.
+// Spec is the job spec of o's settings for a job at base in r on n slots (0
+// lets a daemon choose). It holds environ's values of api.DefaultEnv and
+// --env, and the configuration recorded (Config). Every command that runs a
+// job, in this process or through a daemon, starts here.
 func (o Run) Spec(r gitcmd.Repo, base string, n int, environ []string) jobspec.Spec {
 	return jobspec.Spec{
 		Test:                o.Test,
@@ -54,8 +54,8 @@ func (o Run) Spec(r gitcmd.Repo, base string, n int, environ []string) jobspec.S
 }
 
 // Options is the evaluator's options for a job of o's on n slots in the
-// repository r at base: its spec (Spec) as evaluator.OptionsOf reads it,
-// with what only a job in this process has.
+// repository r at base. It is o's spec (Spec) as evaluator.OptionsOf reads
+// it, with what only a job in this process has.
 func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
 	spec := o.Spec(r, base, n, os.Environ())
 	opts := evaluator.OptionsOf(spec)

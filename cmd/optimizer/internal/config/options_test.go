@@ -12,10 +12,10 @@ import (
 	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
-// TestRun_Options: the flags' forms become the spec's, as a daemon gets
-// it (the percentage as given, build flags with the tags, the environment
-// by name), and the evaluator's options made from that spec in this
-// process (a fraction, positive switches).
+// TestRun_Options: the flags' forms become the spec's, as a daemon gets it:
+// the percentage as given, build flags with the tags, the environment by
+// name. In this process the evaluator's options are made from that spec,
+// with a fraction and positive switches.
 func TestRun_Options(t *testing.T) {
 	o := Defaults()
 	o.MinSpeedup, o.Timeout, o.BenchBudget = 2.5, 90*time.Second, time.Minute
@@ -50,8 +50,8 @@ func TestRun_Options(t *testing.T) {
 }
 
 // TestRun_Config: the configuration recorded with a job is the settings by
-// their long names, -j's "auto" kept as a word, with the base, the slots
-// and the artifacts directory (which apply reads back); what is not a
+// their long names, with -j's "auto" kept as a word. It adds the base, the
+// slots and the artifacts directory (which apply reads back). What is not a
 // setting (the socket, the kind) is left out.
 func TestRun_Config(t *testing.T) {
 	o := Defaults()

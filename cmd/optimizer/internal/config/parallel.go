@@ -7,9 +7,9 @@ import (
 	"github.com/optimizer-dev/optimizer/machine"
 )
 
-// ParallelAuto is the value of -j when it was not given: CPUs-1, at least 1
-// (at least 2 on two or more CPUs for a test command other than go test),
-// lowered when free memory is short. See machine.Slots.
+// ParallelAuto is the value of -j when it was not given: CPUs-1, and at
+// least 1. It is at least 2 on two or more CPUs for a test command other
+// than go test, and lowered when free memory is short. See machine.Slots.
 const ParallelAuto Parallel = machine.SlotsAuto
 
 // Parallel is the value of -j: auto, or a number of slots (0 means one per

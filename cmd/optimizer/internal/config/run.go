@@ -22,8 +22,8 @@ const (
 )
 
 // Run is the settings of optimizer run, which watch, ci, optimize, bench
-// and demo share: its flags (Register), which optimizer.toml sets too
-// (Merge; a flag given on the command line wins). Its JSON form is the
+// and demo share. They are its flags (Register), which optimizer.toml sets
+// too (Merge; a flag given on the command line wins). Its JSON form is the
 // job's configuration as the store records it (Config).
 type Run struct {
 	Repo          string        `json:"repo"`

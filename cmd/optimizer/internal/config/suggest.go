@@ -16,11 +16,12 @@ func ClosestFlag(fs *pflag.FlagSet, name string) string {
 }
 
 // ClosestFlags are the names of the flags in fs that name most likely
-// mistypes, best first: at most two edits away from the whole name, or
-// from its start as long as name (--paralel for --parallel-candidates).
-// Only the flags at the smallest distance are kept; among them a whole
-// name comes before a start (--candidate: candidates, then candidate-ref).
-// At most three are returned. Hidden flags are never suggested.
+// mistypes, best first. A flag qualifies when it is at most two edits away
+// from the whole name, or from its start as long as name (--paralel for
+// --parallel-candidates). Only the flags at the smallest distance are kept.
+// Among them a whole name comes before a start (--candidate: candidates,
+// then candidate-ref). At most three are returned. Hidden flags are never
+// suggested.
 func ClosestFlags(fs *pflag.FlagSet, name string) []string {
 	type near struct {
 		name   string

@@ -47,10 +47,10 @@ func RefuseForWatch(changed func(flag string) bool) error {
 	return nil
 }
 
-// ForWatch makes o, merged and validated, watch's: the refused settings
-// dropped, a Markdown format refused when the command line gave it
-// (formatGiven) and plain text when optimizer.toml did, and every
-// --candidates a directory to watch.
+// ForWatch makes o, merged and validated, watch's. It drops the refused
+// settings and turns every --candidates into a directory to watch. A
+// Markdown format is refused when the command line gave it (formatGiven),
+// and becomes plain text when optimizer.toml did.
 func (o *Run) ForWatch(formatGiven bool) error {
 	o.Base, o.CandidateRefs, o.FailOnRegr = "HEAD", nil, false
 	if o.Format == FormatMarkdown {

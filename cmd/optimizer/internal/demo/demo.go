@@ -1,6 +1,6 @@
 // Package demo is what optimizer demo says and sets up around the job it
-// runs: its settings, the directory with the fixture repository and the
-// candidates (testdata.WriteDemo), and the text before and after the
+// runs. That is its settings, the directory with the fixture repository and
+// the candidates (testdata.WriteDemo), and the text before and after the
 // report. The job itself is the command's: optimizer run's, or optimize's
 // with --optimize.
 package demo
@@ -19,8 +19,8 @@ import (
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
-// The demo's settings: two slots, a timeout short enough for the hanging
-// candidate to fail quickly, and a benchmark budget that keeps the whole
+// The demo's settings: two slots, and a timeout short enough for the
+// hanging candidate to fail quickly. The benchmark budget keeps the whole
 // demo under a minute on two cores.
 const (
 	Parallel = 2

@@ -52,8 +52,8 @@ func TestDir_WriteIntro(t *testing.T) {
 }
 
 // TestWrite: without a directory, the demo goes to a temporary one that
-// Remove deletes unless it is kept; a given directory is kept, and one
-// that holds a demo already is refused.
+// Remove deletes unless it is kept. A given directory is kept, and one that
+// holds a demo already is refused.
 func TestWrite(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("TMPDIR", t.TempDir())
@@ -109,8 +109,8 @@ func demoReport(change func(map[string]*evaluator.CandidateResult)) *evaluator.R
 	return rep
 }
 
-// TestDir_Check: the demo passes when every verdict is as EXPECTED says,
-// and otherwise fails naming each one that differs and why; timeouts on a
+// TestDir_Check: the demo passes when every verdict is as EXPECTED says.
+// Otherwise it fails naming each one that differs and why. Timeouts on a
 // loaded machine are said to be that.
 func TestDir_Check(t *testing.T) {
 	d := Dir{Timeout: 15 * time.Second}
