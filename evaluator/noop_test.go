@@ -13,9 +13,10 @@ import (
 )
 
 // TestRun_NoOpsNeverWin judges the no-op candidate set (issue 36): a file
-// whose init() does file I/O, and padding that moves SumSquares's code, are
-// never faster nor the winner, on any benchmark; a real 2x change in the same
-// job is the winner. It measures whatever load the machine has.
+// that only imports net/http, a file whose init() does file I/O, SumSquares
+// moved to another file, and padding that moves its code are never faster
+// nor the winner, on any benchmark; a real 2x change in the same job is the
+// winner. It measures whatever load the machine has.
 func TestRun_NoOpsNeverWin(t *testing.T) {
 	testenv.Once(t) // builds and benchmarks three candidates: 40-70 s at load 3-9
 	h := newFixtureHarness(t)

@@ -51,7 +51,9 @@ var NoOp fs.FS = mustSub(noopFiles, "noop")
 // NoOpCandidates lists the no-op set with the verdict each must get. A
 // no-op must never be faster or the winner; twice must win.
 var NoOpCandidates = []DemoCandidate{
+	{"heavy", "heavy", "not-faster", "adds a file that only imports net/http, for its init work and size", ""},
 	{"initio", "initio", "not-faster", "adds a file whose init() writes, syncs and reads back 4 MiB", ""},
+	{"moved", "moved", "not-faster", "moves SumSquares, body unchanged, from sumsq.go to a new file", ""},
 	{"pad", "pad", "not-faster", "adds 48 functions that sort before SumSquares and move its code", ""},
 	{"twice", "twice", "winner", "x*x and strconv in place of math.Pow and fmt: about 2x faster", ""},
 }
