@@ -18,7 +18,7 @@ import (
 // nor the winner, on any benchmark; a real 2x change in the same job is the
 // winner. It measures whatever load the machine has.
 func TestRun_NoOpsNeverWin(t *testing.T) {
-	testenv.Once(t) // builds and benchmarks three candidates: 40-70 s at load 3-9
+	testenv.Once(t) // builds and benchmarks five candidates: 1-5 min, with the load
 	h := newFixtureHarness(t)
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, testdata.NoOp); err != nil {
@@ -38,6 +38,7 @@ func TestRun_NoOpsNeverWin(t *testing.T) {
 	for _, c := range rep.Candidates {
 		got[c.Name] = c
 		t.Logf("%s: %s %.3fx %v, %d pairs, faster on %v", c.Name, c.Verdict, c.Speedup, c.CI, c.Pairs, c.FasterOn)
+		logPairs(t, h, rep.Job, c.Name)
 	}
 	for _, want := range testdata.NoOpCandidates {
 		c, ok := got[want.Name]
@@ -49,5 +50,43 @@ func TestRun_NoOpsNeverWin(t *testing.T) {
 		case want.Verdict != "winner" && (c.Verdict == result.VerdictWinner || c.Verdict == result.VerdictFaster || len(c.FasterOn) > 0):
 			t.Errorf("%s (%s) is a no-op but was %s, faster on %v", want.Name, want.About, c.Verdict, c.FasterOn)
 		}
+	}
+}
+
+// logPairs logs a candidate's time pairs in measuring order: which side ran
+// first, both times, their ratio and the other work on the CPU, so that a
+// failure shows what the samples were.
+func logPairs(t *testing.T, h *harness, job, name string) {
+	rows, err := h.db.BenchSamples(context.Background(), job, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pair struct {
+		first      string
+		base, cand float64
+		other      [2]float64
+	}
+	pairs := map[int]*pair{}
+	var rounds []int
+	for _, r := range rows {
+		if r.Unit != "sec/op" {
+			continue
+		}
+		p := pairs[r.Round]
+		if p == nil {
+			p = &pair{first: r.Side}
+			pairs[r.Round] = p
+			rounds = append(rounds, r.Round)
+		}
+		if r.Side == "base" {
+			p.base, p.other[0] = r.Value, r.OtherCPU
+		} else {
+			p.cand, p.other[1] = r.Value, r.OtherCPU
+		}
+	}
+	for _, r := range rounds {
+		p := pairs[r]
+		t.Logf("  %s pair %d, %s first: base %.0f us, candidate %.0f us, %.2fx, other work %.2f/%.2f",
+			name, r, p.first, p.base*1e6, p.cand*1e6, p.base/p.cand, p.other[0], p.other[1])
 	}
 }
