@@ -41,42 +41,50 @@ func (j *job) watchMachine(ctx context.Context) (stop func()) {
 	wg.Go(func() {
 		tick := time.NewTicker(machinePoll)
 		defer tick.Stop()
-		said, saidAt := "", time.Time{}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-quit:
-				if said != "" {
-					j.log.Info("the machine is free")
-					j.emit(Event{Kind: EventWaiting})
-				}
-				return
-			case <-tick.C:
-			}
-			w, waiting := mw.MachineWait()
-			msg := ""
-			if waiting {
-				msg = "waiting for the machine: " + w.String()
-			}
-			changed := msg != said
-			if !changed && (msg == "" || time.Since(saidAt) < machineRepeat) {
-				continue
-			}
-			said, saidAt = msg, time.Now()
-			if msg == "" {
-				j.log.Info("the machine is free")
-			} else {
-				j.log.Info(msg, "lock", w.Lock, "since", w.Since)
-				if changed { // the store keeps each change, not each repeat
-					j.event(ctx, "machine-wait", "", msg)
-				}
-			}
-			j.emit(Event{Kind: EventWaiting, Message: msg})
-		}
+		j.sayWaits(ctx, mw, tick.C, quit)
 	})
 	return func() {
 		close(quit)
 		wg.Wait()
+	}
+}
+
+// sayWaits asks mw at each tick whether the job waits for the machine, and
+// says so as watchMachine tells, until ctx ends or quit closes. The time is
+// each tick's, so a test's ticks are its clock.
+func (j *job) sayWaits(ctx context.Context, mw machineWaiter, tick <-chan time.Time, quit <-chan struct{}) {
+	var said string
+	var saidAt, now time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-quit:
+			if said != "" {
+				j.log.Info("the machine is free")
+				j.emit(Event{Kind: EventWaiting})
+			}
+			return
+		case now = <-tick:
+		}
+		w, waiting := mw.MachineWait()
+		msg := ""
+		if waiting {
+			msg = "waiting for the machine: " + w.String()
+		}
+		changed := msg != said
+		if !changed && (msg == "" || now.Sub(saidAt) < machineRepeat) {
+			continue
+		}
+		said, saidAt = msg, now
+		if msg == "" {
+			j.log.Info("the machine is free")
+		} else {
+			j.log.Info(msg, "lock", w.Lock, "since", w.Since)
+			if changed { // the store keeps each change, not each repeat
+				j.event(ctx, "machine-wait", "", msg)
+			}
+		}
+		j.emit(Event{Kind: EventWaiting, Message: msg})
 	}
 }

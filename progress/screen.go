@@ -72,18 +72,24 @@ func (s *Screen) Report(rep *result.Report) {
 }
 
 // Progress shows an event of w, the evaluation in flight, that tr tracks: a
-// status line on a terminal, or when Verbose the plain progress lines. A
-// nil tr shows nothing.
+// status line on a terminal, or when Verbose the plain progress lines.
+// Elsewhere, with no status line, a wait for the machine still gets its
+// line on Err, each time the job says it (at least every 30 s while it
+// lasts): output piped to a file shows why nothing happens. A nil tr shows
+// nothing.
 func (s *Screen) Progress(tr *Tracker, w *watch.Work, e result.Event) {
 	if tr == nil {
 		return
 	}
 	line := tr.Line(e)
-	if s.Verbose {
+	switch {
+	case s.Verbose:
 		if line != "" {
 			fmt.Fprintln(s.Err, line)
 		}
 		return
+	case !s.TTY && e.Kind == result.EventWaiting && line != "":
+		fmt.Fprintln(s.Err, w.Subject()+": "+line)
 	}
 	s.showStatus(tr, w)
 }

@@ -77,6 +77,33 @@ func TestScreen_Progress(t *testing.T) {
 	}
 }
 
+// TestScreen_WaitsPiped: with no terminal and no Verbose, nothing but a
+// wait for the machine is printed, on Err, each time it is said, and its
+// end.
+func TestScreen_WaitsPiped(t *testing.T) {
+	var out, errw strings.Builder
+	s := &Screen{Out: &out, Err: &errw}
+	tr := NewTracker(time.Now, nil)
+	w := &watch.Work{}
+	msg := "waiting for the machine: optimizer pid 12 is benchmarking /src/r, since 12:03"
+	for _, e := range []result.Event{
+		{Kind: result.EventJobStart, Total: 1, Message: "job1"},
+		{Kind: result.EventPhase, Phase: "benchmark"},
+		{Kind: result.EventWaiting, Message: msg},
+		{Kind: result.EventWaiting, Message: msg}, // said again 30 s on
+		{Kind: result.EventWaiting},
+	} {
+		s.Progress(tr, w, e)
+	}
+	line := w.Subject() + ": [0/1] " + msg + "\n"
+	if got, want := errw.String(), line+line+w.Subject()+": the machine is free\n"; got != want {
+		t.Errorf("err = %q, want %q", got, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("out = %q, want nothing", out.String())
+	}
+}
+
 // TestScreen_Show: the session's callbacks drive the screen. A start shows
 // a status with the work's subject, and its events track the work with
 // package eta's estimator. A line erases the status. Only Verbose prints
