@@ -15,9 +15,9 @@ import (
 // Limits of what the broker keeps for replay.
 const (
 	// MaxJobEvents bounds the events kept in memory per job, and those a
-	// stream replays from the store; past it a job's oldest events are
-	// dropped from memory (a reader resuming from before them reads them
-	// from the store).
+	// stream replays from the store. Past it a job's oldest events are
+	// dropped from memory. A reader resuming from before them reads them
+	// from the store.
 	MaxJobEvents = 20000
 	// KeptEndedJobs is how many ended jobs keep their events in memory;
 	// older ones are read from the store when asked for.
@@ -210,13 +210,13 @@ func (b *Broker) Publish(e api.Event) api.Event {
 }
 
 // Subscribe returns the events of job (every job, for "") with a sequence
-// number above lastEventID: first those the broker holds or the store
+// number above lastEventID. First come those the broker holds or the store
 // has, then new ones as they are published. The channel is closed when ctx
-// ends, after a job's api.EventEnded has been sent (for a job's stream),
-// or when the reader falls too far behind. A reader then resumes by
-// subscribing again with the last Seq it read. A job that neither the
-// broker nor the store has events of is ErrUnknownJob: the caller checks
-// the queue for it.
+// ends, or after a job's api.EventEnded has been sent (for a job's stream).
+// It is also closed when the reader falls too far behind. A reader then
+// resumes by subscribing again with the last Seq it read. A job that
+// neither the broker nor the store has events of is ErrUnknownJob: the
+// caller checks the queue for it.
 func (b *Broker) Subscribe(ctx context.Context, job string, lastEventID uint64) (<-chan api.Event, error) {
 	b.mu.Lock()
 	var replay []api.Event

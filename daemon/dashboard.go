@@ -39,9 +39,10 @@ func (s *Server) mountDashboard() error {
 	return nil
 }
 
-// dashSource is the dashboard's view of the server: the queue's jobs with
-// their progress, their reports, the samples in each repository's store,
-// the candidates' changes as submitted, and the broker's events.
+// dashSource is the dashboard's view of the server. It holds the queue's
+// jobs with their progress and their reports, and the samples in each
+// repository's store. It also holds the candidates' changes as submitted,
+// and the broker's events.
 type dashSource struct{ s *Server }
 
 var _ dashboard.Source = dashSource{}
@@ -199,7 +200,7 @@ func (d dashSource) Commits(ctx context.Context, repo string, commits []string) 
 }
 
 // repo is the repository of the queue's latest job on repo, as its request
-// recorded it: the dashboard's ?path= only selects among the queue's
+// recorded it. The dashboard's ?path= only selects among the queue's
 // repositories, and git never runs anywhere else.
 func (d dashSource) repo(ctx context.Context, repo string) (gitcmd.Repo, error) {
 	rows, err := d.s.db.QueuedJobs(ctx, store.QueueFilter{Repo: repo, Limit: 1})

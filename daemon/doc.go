@@ -28,10 +28,10 @@
 //
 // At start, Run kills what a killed daemon's jobs left running
 // (proc.KillOrphans). It puts every job the queue still has as running back
-// in the queue: the job runs again from the start, and its interrupted run
+// in the queue. The job runs again from the start, and its interrupted run
 // stays in the repository's store as interrupted. It adopts the slots a
 // previous daemon kept warm. On SIGTERM (ctx's end) it cancels running
-// jobs, which the evaluator records as interrupted, and leaves them to the
+// jobs, which the evaluator records as interrupted. It leaves them to the
 // next start in the same way.
 //
 // # In-process use

@@ -66,10 +66,10 @@ func eventList(evs []api.Event) string {
 	return s
 }
 
-// TestBroker_EventsSurviveRestart: a job's events are kept with it. After
-// a restart, the stream of a job that finished before it replays the real
-// events, not a made-up end, and a stream resumed with an id from before
-// the restart gives exactly what followed that id.
+// TestBroker_EventsSurviveRestart: a job's events are kept with it. After a
+// restart, the stream of a job that finished before it replays the real
+// events, not a made-up end. A stream resumed with an id from before the
+// restart gives exactly what followed that id.
 func TestBroker_EventsSurviveRestart(t *testing.T) {
 	repo := shellRepo(t)
 	d := newRestartable(t)

@@ -7,9 +7,9 @@ import (
 )
 
 // gate is the machine-wide slot budget that every job's slots come out of.
-// It is the daemon's scheduler for slots: a job asks it for a slot (weight
-// 1, for a behaviour run) or for the whole budget (exclusive, for a
-// benchmark), and it decides who goes next.
+// It is the daemon's scheduler for slots, and decides who goes next. A job
+// asks it for a slot (weight 1, for a behaviour run) or for the whole
+// budget (exclusive, for a benchmark).
 //
 // The fairness rule, for shared slots: a free slot goes to the waiting job
 // that holds the fewest slots now, ties going to the job submitted first.

@@ -15,7 +15,7 @@ func granted(w *waiter) bool {
 }
 
 // TestGate_SmallJobNotStarved: a 200-candidate job submitted first holds the
-// whole budget and has 198 more requests queued; a one-candidate job asks
+// whole budget and has 198 more requests queued. A one-candidate job asks
 // after them all, and still gets the next slot that frees.
 func TestGate_SmallJobNotStarved(t *testing.T) {
 	g := newGate(2)

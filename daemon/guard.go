@@ -76,8 +76,8 @@ func normHost(h string) string {
 }
 
 // listenHosts is every Host a request to the TCP listener ln, started as
-// --listen given, may carry: the address it is bound to, the name given,
-// and localhost for a loopback address. A listener on every address
+// --listen given, may carry. That is the address it is bound to, the name
+// given, and localhost for a loopback address. A listener on every address
 // (0.0.0.0, with --allow-remote) takes any IP address and this machine's
 // name.
 func listenHosts(given string, ln net.Listener) map[string]bool {
@@ -224,10 +224,11 @@ func (s *Server) streamCap(next http.Handler) http.Handler {
 // with ?token=TOKEN sets it.
 const TokenCookie = "optimizer_token"
 
-// withToken lets through only requests that carry the token: as
-// "Authorization: Bearer TOKEN", in the TokenCookie cookie, or as ?token=.
-// ?token= sets the cookie and, for a GET, redirects to the same URL without
-// the token, so that it stays out of the history and of Referer headers.
+// withToken lets through only requests that carry the token. The token
+// comes as "Authorization: Bearer TOKEN", in the TokenCookie cookie, or as
+// ?token=. The ?token= form sets the cookie, and for a GET it redirects to
+// the same URL without the token. So the token stays out of the history and
+// of Referer headers.
 func (s *Server) withToken(next http.Handler) http.Handler {
 	want := []byte(s.opts.Token)
 	ok := func(got string) bool { return got != "" && subtle.ConstantTimeCompare([]byte(got), want) == 1 }

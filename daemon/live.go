@@ -11,10 +11,10 @@ import (
 	"github.com/optimizer-dev/optimizer/store"
 )
 
-// liveReport is a running job's report as its events build it: the JSON
-// report contract, partial (candidates without a verdict are pending), with
-// the job's settings and each unsettled candidate's stage (Live). It is
-// safe for concurrent use.
+// liveReport is a running job's report as its events build it. It is the
+// JSON report contract, partial (candidates without a verdict are pending).
+// It adds the job's settings and each unsettled candidate's stage (Live).
+// It is safe for concurrent use.
 type liveReport struct {
 	mu       sync.Mutex
 	rep      evaluator.Report

@@ -18,11 +18,11 @@ import (
 )
 
 // liveRun stands in for evaluator.Run. A job of four candidates takes the
-// whole slot budget for its benchmark and sends the events of a job in
-// its benchmark phase. quick is measured faster, fast is measuring its
-// seventh pair, later is tested, last has no slot yet. Then it holds on
-// until it is stopped. A job of one candidate asks for a slot, which it
-// cannot get while the first job holds the budget.
+// whole slot budget for its benchmark and sends the events of a job in its
+// benchmark phase. Of its candidates, quick is measured faster, fast is
+// measuring its seventh pair, later is tested, and last has no slot yet.
+// Then it holds on until it is stopped. A job of one candidate asks for a
+// slot. It cannot get one while the first job holds the budget.
 func liveRun(ctx context.Context, pool evaluator.Pool, _ *store.DB, opts evaluator.Options) (*evaluator.Report, error) {
 	if len(opts.Candidates) == 1 {
 		if s, err := pool.Acquire(ctx); err == nil {

@@ -14,10 +14,10 @@ import (
 // initialize is an MCP client's first message.
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 
-// TestMCP_Socket: the Go SDK's client reaches the tools at /v1/mcp over
-// the unix socket. A tool that would run base's code outside the sandbox
-// is refused, as a tool error naming the flag, by a daemon without
-// --allow-unsandboxed; an unknown job is a tool error too.
+// TestMCP_Socket: the Go SDK's client reaches the tools at /v1/mcp over the
+// unix socket. A daemon without --allow-unsandboxed refuses a tool that
+// would run base's code outside the sandbox. The refusal is a tool error
+// naming the flag. An unknown job is a tool error too.
 func TestMCP_Socket(t *testing.T) {
 	srv, _ := startServer(t, nil)
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {

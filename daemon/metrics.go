@@ -173,8 +173,8 @@ func (c *slotCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// repoNames gives each repository root a short label: its directory's name,
-// or, where two roots share that name, the name and as many parent
+// repoNames gives each repository root a short label: its directory's name.
+// Where two roots share that name, the label adds as many parent
 // directories as tell them apart ("work/btree", "src/btree").
 func repoNames(roots []string) map[string]string {
 	out := make(map[string]string, len(roots))

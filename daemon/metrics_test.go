@@ -17,7 +17,7 @@ import (
 )
 
 // TestMetrics_Jobs: two jobs run, the second a resubmission of the first.
-// /metrics then has each job's duration and queue wait, its phases, the
+// Then /metrics has each job's duration and queue wait, its phases, the
 // verdicts, the result cache's hits and the build. It labels a repository
 // by its short name, not its path.
 func TestMetrics_Jobs(t *testing.T) {

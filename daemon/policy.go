@@ -31,16 +31,17 @@ type Policy struct {
 	// of the user's working tree into its slots.
 	AllowCopyIgnored bool
 	// AllowBuildFlags (--allow-build-flags) lets a job pass the go command
-	// any build flag. Without it only those that run no program of the
-	// job's choosing and read nothing outside the slot are let through
-	// (safeBuildFlags). go test -c runs outside the sandbox, and -toolexec,
-	// -exec or an -ldflags=-extld would run any command there.
+	// any build flag. Without it only safe flags are let through
+	// (safeBuildFlags). They run no program of the job's choosing and read
+	// nothing outside the slot. The go test -c step runs outside the
+	// sandbox, and -toolexec, -exec or an -ldflags=-extld would run any
+	// command there.
 	AllowBuildFlags bool
 	// AllowEnv (--allow-env) names the environment variables a job may set
-	// for its test, bench and setup commands: names, or prefixes ending in
-	// *; "*" allows any. nil is api.DefaultEnv, what a client sends by
-	// default (PATH, GOFLAGS, ...). A job's DefaultEnv variable outside it
-	// is dropped; any other is refused.
+	// for its test, bench and setup commands. They are names, or prefixes
+	// ending in *; "*" allows any. nil is api.DefaultEnv, what a client
+	// sends by default (PATH, GOFLAGS, ...). A job's DefaultEnv variable
+	// outside it is dropped; any other is refused.
 	AllowEnv []string
 }
 
@@ -127,9 +128,9 @@ var safeBuildFlags = map[string]bool{
 	"trimpath": false, "mod": true, "buildvcs": true, "gcflags": true, "ldflags": true,
 }
 
-// unsafeBuildFlag returns the first of flags (go test's arguments, a
-// value in the same element after = or in the next) that is not a safe
-// build flag, or "" when all are.
+// unsafeBuildFlag returns the first of flags that is not a safe build flag,
+// or "" when all are. Its flags are go test's arguments, with a value in
+// the same element after = or in the next.
 func unsafeBuildFlag(flags []string) string {
 	for i := 0; i < len(flags); i++ {
 		f := flags[i]

@@ -119,9 +119,9 @@ func TestPolicy_JobEnv(t *testing.T) {
 	}
 }
 
-// TestPolicy_APIAttack performs the attack of issue 33: a process that
+// TestPolicy_APIAttack performs the attack of issue 33. A process that
 // reaches the daemon's socket (a candidate's code, a script) submits a job
-// that turns the sandbox off and runs a setup command that copies a
+// that turns the sandbox off. The job runs a setup command that copies a
 // secret. A daemon started with the defaults refuses it, records nothing
 // and runs nothing; one started with the flags runs it.
 func TestPolicy_APIAttack(t *testing.T) {
@@ -183,8 +183,8 @@ func TestPolicy_APIAttack(t *testing.T) {
 }
 
 // TestPolicy_NoBwrap: on a machine where bwrap does not work, a job that
-// leaves the sandbox to auto (as the CLI does) is refused with a message
-// that says so, unless the daemon was started with --allow-unsandboxed.
+// leaves the sandbox to auto (as the CLI does) is refused. The message says
+// so. A daemon started with --allow-unsandboxed runs it.
 func TestPolicy_NoBwrap(t *testing.T) {
 	repo := shellRepo(t)
 	noBwrap := func() error { return fmt.Errorf("%w: bwrap: executable file not found in $PATH", proc.ErrNoSandbox) }

@@ -14,8 +14,8 @@ import (
 	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
-// TestServer_PoolEviction: a repository's pool stays warm between jobs
-// and is adopted by the next job on it; over the disk budget, the least
+// TestServer_PoolEviction: a repository's pool stays warm between jobs and
+// is adopted by the next job on it. Over the disk budget, the least
 // recently used idle pool is removed, and the one just used is kept.
 func TestServer_PoolEviction(t *testing.T) {
 	a, b := shellRepo(t), shellRepo(t)

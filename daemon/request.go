@@ -133,8 +133,9 @@ func readBody(r io.Reader) (io.Reader, error) {
 var lastRelease atomic.Int64
 
 // releaseMemory gives the memory of a refused body back to the system at
-// once, rather than over minutes, at most once every ten seconds: a
-// client that sends one after another gets no more garbage collections.
+// once, rather than over minutes. It does so at most once every ten
+// seconds, so a client that sends one after another gets no more garbage
+// collections.
 func releaseMemory() {
 	now := time.Now().UnixNano()
 	last := lastRelease.Load()

@@ -9,8 +9,8 @@ import (
 )
 
 // keepInterruptedRun renames the run a killed daemon left under the job's
-// id in the repository's store to id~N (its attempt), so that the job runs
-// again under its one id and the interrupted run stays in the history.
+// id in the repository's store to id~N (its attempt). Then the job runs
+// again under its one id, and the interrupted run stays in the history.
 func keepInterruptedRun(ctx context.Context, db *store.DB, id string) error {
 	if ok, err := hasRun(ctx, db, id); !ok {
 		return err

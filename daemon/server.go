@@ -120,10 +120,10 @@ type Server struct {
 	listeners []net.Listener
 }
 
-// AutoSlots is the slot budget of a daemon on m when none is given: what
-// machine.Slots gives a job with no cap on its candidates and a test
-// command other than go test (CPUs-1, at least 2 on two or more CPUs,
-// lowered when free memory is short).
+// AutoSlots is the slot budget of a daemon on m when none is given. It is
+// what machine.Slots gives a job with no cap on its candidates and a test
+// command other than go test. That is CPUs-1, at least 2 on two or more
+// CPUs, lowered when free memory is short.
 func AutoSlots(m machine.Info) int {
 	n, _ := machine.Slots(machine.SlotsAuto, 1<<20, "any test command", m)
 	return n

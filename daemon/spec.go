@@ -34,8 +34,9 @@ func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (
 }
 
 // config is the configuration recorded with the job in the repository's
-// store: the client's own when it sent one (the CLI sends its flags), else
-// the request's options; with the base, the slots and the artifacts added.
+// store. It is the client's own when it sent one (the CLI sends its flags),
+// else the request's options. The base, the slots and the artifacts are
+// added.
 func (spec *jobSpec) config(parallel int, artifacts string) ([]byte, error) {
 	src := []byte(spec.Request.Options.Config)
 	if len(src) == 0 || string(src) == "null" {

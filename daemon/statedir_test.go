@@ -26,7 +26,7 @@ func TestDefaultStateDir(t *testing.T) {
 }
 
 // TestNew_StateDir: the daemon keeps its store and, for --listen, its token
-// in its state directory; the token is made once (mode 0600) and read back
+// in its state directory. The token is made once (mode 0600) and read back
 // at the next start, and TokenFile puts it elsewhere.
 func TestNew_StateDir(t *testing.T) {
 	newServer := func(o Options) *Server {

@@ -8,9 +8,9 @@ import (
 )
 
 // ContainEnv names the environment variable that chooses how Run contains
-// an unsandboxed run: "cgroup" (the default where cgroup v2 is writable),
-// "reaper" (a subreaper of the run's own), or "group" (its process group
-// alone). Tests set it to try each way on one machine.
+// an unsandboxed run. "cgroup" is the default where cgroup v2 is writable,
+// "reaper" is a subreaper of the run's own, and "group" is its process
+// group alone. Tests set it to try each way on one machine.
 const ContainEnv = "OPTIMIZER_CONTAIN"
 
 // peakEnv names the variable that asks the run's wrapper for the peak
@@ -53,8 +53,8 @@ func (groupGuard) kill(pid int, p *os.Process)                    { killGroup(pi
 func (groupGuard) close(pid int, p *os.Process) bool              { killGroup(pid, p); return false }
 func (groupGuard) name() string                                   { return ContainGroup }
 
-// resolve finds args[0] as exec would, so that a wrapped command that does
-// not exist fails to start, as an unwrapped one does, instead of running a
+// resolve finds args[0] as exec would. Then a wrapped command that does not
+// exist fails to start, as an unwrapped one does, instead of running a
 // wrapper that then fails.
 func resolve(name, dir string) (string, error) {
 	if !strings.Contains(name, "/") {

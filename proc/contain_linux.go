@@ -100,7 +100,7 @@ var selfExe = sync.OnceValue(func() string {
 })
 
 // cgroupBase is the directory of this process's own cgroup v2, where Run
-// makes each run's cgroup, or "" where that does not work: no cgroup v2,
+// makes each run's cgroup. It is "" where that does not work: no cgroup v2,
 // not writable, or a run cannot be started into a cgroup made there.
 var cgroupBase = sync.OnceValue(func() string {
 	dir := ownCgroup()
@@ -388,9 +388,9 @@ func peakReport() *os.File {
 	return os.NewFile(uintptr(fd), "peak")
 }
 
-// peakWrap returns args under the wrapper, which reports the peak resident
-// memory of every process of the run on file descriptor fd, and the
-// environment the wrapper needs. ok is false when this executable cannot be
+// peakWrap returns args under the wrapper, and the environment the wrapper
+// needs. The wrapper reports the peak resident memory of every process of
+// the run on file descriptor fd. ok is false when this executable cannot be
 // found.
 func peakWrap(args []string, dir string, fd int) (wrapped, env []string, ok bool, err error) {
 	self := selfExe()
@@ -405,11 +405,11 @@ func peakWrap(args []string, dir string, fd int) (wrapped, env []string, ok bool
 	return append([]string{self, path}, args...), env, true, nil
 }
 
-// killTree kills every live descendant of root (not root itself), found
-// in /proc, round after round until none is left: a process forked
-// between a round's scan and its kills is found by the next. With reap,
-// the caller is root and reaps the dead as it goes. It gives up after five
-// seconds, and reports whether it found none left.
+// killTree kills every live descendant of root (not root itself), found in
+// /proc, round after round until none is left. A process forked between a
+// round's scan and its kills is found by the next. With reap, the caller is
+// root and reaps the dead as it goes. It gives up after five seconds, and
+// reports whether it found none left.
 func killTree(root int, reap bool) bool {
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		if reap {

@@ -12,8 +12,8 @@ import (
 )
 
 // survivorLine starts a process that leaves the run's group and session
-// with a clean environment (no owner tag), writes its PID to pidFile and
-// loops; then it waits until the PID is written and runs tail.
+// with a clean environment (no owner tag). The process writes its PID to
+// pidFile and loops. The line waits until the PID is written and runs tail.
 func survivorLine(pidFile, tail string) string {
 	return `(env -i setsid sh -c 'echo $$ > ` + pidFile + `; while :; do sleep 0.05; done' > /dev/null 2>&1 &)
 while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done; ` + tail

@@ -20,9 +20,9 @@ func CanLimitMemory() bool { return prlimitPath() != "" }
 
 // limitArgs prefixes args with prlimit --as when limit > 0 and prlimit
 // exists. The limit is on each process's address space (RLIMIT_AS), which
-// its children inherit one by one: it bounds every process of a test run,
-// not their sum. prlimit execs the command, so the PID and process group
-// stay the same.
+// its children inherit one by one. So it bounds every process of a test
+// run, not their sum. prlimit execs the command, so the PID and process
+// group stay the same.
 func limitArgs(args []string, limit int64) ([]string, bool) {
 	if limit <= 0 || !CanLimitMemory() {
 		return args, false

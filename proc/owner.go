@@ -10,10 +10,10 @@ import (
 )
 
 // OwnerEnv names the environment variable that tags every process Run
-// starts, and everything those start in turn, with the identity of the
-// optimizer process that owns them: its PID and start time. Pdeathsig kills
-// a child when the optimizer dies, but not the child's children; the tag
-// lets the next run find those and kill them (see KillOrphans).
+// starts, and everything those start in turn. The tag is the identity of
+// the optimizer process that owns them: its PID and start time. Pdeathsig
+// kills a child when the optimizer dies, but not the child's children. The
+// tag lets the next run find those and kill them (see KillOrphans).
 const OwnerEnv = "OPTIMIZER_OWNER"
 
 var (
@@ -38,10 +38,10 @@ func identity(pid int) string {
 // PID, it names a process in a way a reused PID cannot fake.
 func StartTime(pid int) string { return startTime(pid) }
 
-// Alive reports whether the process with this PID runs and, when start is
-// not "", is the one that started then (StartTime): a process that merely
-// got the same PID later is not it. Where start times cannot be read, a PID
-// that exists counts as alive.
+// Alive reports whether the process with this PID runs. When start is not
+// "", it must also be the one that started then (StartTime): a process that
+// merely got the same PID later is not it. Where start times cannot be
+// read, a PID that exists counts as alive.
 func Alive(pid int, start string) bool {
 	if pid <= 0 {
 		return false
@@ -67,12 +67,12 @@ func ownerAlive(id string) bool {
 }
 
 // Tag makes a command that does not go through Run owned like Run's
-// children: in its own process group, killed if the optimizer dies (on
-// Linux), and carrying the owner tag. For a command made with
-// exec.CommandContext, cancelling its context kills the whole group, and
-// [PipeDelay] bounds the wait for its pipes afterwards (unless the caller
-// set Cancel or WaitDelay after calling Tag). Call it before cmd.Start; it
-// keeps cmd.Env if set.
+// children. It runs in its own process group, is killed if the optimizer
+// dies (on Linux), and carries the owner tag. For a command made with
+// exec.CommandContext, cancelling its context kills the whole group.
+// [PipeDelay] then bounds the wait for its pipes, unless the caller set
+// Cancel or WaitDelay after calling Tag. Call it before cmd.Start; it keeps
+// cmd.Env if set.
 func Tag(cmd *exec.Cmd) {
 	cmd.SysProcAttr = sysProcAttr()
 	if cmd.Env == nil {

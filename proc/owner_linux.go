@@ -27,10 +27,10 @@ func startTime(pid int) string {
 }
 
 // KillOrphans kills every process tagged by an optimizer that is no longer
-// running, and every process in a run's cgroup whose optimizer is gone:
-// what a killed run's children started, which outlived them. It returns
-// how many processes and cgroups it killed. Processes of live optimizers
-// are left alone.
+// running, and every process in a run's cgroup whose optimizer is gone.
+// These are what a killed run's children started, which outlived them. It
+// returns how many processes and cgroups it killed. Processes of live
+// optimizers are left alone.
 func KillOrphans() int {
 	key := []byte("\x00" + OwnerEnv + "=")
 	return killStaleCgroups() + killWhere(func(env []byte) bool {

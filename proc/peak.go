@@ -33,9 +33,9 @@ const (
 const sandboxPeakFD = 4
 
 // wrapSandboxed returns args under the wrapper, and box with what the
-// wrapper needs: this executable, read-only, and its environment. bwrap
-// does not reap the sandbox's init, so no rusage of the command reaches
-// Run's wait; the wrapper, the subreaper of the command inside, reports it.
+// wrapper needs: this executable, read-only, and its environment. Since
+// bwrap does not reap the sandbox's init, no rusage of the command reaches
+// Run's wait. The wrapper, the subreaper of the command inside, reports it.
 func (p *peak) wrapSandboxed(args []string, dir string, box *Sandbox) ([]string, *Sandbox, error) {
 	wrapped, env, ok, err := peakWrap(args, dir, sandboxPeakFD)
 	if err != nil {
@@ -52,11 +52,11 @@ func (p *peak) wrapSandboxed(args []string, dir string, box *Sandbox) ([]string,
 	return wrapped, &b, nil
 }
 
-// wrap puts an unsandboxed run under the wrapper, which reports its
-// peak: the leader's own rusage would count the memory of this process,
-// which the leader shares until it execs (vfork), and this process may be
-// a daemon of hundreds of MiB. Under ContainReaper the guard's wrapper is
-// already there and only needs asking.
+// wrap puts an unsandboxed run under the wrapper, which reports its peak.
+// The leader's own rusage would count the memory of this process, which the
+// leader shares until it execs (vfork). This process may be a daemon of
+// hundreds of MiB. Under ContainReaper the guard's wrapper is already there
+// and only needs asking.
 func (p *peak) wrap(args []string, dir string, g guard) ([]string, error) {
 	if p.mode != peakLeader || g.name() == ContainReaper {
 		return args, nil

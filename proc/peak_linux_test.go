@@ -24,11 +24,11 @@ func init() {
 	os.Exit(int(b[0]) - 1)
 }
 
-// TestRun_PeakRSS runs this binary as a grandchild (under sh) touching
-// 96 MiB, and a plain sh, in each way a run is contained here and in the
-// sandbox: the first's peak is at least 96 MiB, the second's far less,
-// so that no wrapper's own memory is counted; and a command cannot forge
-// the wrapper's report. BigParent: nor is this process's.
+// TestRun_PeakRSS runs this binary as a grandchild (under sh) touching 96
+// MiB, and a plain sh. It does so in each way a run is contained here, and
+// in the sandbox. The first's peak is at least 96 MiB and the second's far
+// less, so no wrapper's own memory is counted. A command cannot forge the
+// wrapper's report. BigParent: nor is this process's memory counted.
 func TestRun_PeakRSS(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {

@@ -10,9 +10,9 @@ import (
 
 // pipes connects a child's stdout and stderr to the capture (and the tee).
 // Run owns the read ends and their copying goroutines instead of leaving
-// them to os/exec, so that after the group is killed it can stop reading
-// at once, or after a bounded delay when an escaped process keeps a write
-// end open.
+// them to os/exec. After the group is killed it can then stop reading at
+// once. When an escaped process keeps a write end open, it stops after a
+// bounded delay.
 type pipes struct {
 	readers []*os.File // ours
 	writers []*os.File // the child's ends, closed after Start

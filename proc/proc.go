@@ -48,8 +48,9 @@ type Cmd struct {
 	CPU int
 
 	// OnStart, when set, is called with the PID (which is also the process
-	// group id) once the process has started, before Run waits for it: once
-	// per start, so twice when a sandbox is set up again (Run).
+	// group id) once the process has started, before Run waits for it. It
+	// is called once per start, so twice when a sandbox is set up again
+	// (Run).
 	OnStart func(pid int)
 
 	// MemLimit > 0 caps the address space of the process and of each of its
@@ -96,9 +97,9 @@ type Result struct {
 	Wall time.Duration // from start to exit
 	CPU  time.Duration // user+sys from rusage, including waited-for children
 
-	// MaxRSS is, with Cmd.PeakRSS, the peak resident memory in bytes of
-	// the largest process of the run (ru_maxrss): see "Peak memory" in the
-	// package doc. 0 when it could not be measured.
+	// MaxRSS is, with Cmd.PeakRSS, the peak resident memory in bytes of the
+	// largest process of the run (ru_maxrss). See "Peak memory" in the
+	// package doc. It is 0 when it could not be measured.
 	MaxRSS int64
 }
 
@@ -116,9 +117,9 @@ const setupAttempts = 3
 // be started. A ctx already done before the start returns Canceled without
 // starting anything. Run is safe for concurrent use.
 //
-// A sandboxed command whose sandbox bwrap could not set up, so that the
-// command never started, is started again, up to setupAttempts times in
-// all; the Result is the last attempt's.
+// A sandboxed command whose sandbox bwrap could not set up never started.
+// It is started again, up to setupAttempts times in all; the Result is the
+// last attempt's.
 func Run(ctx context.Context, c Cmd) (Result, error) {
 	if len(c.Args) == 0 {
 		return Result{ExitCode: -1}, ErrNoArgs

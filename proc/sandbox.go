@@ -212,12 +212,12 @@ func sandboxReport(b []byte) (started bool, cpu time.Duration, cpuOK bool) {
 }
 
 // setupFailed says whether a sandboxed run failed in bwrap's own set-up,
-// before the command started: bwrap exits 1 with its own "bwrap: " message
-// and cpuScript never wrote its mark. A mount that changes on the host
-// while bwrap copies the mount table does this (a tmpfs unmounted as bwrap
-// remounted it read-only: "Can't bind mount /oldroot/ on /newroot/: Unable
-// to apply mount flags: remount …: Invalid argument"); the command never
-// ran, so Run runs it again.
+// before the command started. Then bwrap exits 1 with its own "bwrap: "
+// message and cpuScript never wrote its mark. A mount that changes on the
+// host while bwrap copies the mount table does this. One case is a tmpfs
+// unmounted as bwrap remounted it read-only: "Can't bind mount /oldroot/ on
+// /newroot/: Unable to apply mount flags: remount …: Invalid argument". The
+// command never ran, so Run runs it again.
 func setupFailed(res Result, started bool) bool {
 	return res.Sandboxed && !started && !res.TimedOut && !res.Canceled && res.ExitCode == 1 &&
 		bytes.HasPrefix(res.Output, []byte("bwrap: "))
@@ -275,7 +275,7 @@ func existing(paths []string, dirsOnly bool) []string {
 func depth(p string) int { return strings.Count(filepath.Clean(p), string(filepath.Separator)) }
 
 // runtimeDirs are the directories of the user's sessions that every sandbox
-// hides: their sockets (the session bus, systemd's, the optimizer daemon's)
+// hides. Their sockets (the session bus, systemd's, the optimizer daemon's)
 // would let a candidate act as the user outside the sandbox.
 func runtimeDirs() []string {
 	dirs := []string{"/run/user", "/var/run/user"}
@@ -286,9 +286,9 @@ func runtimeDirs() []string {
 }
 
 // hostSockets lists the unix sockets bound to a path on the host, from
-// /proc/net/unix, that a sandbox would still show: not under /tmp, /dev or
-// /proc, which it makes afresh, nor under hidden. Each is a socket now, its
-// symlinks resolved.
+// /proc/net/unix, that a sandbox would still show. It skips those under
+// /tmp, /dev or /proc, which the sandbox makes afresh, and those under
+// hidden. Each is a socket now, its symlinks resolved.
 func hostSockets(hidden []string) []string {
 	b, err := os.ReadFile("/proc/net/unix")
 	if err != nil {

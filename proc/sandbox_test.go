@@ -21,10 +21,10 @@ func needSandbox(t *testing.T) {
 	}
 }
 
-// TestSandbox runs each line twice, without and with a sandbox that hides
-// host/ and makes only host/slot writable, and checks what the host sees:
-// the harm each line does without the sandbox (so the check can fail), and
-// none with it.
+// TestSandbox runs each line twice: without a sandbox, and with one that
+// hides host/ and makes only host/slot writable. It checks what the host
+// sees: the harm each line does without the sandbox (so the check can
+// fail), and none with it.
 func TestSandbox(t *testing.T) {
 	needSandbox(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -248,10 +248,10 @@ func TestParseTimes(t *testing.T) {
 	}
 }
 
-// flakyBwrap writes a wrapper around the real bwrap at path that fails its
-// first n calls (set by fails) as bwrap's set-up does when a mount vanishes
-// under it (the message is CI's), and runs the real bwrap after. calls
-// says how many times it ran since the last fails.
+// flakyBwrap writes a wrapper around the real bwrap at path. The wrapper
+// fails its first n calls (set by fails) as bwrap's set-up does when a
+// mount vanishes under it (the message is CI's). After that it runs the
+// real bwrap. calls says how many times it ran since the last fails.
 func flakyBwrap(t *testing.T, real string) (wrapper string, fails func(n int), calls func() int) {
 	t.Helper()
 	dir := t.TempDir()

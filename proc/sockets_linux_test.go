@@ -12,8 +12,9 @@ import (
 )
 
 // connectEnv makes this test binary, started by a test, try to connect to
-// each unix socket its value names (comma-separated, "@" for an abstract
-// one) and print "reached ADDR" for each that answers, then exit.
+// each unix socket its value names. The value is comma-separated, with "@"
+// for an abstract socket. It prints "reached ADDR" for each that answers,
+// then exits.
 const connectEnv = "PROC_TEST_CONNECT"
 
 func init() {
@@ -35,10 +36,10 @@ func init() {
 }
 
 // TestSandbox_Sockets listens on a unix socket in an ordinary directory, on
-// one in $XDG_RUNTIME_DIR and on an abstract one, then connects from this
-// test binary: unsandboxed it reaches all three (the control), sandboxed, with
-// each set of flags proc tries (with a user namespace and without), none,
-// though no Sandbox field names any of them.
+// one in $XDG_RUNTIME_DIR and on an abstract one. Then it connects from this
+// test binary. Unsandboxed it reaches all three (the control). Sandboxed, with
+// each set of flags proc tries (with a user namespace and without), it reaches
+// none. No Sandbox field names any of them.
 func TestSandbox_Sockets(t *testing.T) {
 	needSandbox(t)
 	runtime := t.TempDir()
