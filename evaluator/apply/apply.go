@@ -101,8 +101,8 @@ func KeptChange(j store.Job, artifacts, name string) (candidate.Candidate, error
 }
 
 // VerifyKept refuses a kept change whose content id is not the one job j
-// recorded for the candidate: the kept file was edited after the job (by a
-// candidate's test, say, writing into the artifacts), and applying it would
+// recorded for the candidate. Then the kept file was edited after the job,
+// by a candidate's test writing into the artifacts, say. Applying it would
 // install code that was never evaluated. repo is the repository's root.
 func VerifyKept(ctx context.Context, db *store.DB, j store.Job, repo string, c candidate.Candidate) error {
 	rows, err := db.Candidates(ctx, j.ID)
@@ -136,12 +136,12 @@ func shortID(h string) string {
 	return h
 }
 
-// ToTree writes c's change into the working tree at root: a patch
-// with git apply (all of it or nothing, the index untouched), whole files
-// and deletions as a slot takes them (worktreepool.WriteFiles: through
-// os.Root, deletions first). It refuses when the tree or the index has
-// changes to the paths c changes; an error past that check names c. It is
-// the only code that writes to a user's working tree.
+// ToTree writes c's change into the working tree at root. A patch goes
+// through git apply: all of it or nothing, the index untouched. Whole files
+// and deletions are written as a slot takes them (worktreepool.WriteFiles:
+// through os.Root, deletions first). It refuses when the tree or the index
+// has changes to the paths c changes; an error past that check names c. It
+// is the only code that writes to a user's working tree.
 func ToTree(ctx context.Context, root string, c candidate.Candidate) error {
 	if err := CheckClean(ctx, root, c.Paths()); err != nil {
 		return err

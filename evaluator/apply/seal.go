@@ -17,15 +17,15 @@ import (
 )
 
 // A kept change carries a seal: an HMAC of the change, made when the job
-// starts, from the change the job loaded before any candidate ran. apply
+// starts, from the change the job loaded before any candidate ran. Apply
 // installs a change only when its seal checks out. The key lives in the
-// user's state directory: outside the repository, every slot and the
-// store, and hidden by the sandbox. A candidate that rewrites both the kept
-// change and the store cannot seal its own code without the key.
+// user's state directory: outside the repository, every slot and the store,
+// and hidden by the sandbox. A candidate that rewrites both the kept change
+// and the store cannot seal its own code without the key.
 //
-// Without the sandbox, a candidate runs as the user and can read the key:
-// the seal then stops a rewrite that does not know of it, not one that
-// does (docs/reliability.md).
+// Without the sandbox, a candidate runs as the user and can read the key.
+// The seal then stops a rewrite that does not know of it, not one that does
+// (docs/reliability.md).
 
 // KeySize is the length of the sealing key in bytes.
 const KeySize = 32

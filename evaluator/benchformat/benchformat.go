@@ -209,7 +209,7 @@ func isEstimate(v any) bool {
 const maxJSONStarts = 64
 
 // jsonValue decodes the first JSON object or array in data that starts a
-// line (after spaces): tools print logs around their JSON, on stderr that
+// line (after spaces). Tools print logs around their JSON, on stderr that
 // shares the stream or before it.
 func jsonValue(data []byte) (any, bool) {
 	tries := 0

@@ -90,9 +90,9 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// ApplyError is a candidate that does not lay over base: git apply refused
-// its patch, or one of its whole files would replace a directory or go
-// through a symlink or submodule.
+// ApplyError is a candidate that does not lay over base. Either git apply
+// refused its patch, or one of its whole files would replace a directory or
+// go through a symlink or submodule.
 type ApplyError struct {
 	Base   string // the commit it was laid over
 	Stderr string // what git said, or the reason found before running git

@@ -17,16 +17,16 @@ type Change struct {
 	Patch []byte
 	// Paths are the files the candidate changes, sorted.
 	Paths []string
-	// Base and Cand hold, for each of Paths that Diff's want selects, the
-	// file at base and in the candidate; a file missing from one side
-	// (added, deleted) is missing from its map.
+	// Base and Cand hold the file at base and in the candidate, for each of
+	// Paths that Diff's want selects. A file missing from one side (added,
+	// deleted) is missing from its map.
 	Base, Cand map[string][]byte
 }
 
 // Diff lays c over base as TreeID does, in a scratch index that touches
-// nothing of the repository, and returns what it changes, with both
-// versions of the changed files that want selects (nil: none). Its errors
-// are TreeID's.
+// nothing of the repository. It returns what c changes, with both versions
+// of the changed files that want selects (nil: none). Its errors are
+// TreeID's.
 func Diff(ctx context.Context, repoDir, base string, c Candidate, want func(path string) bool) (Change, error) {
 	s, err := laid(ctx, repoDir, base, c)
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 )
 
 // Digest is a hash of what the candidate holds: its patch, its files in path
-// order, its deletions and its Invalid message, but not its name or where it
-// came from. Unlike TreeID it needs no repository: two candidates with equal
-// digests make the same change, while two with different digests may still
-// make the same tree.
+// order, its deletions and its Invalid message. It leaves out its name and
+// where it came from. Unlike TreeID it needs no repository. Two candidates
+// with equal digests make the same change, while two with different digests
+// may still make the same tree.
 func (c Candidate) Digest() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "p%d\x00", len(c.Patch))

@@ -6,9 +6,9 @@
 // [Load] reads a candidates path (--candidates) and [FromRef] reads a git
 // ref (--candidate-ref); both give [Candidate] values. [CheckNames] checks
 // that names are unique across every source. [TreeID] gives each candidate
-// its content id, the git tree it makes of base, which the evaluator uses to
-// find duplicates and to refuse, before any slot is spent, a patch that does
-// not apply. [Candidate.Paths] lists the files a candidate changes, which
+// its content id, the git tree it makes of base. The evaluator uses it to
+// find duplicates, and to refuse a patch that does not apply before any slot
+// is spent. [Candidate.Paths] lists the files a candidate changes, which
 // pick the benchmarks to run. Staging a candidate in a worktree is the
 // worktreepool's job, not this package's.
 //
@@ -62,12 +62,12 @@
 //   - nothing to change: an empty patch file, tree or "files" object
 //     ([ErrEmpty]).
 //
-// A patch that does not apply to base, or whole files that would replace a
-// directory or go through a symlink or submodule of base, is found by
-// TreeID, which returns an [*ApplyError] with git's message.
+// TreeID finds a patch that does not apply to base, and whole files that
+// would replace a directory or go through a symlink or submodule of base.
+// It returns an [*ApplyError] with git's message.
 //
 // A JSONL line may be at most 4×MaxBytes long; a longer one is a
-// *SyntaxError. Reading errors inside the candidates path (permissions, a
-// dangling symlink at its top level) stop the job: Load refuses what it
+// *SyntaxError. Reading errors inside the candidates path stop the job:
+// permissions, or a dangling symlink at its top level. Load refuses what it
 // cannot read, and marks Invalid what it read and will not take.
 package candidate

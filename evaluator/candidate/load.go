@@ -9,24 +9,24 @@ import (
 	"strings"
 )
 
-// Load reads the candidates at path: one .patch or .diff file, one .jsonl
-// file, or a directory holding any mix of NAME.patch and NAME.diff files,
-// NAME/ directories of whole files, and .jsonl files. The order is the
-// directory's, sorted by entry name, with a JSONL file's candidates in line
-// order at its place. See the package documentation for what is ignored and
-// what is refused.
+// Load reads the candidates at path: one .patch or .diff file, or one
+// .jsonl file. It may also be a directory holding any mix of NAME.patch and
+// NAME.diff files, NAME/ directories of whole files, and .jsonl files. The
+// order is the directory's, sorted by entry name, with a JSONL file's
+// candidates in line order at its place. See the package documentation for
+// what is ignored and what is refused.
 //
-// Load returns an error, and no candidates, when the job cannot start: path
-// or an entry in it cannot be read, it holds no candidate (ErrNoCandidates),
-// a JSONL line is malformed (*SyntaxError), or two candidates share a name
-// (ErrDuplicateName). A candidate that is unacceptable in itself is returned
-// with Invalid set.
+// Load returns an error, and no candidates, when the job cannot start. That
+// is when path or an entry in it cannot be read, or it holds no candidate
+// (ErrNoCandidates). It is also when a JSONL line is malformed
+// (*SyntaxError), or two candidates share a name (ErrDuplicateName). A
+// candidate that is unacceptable in itself is returned with Invalid set.
 func Load(path string) ([]Candidate, error) { return limit(MaxBytes).load(path) }
 
 // LoadAll reads the candidates of a job: those at each of paths (Load),
-// then one per git ref in refs (FromRef, the change from base to the ref in
-// the repository at repoDir). It checks that names are unique across all of
-// them (CheckNames). The first error stops it.
+// then one per git ref in refs. A ref's candidate is FromRef's, the change
+// from base to the ref in the repository at repoDir. It checks that names
+// are unique across all of them (CheckNames). The first error stops it.
 func LoadAll(ctx context.Context, repoDir, base string, paths, refs []string) ([]Candidate, error) {
 	var all []Candidate
 	for _, p := range paths {

@@ -8,10 +8,10 @@ import (
 )
 
 // Paths returns the repo-relative slash paths c changes, sorted and without
-// repeats: both sides of every file header in its patch (a rename gives its
-// old and new path; /dev/null is left out), its whole files and its deleted
-// paths. A path that ValidatePath would refuse is returned as written, so
-// that a message can name it.
+// repeats. They are both sides of every file header in its patch (a rename
+// gives its old and new path; /dev/null is left out), its whole files and
+// its deleted paths. A path that ValidatePath would refuse is returned as
+// written, so that a message can name it.
 func (c Candidate) Paths() []string {
 	var out []string
 	if len(c.Patch) > 0 {
@@ -126,9 +126,9 @@ func (s *patchScanner) header(line, next string) bool {
 	return false
 }
 
-// endBlock closes a diff --git block: one that named no file in ---/+++ or
-// rename lines (a mode change, an empty new file) takes its names from the
-// diff --git line.
+// endBlock closes a diff --git block. A block that named no file in ---/+++
+// or rename lines (a mode change, an empty new file) takes its names from
+// the diff --git line.
 func (s *patchScanner) endBlock() {
 	if s.inGit && !s.named {
 		s.add(stripPrefix(s.gitOld))
@@ -213,9 +213,9 @@ func stripPrefix(name string) string {
 }
 
 // splitGitLine splits the names of a "diff --git A B" line. Quoted names are
-// unquoted. Unquoted names may hold spaces: then the split is the one that
-// makes both names equal after their prefix, as for every change but a
-// rename (whose names come from its rename lines anyway).
+// unquoted. Unquoted names may hold spaces. Then the split is the one that
+// makes both names equal after their prefix. That holds for every change but
+// a rename, whose names come from its rename lines anyway.
 func splitGitLine(rest string) (string, string) {
 	if strings.HasPrefix(rest, `"`) {
 		a, tail, ok := unquote(rest)
@@ -239,9 +239,9 @@ func splitGitLine(rest string) (string, string) {
 	return a, b
 }
 
-// unquote reads a C-style quoted name as git writes it (\\ \" \a \b \f \n
-// \r \t \v and three-digit octal escapes) from the start of s, and returns
-// the rest of s after the closing quote.
+// unquote reads a C-style quoted name as git writes it from the start of s,
+// and returns the rest of s after the closing quote. The escapes are \\ \"
+// \a \b \f \n \r \t \v and three-digit octal.
 func unquote(s string) (name, rest string, ok bool) {
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {

@@ -17,7 +17,7 @@ import (
 
 // FromRef reads the candidate that ref makes of base: the diff from base's
 // tree to ref's, as "git diff base ref". Give the merge base as base to see
-// only a branch's own changes. ref and base are any revision go-git
+// only a branch's own changes. Both ref and base are any revision go-git
 // resolves: a branch, tag, full or short hash, or "HEAD~1"-style
 // expression. repoDir is any directory in the repository, linked worktrees
 // included. Nothing is written.

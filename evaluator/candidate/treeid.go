@@ -20,16 +20,16 @@ import (
 // candidate that changes nothing has base's tree id.
 //
 // It runs the git CLI against a scratch index and object directory in a
-// temporary directory: the repository's objects are read through
-// GIT_ALTERNATE_OBJECT_DIRECTORIES, and nothing is written to the repository,
-// its index, its refs or its working tree. A patch is applied with
-// "git apply --cached"; whole files are hashed as they are (no clean
-// filters) and keep the mode of the file they replace (100755 stays
-// executable, a new file is 100644).
+// temporary directory. The repository's objects are read through
+// GIT_ALTERNATE_OBJECT_DIRECTORIES. Nothing is written to the repository,
+// its index, its refs or its working tree. A patch is applied with "git
+// apply --cached". Whole files are hashed as they are (no clean filters),
+// and keep the mode of the file they replace. So 100755 stays executable,
+// and a new file is 100644.
 //
 // An Invalid candidate returns its Invalid error. One that does not lay over
-// base gives an *ApplyError: git apply refused the patch (Stderr has git's
-// message), or a whole file would replace a directory, a symlink or a
+// base gives an *ApplyError. Either git apply refused the patch (Stderr has
+// git's message), or a whole file would replace a directory, a symlink or a
 // submodule, or be written through one.
 //
 // TreeID is safe to call concurrently.

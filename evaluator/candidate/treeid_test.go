@@ -195,8 +195,8 @@ func TestTreeID_Errors(t *testing.T) {
 }
 
 // TestTreeID_RepoUntouched checks that nothing under the repository, its
-// .git included, changes: not the objects, the index, the refs, the
-// working tree, nor a staged or unstaged change the user has in progress.
+// .git included, changes. That covers the objects, the index, the refs, the
+// working tree, and a staged or unstaged change the user has in progress.
 func TestTreeID_RepoUntouched(t *testing.T) {
 	ctx := context.Background()
 	dir, base := treeRepo(t)

@@ -14,8 +14,9 @@ import (
 )
 
 // Place says how a benchmark process runs: pinned to CPU (-1: unpinned),
-// capped at MemLimit bytes of address space (0: no cap), and in Sandbox when
-// it is set (the sandbox must let the process read the binary).
+// and capped at MemLimit bytes of address space (0: no cap). It runs in
+// Sandbox when that is set; the sandbox must let the process read the
+// binary.
 type Place struct {
 	CPU      int
 	MemLimit int64
@@ -29,17 +30,16 @@ type Count struct {
 	SecPerOp float64 // the calibration run's time per op, in seconds (0 when it printed none)
 }
 
-// Calibrate runs the benchmarks that pattern (a -test.bench value, such as
-// Filter.Pattern gives) selects for about target each, and returns the
-// iteration count the testing package settled on for each benchmark that
-// printed a result, sub-benchmarks each on their own, in the order they
-// ran. It runs bin with "-test.run=^$ -test.bench=PATTERN
+// Calibrate runs each benchmark that pattern selects for about target. The
+// pattern is a -test.bench value, such as Filter.Pattern gives. It returns
+// the iteration count the testing package settled on for each benchmark
+// that printed a result. Sub-benchmarks each get their own, in the order
+// they ran. It runs bin with "-test.run=^$ -test.bench=PATTERN
 // -test.benchtime=TARGET -test.count=1 [extra...]" in dir, placed as at
-// says; extra are the user's --bench-arg arguments, which
-// calibration needs as much as sampling does. A relative bin is relative to
-// the current directory. With no result at all, the error is a
-// *NoResultError carrying what the benchmark said, such as its b.Skip
-// message.
+// says. The extra arguments are the user's --bench-arg, which calibration
+// needs as much as sampling does. A relative bin is relative to the current
+// directory. With no result at all, the error is a *NoResultError carrying
+// what the benchmark said, such as its b.Skip message.
 func Calibrate(ctx context.Context, bin, dir, pattern string, target time.Duration, at Place, extra []string) ([]Count, error) {
 	if target <= 0 {
 		return nil, fmt.Errorf("calibrate %s: target %s is not positive", pattern, target)
@@ -60,13 +60,13 @@ func Calibrate(ctx context.Context, bin, dir, pattern string, target time.Durati
 	return out, nil
 }
 
-// Sample runs benchmark name (a full name; a top-level one runs with all
-// its sub-benchmarks) once for exactly n iterations: bin with
-// "-test.run=^$ -test.bench=Pattern(name) -test.benchtime=Nx -test.count=1
-// -test.benchmem [extra...]" in dir, placed as at says, and
-// returns its measurements. A non-zero exit is an error carrying the tail of
-// the output, and so is an output without results ([ErrNoResult]). When ctx
-// is done the process group is killed and the error wraps ctx.Err().
+// Sample runs benchmark name once for exactly n iterations, and returns its
+// measurements. The name is a full one; a top-level one runs with all its
+// sub-benchmarks. It runs bin with "-test.run=^$ -test.bench=Pattern(name)
+// -test.benchtime=Nx -test.count=1 -test.benchmem [extra...]" in dir, placed
+// as at says. A non-zero exit is an error carrying the tail of the output,
+// and so is an output without results ([ErrNoResult]). When ctx is done the
+// process group is killed and the error wraps ctx.Err().
 func Sample(ctx context.Context, bin, dir, name string, n int64, at Place, extra []string) ([]Measurement, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("sample %s: iteration count %d is not positive", name, n)
@@ -102,7 +102,7 @@ func (e *NoResultError) Unwrap() error { return ErrNoResult }
 // prints, at least one. The results are read from the whole stdout stream,
 // so that they survive however much else the benchmark prints. Unless extra
 // sets -test.cpu, runBench sets it to the GOMAXPROCS the process would have
-// (1 when pinned), so that a name's "-N" ending is known to be GOMAXPROCS's
+// (1 when pinned). Then a name's "-N" ending is known to be GOMAXPROCS's,
 // and a sub-benchmark called "size-1" keeps its name. When there is no
 // result it runs once more with -test.v, to say why.
 func runBench(ctx context.Context, bin, dir string, at Place, args, extra []string) ([]Measurement, error) {
@@ -155,9 +155,9 @@ func said(ctx context.Context, c proc.Cmd, out []byte) string {
 }
 
 // skips returns the "--- SKIP: BenchmarkX" lines of out, each with the
-// indented log lines that belong to it: with -test.v the testing package
-// prints them before the SKIP line (under the benchmark's name), older
-// versions after it.
+// indented log lines that belong to it. With -test.v the testing package
+// prints them before the SKIP line (under the benchmark's name); older
+// versions print them after it.
 func skips(out []byte) string {
 	var (
 		b       strings.Builder

@@ -38,8 +38,8 @@ func benchmarks(dir string, files []string) ([]string, error) {
 }
 
 // isBenchmark reports whether fn is a function that go test runs as a
-// benchmark. Like cmd/go, it accepts a parameter of type *B or *anything.B:
-// it cannot know how the file imports testing, and a function of that name
+// benchmark. Like cmd/go, it accepts a parameter of type *B or *anything.B.
+// It cannot know how the file imports testing, and a function of that name
 // with any other signature does not build.
 func isBenchmark(fn *ast.FuncDecl) bool {
 	t := fn.Type

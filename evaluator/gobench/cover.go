@@ -48,10 +48,11 @@ func (t Trace) Executes(file string, start, end int) bool {
 	return slices.ContainsFunc(t.Blocks, func(b Block) bool { return b.File == file && b.Start <= end && b.End >= start })
 }
 
-// BuildCover compiles importPath's test binary to bin with coverage of
-// every package of the module at dir, counting: "go test -c -trimpath
-// -cover -covermode=count -coverpkg=./... -o bin [flags...] importPath" in
-// dir, unpinned. The error carries the end of the compiler's output.
+// BuildCover compiles importPath's test binary to bin, with counting
+// coverage of every package of the module at dir. It runs "go test -c
+// -trimpath -cover -covermode=count -coverpkg=./... -o bin [flags...]
+// importPath" in dir, unpinned. The error carries the end of the compiler's
+// output.
 func BuildCover(ctx context.Context, dir, importPath, bin string, flags []string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
@@ -63,20 +64,20 @@ func BuildCover(ctx context.Context, dir, importPath, bin string, flags []string
 	return err
 }
 
-// Cover runs bin, built by BuildCover, once with no benchmark and then
-// once for each of names (top-level benchmarks) for one iteration, in dir,
-// placed as at says (at's sandbox must let it write to out), with extra
-// (the user's --bench-arg arguments), and returns what each executed, in
-// names' order. module is the module's path, which the profile's file
-// names start with; blocks of other modules are left out. out is a
-// directory for the profiles. A benchmark whose run fails has a Trace
-// that says so (Failed); the error is for a run with no benchmark that
-// fails, or ctx.
+// Cover runs bin, built by BuildCover, in dir, placed as at says; at's
+// sandbox must let it write to out. It runs once with no benchmark, and
+// then once for each of names (top-level benchmarks) for one iteration. It
+// passes extra (the user's --bench-arg arguments), and returns what each
+// run executed, in names' order. The module's path is module, which the
+// profile's file names start with; blocks of other modules are left out.
+// The profiles go in the directory out. A benchmark whose run fails has a
+// Trace that says so (Failed). The error is for a run with no benchmark
+// that fails, or ctx.
 func Cover(ctx context.Context, bin, dir, module, out string, names []string, at Place, extra []string) ([]Trace, error) {
 	at.CPU = -1
-	// Each run has a counter directory of its own: the testing package
-	// writes its profile from every counter file the directory holds, so
-	// a shared one would add up the runs before it.
+	// Each run has a counter directory of its own. The testing package
+	// writes its profile from every counter file the directory holds, so a
+	// shared one would add up the runs before it.
 	gocover := func(name string) (string, error) {
 		d := filepath.Join(out, "gocover-"+name)
 		if err := os.RemoveAll(d); err != nil {
@@ -168,9 +169,9 @@ func readProfile(file, module string) (map[Block]int64, error) {
 }
 
 // ParseProfile reads a Go coverage profile's counts by block, the files
-// made relative to the module's root (module is its path); blocks of
-// other modules, and lines that are not blocks, are left out. A block
-// listed twice has the sum of its counts.
+// made relative to the module's root (module is its path). Blocks of other
+// modules, and lines that are not blocks, are left out. A block listed
+// twice has the sum of its counts.
 func ParseProfile(b []byte, module string) map[Block]int64 {
 	out := map[Block]int64{}
 	sc := bufio.NewScanner(bytes.NewReader(b))

@@ -7,13 +7,13 @@ import (
 )
 
 // Filter selects benchmarks by their full names, sub-benchmarks included,
-// the way "go test -bench" does: the expression is split at each slash
-// that is not inside brackets or parentheses, and each part must match (as
-// an unanchored regexp) the name's part at the same level. A name with
-// more levels than the expression is matched by its first parts; one with
-// fewer is not a match (Go runs it only to find its sub-benchmarks). As in
-// Go, a "|" outside brackets and parentheses separates whole alternatives:
-// "A/x|B/y". A Filter is immutable and safe for concurrent use.
+// the way "go test -bench" does. The expression is split at each slash that
+// is not inside brackets or parentheses. Each part must match the name's
+// part at the same level, as an unanchored regexp. A name with more levels
+// than the expression is matched by its first parts. One with fewer is not
+// a match: Go runs it only to find its sub-benchmarks. As in Go, a "|"
+// outside brackets and parentheses separates whole alternatives: "A/x|B/y".
+// A Filter is immutable and safe for concurrent use.
 type Filter struct {
 	expr string
 	alts [][]*regexp.Regexp

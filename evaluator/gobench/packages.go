@@ -40,16 +40,17 @@ type listed struct {
 const listFields = "ImportPath,Dir,Deps,TestImports,XTestImports,TestGoFiles,XTestGoFiles,Error"
 
 // Packages lists, in dir (a module root), the packages whose benchmarks
-// measure a change to files (slash paths relative to dir): the packages
-// containing those files and every package of the module that imports them,
-// directly or transitively, from its own code or from its tests. With all,
-// or when files include the module's go.mod, go.sum or go.work, every
-// package of the module. A changed file counts for the package of its
-// directory or, when that directory holds no package (testdata, a directory
-// of embedded files), of the nearest parent that is one. Only packages with
-// at least one benchmark are returned, sorted by import path. Packages runs
-// go list without the user's build flags, so files and packages behind
-// build tags are seen as the default build sees them.
+// measure a change to files (slash paths relative to dir). They are the
+// packages containing those files, and every package of the module that
+// imports them. The import may be direct or transitive, from its own code
+// or from its tests. With all, or when files include the module's go.mod,
+// go.sum or go.work, it is every package of the module. A changed file
+// counts for the package of its directory. When that directory holds no
+// package (testdata, a directory of embedded files), it counts for the
+// nearest parent that is one. Only packages with at least one benchmark are
+// returned, sorted by import path. Packages runs go list without the user's
+// build flags. So files and packages behind build tags are seen as the
+// default build sees them.
 func Packages(ctx context.Context, dir string, files []string, all bool) ([]Package, error) {
 	pkgs, err := reached(ctx, dir, files, all)
 	if err != nil {
@@ -118,8 +119,8 @@ func decodeList(r io.Reader, root string) ([]*listed, error) {
 }
 
 // under returns dir relative to root, in slash form, and whether it is under
-// root at all. go list may report dir with symbolic links resolved, so real,
-// root with its links resolved, is tried too.
+// root at all. The go list command may report dir with symbolic links
+// resolved, so real, root with its links resolved, is tried too.
 func under(root, real, dir string) (string, bool) {
 	for _, r := range []string{root, real} {
 		rel, err := filepath.Rel(r, dir)

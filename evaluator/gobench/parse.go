@@ -12,9 +12,9 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// maxLine is the longest line ParseOutput considers. benchfmt reads lines
-// with a bufio.Scanner, which stops at its first line over
-// bufio.MaxScanTokenSize; longer lines are dropped before they reach it, so
+// maxLine is the longest line ParseOutput considers. The benchfmt reader
+// uses a bufio.Scanner, which stops at its first line over
+// bufio.MaxScanTokenSize. Longer lines are dropped before they reach it, so
 // that one huge log line cannot hide the results after it.
 const maxLine = bufio.MaxScanTokenSize / 2
 
@@ -26,12 +26,12 @@ type Measurement struct {
 	Iterations int64
 }
 
-// ParseOutput reads the Go benchmark result lines out of out, which may hold
+// ParseOutput reads the Go benchmark result lines out of out. It may hold
 // anything else too: test logs, PASS and ok lines, configuration lines such
 // as "goos: linux". A line that starts like a result but does not parse, or
-// whose iteration count is not positive, is skipped, and so is a value that
-// is not finite; lines longer than 32 KiB are not read. Output without
-// results gives an empty slice and no error.
+// whose iteration count is not positive, is skipped. So is a value that is
+// not finite. Lines longer than 32 KiB are not read. Output without results
+// gives an empty slice and no error.
 func ParseOutput(out []byte) ([]Measurement, error) {
 	return parseOutput(out, 0)
 }

@@ -20,9 +20,9 @@ var (
 	ErrNoResult = errors.New("no benchmark result")
 )
 
-// run runs c and turns what went wrong into an error: the context's error,
-// wrapped, when ctx ended the run, or the exit status with the tail of the
-// output. name says what ran, for the error.
+// run runs c and turns what went wrong into an error. When ctx ended the
+// run, that is the context's error, wrapped; otherwise the exit status with
+// the tail of the output. name says what ran, for the error.
 func run(ctx context.Context, name string, c proc.Cmd) (proc.Result, error) {
 	res, err := proc.Run(ctx, c)
 	switch {

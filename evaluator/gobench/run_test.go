@@ -44,9 +44,9 @@ func TestCalibrate(t *testing.T) {
 	})
 }
 
-// TestCalibrate_Sub checks issue 13.5: every sub-benchmark gets its own
-// count, a tiny one far more iterations than a huge one, and keeps its full
-// name, although "size-1" ends as a GOMAXPROCS suffix would.
+// TestCalibrate_Sub checks issue 13.5. Every sub-benchmark gets its own
+// count, and a tiny one far more iterations than a huge one. Each keeps its
+// full name, although "size-1" ends as a GOMAXPROCS suffix would.
 func TestCalibrate_Sub(t *testing.T) {
 	bin, dir := testBinary(t)
 	ctx := context.Background()

@@ -11,9 +11,10 @@ var _ io.Writer = (*resultWriter)(nil)
 const maxKept = 4 << 20
 
 // resultWriter keeps, from a stream written in pieces, the lines that may be
-// benchmark results (see isResultLine), at most maxKept bytes of them. proc
-// keeps only the head and the tail of a long output; this keeps the results.
-// The zero value is ready to use. It is not safe for concurrent use.
+// benchmark results (see isResultLine), at most maxKept bytes of them.
+// Package proc keeps only the head and the tail of a long output; this keeps
+// the results. The zero value is ready to use. It is not safe for concurrent
+// use.
 type resultWriter struct {
 	line []byte // the line being written, while it is at most maxLine bytes
 	long bool   // the line being written is longer than maxLine

@@ -26,8 +26,8 @@ type Diff struct {
 	Vanished []string
 
 	// NewFailures lists the keys that fail in the candidate and neither
-	// passed nor failed at base (new tests, tests skipped at base, and
-	// package-level failures of packages that did not pass at base).
+	// passed nor failed at base. They are new tests, tests skipped at base,
+	// and package-level failures of packages that did not pass at base.
 	NewFailures []string
 }
 

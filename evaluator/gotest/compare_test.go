@@ -8,8 +8,8 @@ import (
 )
 
 // TestCompare_GoTest compares real runs of one module before and after a
-// candidate that breaks a test and a subtest, breaks a build, panics in
-// TestMain and replaces a passing test with a failing one.
+// candidate. The candidate breaks a test and a subtest, breaks a build,
+// panics in TestMain and replaces a passing test with a failing one.
 func TestCompare_GoTest(t *testing.T) {
 	base, err := parse(bytes.NewReader(goTestJSON(t, "before", before, false)))
 	if err != nil {

@@ -4,21 +4,22 @@
 // # What flows through it
 //
 // The test command's stdout goes into a [Parser], an io.Writer that parses
-// test2json events incrementally (proc tees the stream into it while the
-// command runs). [Parser.Result] gives a [Run]:
-// one [Status] per test, keyed "importpath.TestName" and
-// "importpath.TestName/subtest" (see [Key] and [SplitKey]); the status of
-// every package; the packages that failed to build; and a capped output
-// excerpt for each failing test and package. [Compare] takes the base's Run
-// and a candidate's and returns a [Diff]: the tests that passed at base and
-// do not pass now, and the packages that no longer build.
+// test2json events incrementally. Package proc tees the stream into it
+// while the command runs. [Parser.Result] gives a [Run]. It holds one
+// [Status] per test, keyed "importpath.TestName" and
+// "importpath.TestName/subtest" (see [Key] and [SplitKey]). It also holds
+// the status of every package, the packages that failed to build, and a
+// capped output excerpt for each failing test and package. [Compare] takes
+// the base's Run and a candidate's and returns a [Diff]. It lists the tests
+// that passed at base and do not pass in the candidate, and the packages
+// that do not build there.
 //
 // # What the stream may hold
 //
 // Events with Action start, run, pause, cont, pass, fail, skip, output and
-// bench, and, since Go 1.24, build-output and build-fail events carrying
-// ImportPath, with the package's fail event naming the failed build in
-// FailedBuild. Lines that are not JSON are kept as text:
+// bench are read. So are build-output and build-fail events carrying
+// ImportPath (Go 1.24 and later), with the package's fail event naming the
+// failed build in FailedBuild. Lines that are not JSON are kept as text:
 //   - a "# pkg" header starts a block of build output: what go test printed
 //     on stderr before Go 1.24, or with GODEBUG=gotestjsonbuildtext=1, when
 //     stderr is merged into the stream;
@@ -43,8 +44,8 @@
 // # Output excerpts
 //
 // For every failing test and package, [Run.Output] keeps the first
-// [ExcerptHeadLines] and the last [ExcerptTailLines] lines of its output,
-// at most [MaxExcerpt] bytes, so the first file:line error and the end of a
+// [ExcerptHeadLines] and the last [ExcerptTailLines] lines of its output, at
+// most [MaxExcerpt] bytes. So the first file:line error and the end of a
 // panic's stack both survive. The "=== RUN/PAUSE/CONT/NAME" framing lines are
 // dropped. A parent test's excerpt ends with the excerpts of its failing
 // subtests.

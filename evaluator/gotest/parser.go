@@ -333,7 +333,7 @@ func (p *Parser) endPackage(path string, s Status, failedBuild string) {
 }
 
 // unfinished is the note that a test of pkg, key, did not finish, naming
-// it: a parent's excerpt collects its subtests', and a hang's shows which
+// it. A parent's excerpt collects its subtests', and a hang's shows which
 // of them was still running ("(TestSum/one did not finish)").
 func unfinished(key, pkg string) string {
 	name := key
@@ -351,10 +351,10 @@ func (p *Parser) packageFailure(path string, out *excerpt) {
 	p.keepFailure(1, path, out)
 }
 
-// keepFailure keeps the excerpt of a failing test (kind 0) or package
-// (kind 1), unless MaxFailureExcerpts of that kind are kept already: then
-// only the count of dropped excerpts grows, and late output of key is
-// dropped too.
+// keepFailure keeps the excerpt of a failing test (kind 0) or package (kind
+// 1), unless MaxFailureExcerpts of that kind are kept already. Then only
+// the count of dropped excerpts grows, and late output of key is dropped
+// too.
 func (p *Parser) keepFailure(kind int, key string, out *excerpt) {
 	if p.kept[kind] >= MaxFailureExcerpts {
 		p.run.OutputDropped++
@@ -402,8 +402,8 @@ type Running struct {
 // Running lists the tests running now, subtests with their parents, sorted
 // by key. A parallel test waiting for its turn (paused) is left out; one
 // that goes on counts from then. Since is when the parser read the event,
-// not the event's own time: go test holds back the output of all but one
-// package at a time, and a test whose start arrives late has been seen
+// not the event's own time. The go command holds back the output of all but
+// one package at a time, and a test whose start arrives late has been seen
 // running only since.
 func (p *Parser) Running() []Running {
 	p.mu.Lock()

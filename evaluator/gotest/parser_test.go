@@ -325,8 +325,8 @@ func assertCounts(t *testing.T, r *Run) {
 }
 
 // TestParser_Running: the tests running as the stream so far says, each
-// since the parser read its start or its resumption; a paused parallel test
-// is not running; a test that passed has its elapsed time in the Run.
+// since the parser read its start or its resumption. A paused parallel test
+// is not running. A test that passed has its elapsed time in the Run.
 func TestParser_Running(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := t0

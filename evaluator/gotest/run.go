@@ -18,10 +18,10 @@ const (
 // Run is the result of one run of go test. It is plain data: safe to share
 // once built, and it round-trips through JSON (the baseline cache stores it).
 type Run struct {
-	// Tests holds one status per test, keyed by Key(importpath, test), and
-	// one fail per package that failed at package level (keyed by its
-	// import path alone): a build or setup failure, or a failure that no
-	// failing test explains.
+	// Tests holds one status per test, keyed by Key(importpath, test). It
+	// also holds one fail per package that failed at package level, keyed
+	// by its import path alone. That is a build or setup failure, or a
+	// failure that no failing test explains.
 	Tests map[string]Status `json:"tests"`
 
 	// Packages holds the status of every package seen: pass, fail, or skip
@@ -40,8 +40,8 @@ type Run struct {
 	OutputDropped int `json:"output_dropped,omitempty"`
 
 	// Text is a capped excerpt of the stream's lines that were neither
-	// events nor build output: what else shared the stream, such as go
-	// command errors when stderr is merged in.
+	// events nor build output. It holds what else shared the stream, such
+	// as go command errors when stderr is merged in.
 	Text string `json:"text,omitempty"`
 
 	// Elapsed is how long each test that passed took, in seconds, as go
@@ -89,8 +89,8 @@ func (r *Run) Split(key string) (pkg, test string) {
 }
 
 // SplitKey splits a key into package and test name without knowing the
-// packages: the test name starts at the first "." that is followed by a
-// Test, Benchmark, Example or Fuzz identifier ending the key or followed by
+// packages. The test name starts at the first "." followed by a Test,
+// Benchmark, Example or Fuzz identifier that ends the key or is followed by
 // "/". Import paths may hold dots ("gopkg.in/yaml.v3") and subtest names may
 // hold anything, so prefer Run.Split when the Run is at hand. A key with no
 // test name gives an empty test.

@@ -8,10 +8,11 @@
 //   - removed: a body the compiler can remove costs no more per iteration
 //     than calling an empty function does (Floor).
 //
-// It sees nothing a single process's first iteration does not show: a
-// result computed before the timed loop (in init, or in the benchmark's
-// set-up), a cache kept on disk, or a special case for the benchmark's
-// inputs (the optimisation loop's held-out benchmarks look for that).
+// It sees nothing a single process's first iteration does not show. That
+// includes a result computed before the timed loop (in init, or in the
+// benchmark's set-up), and a cache kept on disk. It also includes a special
+// case for the benchmark's inputs, which the optimisation loop's held-out
+// benchmarks look for.
 package hackcheck
 
 import (
@@ -39,8 +40,8 @@ const (
 	// hack that skips the work shows far more than a small gain.
 	MinSpeedup = 2
 	// CachedShare is the share of the work saved per op that the
-	// candidate's first iteration may save and still count as cached, and
-	// FirstFactor how many times its own time per op it must cost.
+	// candidate's first iteration may save and still count as cached.
+	// FirstFactor is how many times its own time per op it must cost.
 	CachedShare = 0.5
 	FirstFactor = 4
 	// FloorFactor: an op costing no more than this many empty calls is
@@ -49,8 +50,8 @@ const (
 )
 
 // Check returns the signs, per benchmark, that the candidate's speedup
-// comes from not doing the work. floor is the cost of calling an empty
-// function, in seconds (Floor); 0 skips the removed check.
+// comes from not doing the work. The floor argument is the cost of calling
+// an empty function, in seconds (Floor); 0 skips the removed check.
 func Check(benches []Bench, floor float64) []result.Hack {
 	var out []result.Hack
 	for _, b := range benches {

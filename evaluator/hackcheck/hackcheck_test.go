@@ -7,9 +7,9 @@ import (
 )
 
 // TestCheck: a result cached across iterations and a body the compiler
-// removes are flagged, also when one-off costs double a first iteration;
-// honest speedups, one too small to look into, and benchmarks whose first
-// iterations are mostly noisy one-off costs are not.
+// removes are flagged, also when one-off costs double a first iteration.
+// Honest speedups are not flagged. Nor are one too small to look into, and
+// benchmarks whose first iterations are mostly noisy one-off costs.
 func TestCheck(t *testing.T) {
 	const us = 1e-6
 	const floor = 1.5e-9

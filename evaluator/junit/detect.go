@@ -5,11 +5,12 @@ import (
 	"strings"
 )
 
-// Detect returns the report paths, relative to the directory the command
-// runs in, that a test command line writes JUnit XML to, as its flags and
-// the runner's conventions say; nil when it writes none that is known. It
-// splits the line on spaces, as a shell would for plain arguments. A path
-// with spaces or quotes is not detected; --test-report names it.
+// Detect returns the report paths that a test command line writes JUnit XML
+// to, as its flags and the runner's conventions say. They are relative to
+// the directory the command runs in. It is nil when the line writes none
+// that is known. It splits the line on spaces, as a shell would for plain
+// arguments. A path with spaces or quotes is not detected; --test-report
+// names it.
 //
 // Known:
 //   - pytest --junitxml F;

@@ -1,8 +1,9 @@
 // Package junit reads JUnit XML test reports and turns them into a
 // gotest.Run. So a candidate's tests in any language are compared with
-// base's one by one, as go test's are. pytest (--junitxml), node's test
-// runner (--test-reporter=junit), vitest, jest (jest-junit), cargo-nextest,
-// Maven Surefire and ctest (--output-junit) write the format.
+// base's one by one, as go test's are. Many runners write the format:
+// pytest (--junitxml), node's test runner (--test-reporter=junit), vitest,
+// jest (jest-junit), cargo-nextest, Maven Surefire and ctest
+// (--output-junit).
 //
 // # What flows through it
 //

@@ -14,10 +14,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// TestParse_Reports reads one report of each tool (testdata/README.md says
-// which were written by the tool itself) and checks the Run it gives
-// against testdata/NAME.golden: every key, its status, and the first line
-// of a failure's excerpt.
+// TestParse_Reports reads one report of each tool; testdata/README.md says
+// which were written by the tool itself. It checks the Run it gives against
+// testdata/NAME.golden: every key, its status, and the first line of a
+// failure's excerpt.
 func TestParse_Reports(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.xml")
 	if err != nil || len(files) == 0 {

@@ -8,9 +8,9 @@ import (
 )
 
 // First runs every benchmark once on side s for a single iteration, in a
-// fresh process, as Sample does with the calibrated count: the time of a
-// lone first iteration, which the hack check compares with the time per op
-// of the series (package hackcheck).
+// fresh process, as Sample does with the calibrated count. That gives the
+// time of a lone first iteration. The hack check compares it with the time
+// per op of the series (package hackcheck).
 func (g *GoSampler) First(ctx context.Context, s Side) ([]Metric, error) {
 	var out []Metric
 	for _, b := range g.benches {

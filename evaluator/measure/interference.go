@@ -34,8 +34,8 @@ import (
 //
 // The busy time that is neither the benchmark's nor optimizer's is other
 // work: OtherCPU is its share of the probed CPU time. It is recorded per
-// sample in the store (bench_samples.other_cpu, steal, invol_switches),
-// summarised per candidate (CandidateResult.Interference), and a job whose
+// sample in the store (bench_samples.other_cpu, steal, invol_switches), and
+// summarised per candidate (CandidateResult.Interference). A job whose
 // samples were disturbed gets a warning that says how much and what helps.
 
 // Thresholds for a disturbed sample.

@@ -114,8 +114,8 @@ func (l *Rounds) PastDeadline() bool {
 }
 
 // Run measures with smp. A candidate sample that ran too long returns
-// ErrTooSlow as the sampler said it, with the pairs so far; another error of
-// a sample names the side it was taken on.
+// ErrTooSlow as the sampler said it, with the pairs so far. Another error
+// of a sample names the side it was taken on.
 func (l *Rounds) Run(ctx context.Context, smp Sampler) (Outcome, error) {
 	seq := l.Seq
 	var (

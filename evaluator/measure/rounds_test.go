@@ -95,7 +95,7 @@ func (s *slowAfter) Sample(ctx context.Context, sd Side) ([]Metric, error) {
 }
 
 // TestRounds_StopsAt: a candidate sample that runs too long ends the loop
-// with ErrTooSlow and the pairs so far; kept pairs count toward the cap; a
+// with ErrTooSlow and the pairs so far. Kept pairs count toward the cap. A
 // past deadline stops at the first look.
 func TestRounds_StopsAt(t *testing.T) {
 	ctx := context.Background()

@@ -105,15 +105,15 @@ func (g *GoSampler) Sample(ctx context.Context, s Side) ([]Metric, error) {
 
 // freshCopy writes bin's bytes to a new file at run, through a temporary
 // file renamed into place, before every sample. Base's and the candidate's
-// samples then run from the same path, in processes that differ in nothing
-// but the binary's bytes and the tree they run in, and neither side keeps a
-// file of its own: a byte-identical copy of a test binary, run as a file of
-// its own, was measured up to 6% apart from the original, steadily over a
-// trial, which a fixed file per side makes a bias that the random order of
-// the pairs cannot touch; a new file per sample makes it noise that the
-// order averages out (docs/measuring.md, "Identical binaries, different
-// files"). Forks wait while the copy is open for writing (syscall.ForkLock),
-// so that no child of this process holds it open when it is run (ETXTBSY).
+// samples then run from the same path. Their processes differ in nothing but
+// the binary's bytes and the tree they run in, and neither side keeps a file
+// of its own. A byte-identical copy of a test binary, run as a file of its
+// own, was measured up to 6% apart from the original, steadily over a trial.
+// A fixed file per side makes that a bias that the random order of the pairs
+// cannot touch. A new file per sample makes it noise that the order averages
+// out (docs/measuring.md, "Identical binaries, different files"). Forks wait
+// while the copy is open for writing (syscall.ForkLock). So no child of this
+// process holds it open when it is run (ETXTBSY).
 func freshCopy(bin, run string) error {
 	b, err := os.ReadFile(bin)
 	if err != nil {

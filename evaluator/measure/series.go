@@ -5,10 +5,11 @@ import (
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
-// Series accumulates the samples of one candidate's benchmark phase: for
-// each benchmark, the judged metric per round on both sides (time, unless
-// NewSeries is told another), and the metrics reported beside it: time when
-// it is not judged, B/op and allocs/op, a command's peak memory.
+// Series accumulates the samples of one candidate's benchmark phase. For
+// each benchmark it holds the judged metric per round on both sides: time,
+// unless NewSeries is told another. It also holds the metrics reported
+// beside it: time when it is not judged, B/op and allocs/op, a command's
+// peak memory.
 type Series struct {
 	judged      func(unit string) bool
 	order       []string          // judged benchmarks, in first-seen order
@@ -147,9 +148,9 @@ func (s *Series) Center(name string, sd Side) float64 {
 // (stats.Beside, whose family error is alpha). The Go sampler runs both
 // sides at one iteration count, where an average is exact unless the
 // runtime adds noise. A bench command such as go test -bench picks its own
-// count per sample: there an average that changes with the count on either
-// side is compared only in the pairs whose samples ran the same count, so
-// that a mean of identical code is never a change because the counts fell
+// count per sample. There an average that changes with the count on either
+// side is compared only in the pairs whose samples ran the same count. So a
+// mean of identical code is never a change because the counts fell
 // differently. A row without such pairs has no interval, and its centres
 // are over all samples.
 func (s *Series) Beside(alpha float64) []result.BenchResult {

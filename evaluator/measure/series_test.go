@@ -7,11 +7,10 @@ import (
 )
 
 // TestSeries_Beside: an average that changes with the iteration count is
-// compared only in pairs that ran the same count, so a b.N-dependent B/op
-// of identical code is no change however the counts fall; a halved
-// allocs/op, the same at every count, is decreased over every pair, with
-// its interval; time goes beside when allocs/op is judged, and a judged zero
-// is no error.
+// compared only in pairs that ran the same count. So a b.N-dependent B/op of
+// identical code is no change however the counts fall. A halved allocs/op,
+// the same at every count, is decreased over every pair, with its interval.
+// Time goes beside when allocs/op is judged, and a judged zero is no error.
 func TestSeries_Beside(t *testing.T) {
 	m := func(bench, unit string, v float64, iters int64) Metric {
 		return Metric{Bench: bench, Unit: unit, Value: v, Iters: iters}

@@ -43,14 +43,14 @@ type Change struct {
 	Siblings []Func
 }
 
-// Changed reads which functions of base ch changes: a function is changed
+// Changed reads which functions of base ch changes. A function is changed
 // when a hunk of the diff removes or adds a line between its doc comment
-// and its closing brace, at base or in the candidate (where it is matched
-// to base's by name and receiver). A hunk's blank lines count for nothing,
-// and neither does a new function other than init or a method: no
+// and its closing brace. That may be at base or in the candidate, where it
+// is matched to base's by name and receiver. A hunk's blank lines count for
+// nothing. Nor does a new function other than init or a method: no
 // benchmark can execute it at base, and what calls it is changed too. Test
 // files count only when tests is set (the candidate's test files are what
-// runs); otherwise base's are laid back over them and they change nothing.
+// runs). Otherwise base's are laid back over them and they change nothing.
 func Changed(ch candidate.Change, tests bool) Change {
 	var out Change
 	hunks, bad := parseHunks(ch.Patch)
@@ -185,9 +185,9 @@ func recvName(e ast.Expr) string {
 	}
 }
 
-// classify calls changed with the function of base that a changed line l
-// of this side belongs to, and returns why the line is outside every
-// function, or "". base is nil when this side is base; otherwise the
+// classify calls changed with the function of base that a changed line l of
+// this side belongs to. It returns why the line is outside every function,
+// or "". The base argument is nil when this side is base; otherwise the
 // candidate's functions are matched to base's by key.
 func (f *file) classify(l int, base *file, changed func(decl)) string {
 	for _, d := range f.funcs {

@@ -26,9 +26,9 @@ type Scope struct {
 	// failed, since what they execute is unknown.
 	Run []int
 	// Closest are, when no benchmark executes a changed function, the
-	// benchmarks nearest to the change: those that execute the most of
-	// base's functions in the changed files, or else the most code of
-	// their packages.
+	// benchmarks nearest to the change. They execute the most of base's
+	// functions in the changed files, or else the most code of their
+	// packages.
 	Closest []int
 	// Why is a sentence that says which benchmarks and why, without
 	// listing them.
@@ -101,8 +101,9 @@ func funcList(fs []Func) string {
 }
 
 // closest returns the benchmarks that execute the most of ch's sibling
-// functions, or, when none executes any, the most blocks of the changed
-// files' packages; at most maxClosest, in benches' order among equals.
+// functions. When none executes any, it returns those that execute the most
+// blocks of the changed files' packages. It returns at most maxClosest, in
+// benches' order among equals.
 func closest(ch Change, benches []Bench) []int {
 	dirs := map[string]bool{}
 	for _, f := range ch.Siblings {

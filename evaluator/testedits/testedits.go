@@ -1,6 +1,7 @@
 // Package testedits finds what a candidate changes in the test files that
-// judge it: the tests it adds, changes, removes or renames, the benchmarks
-// it edits, and the tests it contributes to every other candidate.
+// judge it. That is the tests it adds, changes, removes or renames, the
+// benchmarks it edits, and the tests it contributes to every other
+// candidate.
 package testedits
 
 import (
@@ -50,13 +51,14 @@ var (
 )
 
 // isOtherTestFile reports whether a slash path is a test or benchmark
-// source file of another language, by the names its runners collect:
-// test_x.py, x_test.py, conftest.py, bench_x.py; x.test.js, x.spec.ts,
-// x.bench.js, x-test.js, x_test.js, test-x.js, test.js; x_test.rs,
-// x_bench.rs, x_test.cc, x_benchmark.cc, test_x.cc, test.cc; XTest.java,
-// XTests.java, TestX.java. Any such source file under a directory named
-// test, tests, __tests__, benches or benchmarks is one too (Rust's tests/
-// and benches/, Maven's src/test/). Go files go by isGoTestFile alone.
+// source file of another language, by the names its runners collect. For
+// Python: test_x.py, x_test.py, conftest.py, bench_x.py. For JavaScript:
+// x.test.js, x.spec.ts, x.bench.js, x-test.js, x_test.js, test-x.js,
+// test.js. For Rust and C++: x_test.rs, x_bench.rs, x_test.cc,
+// x_benchmark.cc, test_x.cc, test.cc. For Java: XTest.java, XTests.java,
+// TestX.java. Any such source file under a directory named test, tests,
+// __tests__, benches or benchmarks is one too (Rust's tests/ and benches/,
+// Maven's src/test/). Go files go by isGoTestFile alone.
 func isOtherTestFile(p string) bool {
 	base := path.Base(p)
 	ext := path.Ext(base)
@@ -224,10 +226,10 @@ func Diff(base, cand map[string][]byte) (*result.TestEdits, *Contribution) {
 	return e, con
 }
 
-// otherEdit records an edit to a test file of another language than Go,
-// whose tests are not found in its source: the whole file is added,
-// changed or removed, and the candidate's version, when it has one, is
-// contributed. A JUnit job finds the tests in it by running them.
+// otherEdit records an edit to a test file of a language other than Go,
+// whose tests are not found in its source. The whole file is added, changed
+// or removed, and the candidate's version, when it has one, is contributed.
+// A JUnit job finds the tests in it by running them.
 func otherEdit(e *result.TestEdits, con *Contribution, p string, base, cand []byte) {
 	switch {
 	case base == nil:
