@@ -99,11 +99,13 @@ type Event struct {
 	Since  time.Time     `json:"since,omitzero"`
 	AtBase time.Duration `json:"at_base,omitempty"`
 	// What a client's ETA (package eta) reads besides. A "sample" event
-	// has the pair's number, its base sample time and the pairs the
-	// benchmark is on course to take. A "job-start" event has the pairs of
-	// earlier jobs like it, by candidate, and the job's slots.
+	// has the pair's number, its base sample time, the pairs the benchmark
+	// is on course to take and what it is to take after them (the hack
+	// check). A "job-start" event has the pairs of earlier jobs like it, by
+	// candidate, the job's slots and its min speedup.
 	Pair       int                    `json:"pair,omitempty"`
 	BaseSample time.Duration          `json:"base_sample,omitempty"`
+	After      time.Duration          `json:"after,omitempty"`
 	Forecast   int                    `json:"forecast,omitempty"`
 	History    []result.PastBenchmark `json:"history,omitempty"`
 	Slots      int                    `json:"slots,omitempty"`
@@ -123,14 +125,14 @@ const (
 func FromEvaluator(id string, e result.Event) Event {
 	return Event{Job: id, Kind: string(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
-		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots, MinSpeedup: e.MinSpeedup}
+		Pair: e.Pair, BaseSample: e.BaseSample, After: e.After, Forecast: e.Forecast, History: e.History, Slots: e.Slots, MinSpeedup: e.MinSpeedup}
 }
 
 // Evaluator converts e back into the evaluator's event.
 func (e Event) Evaluator() result.Event {
 	return result.Event{Kind: result.EventKind(e.Kind), Time: e.Time, Phase: e.Phase, Candidate: e.Candidate,
 		Index: e.Index, Done: e.Done, Total: e.Total, Message: e.Message, Result: e.Result, Since: e.Since, AtBase: e.AtBase,
-		Pair: e.Pair, BaseSample: e.BaseSample, Forecast: e.Forecast, History: e.History, Slots: e.Slots, MinSpeedup: e.MinSpeedup}
+		Pair: e.Pair, BaseSample: e.BaseSample, After: e.After, Forecast: e.Forecast, History: e.History, Slots: e.Slots, MinSpeedup: e.MinSpeedup}
 }
 
 // Health is the body of GET /v1/health.

@@ -15,7 +15,7 @@ func fullEvent() result.Event {
 	return result.Event{
 		Kind: result.EventSample, Time: at, Phase: "benchmark", Candidate: "fast", Index: 2, Done: 1, Total: 4,
 		Message: "m", Result: &result.CandidateResult{Name: "fast", Verdict: result.VerdictPending},
-		Pair: 14, BaseSample: 300 * time.Millisecond, Forecast: 12, History: []result.PastBenchmark{{Candidate: "a", Pairs: 8}, {Candidate: "b", Pairs: 30}},
+		Pair: 14, BaseSample: 300 * time.Millisecond, After: 500 * time.Millisecond, Forecast: 12, History: []result.PastBenchmark{{Candidate: "a", Pairs: 8}, {Candidate: "b", Pairs: 30}},
 		Slots: 2, MinSpeedup: 0.05, Since: at.Add(-time.Second), AtBase: 10 * time.Millisecond,
 	}
 }

@@ -47,6 +47,7 @@ type ETA struct {
 	setups    []time.Duration
 	pairTimes []time.Duration
 	baseTake  time.Duration // the latest pair's base sample
+	after     time.Duration // what the latest pair said its benchmark takes after its pairs (the hack check)
 	benchN    []int         // pairs each finished benchmark took
 	history   []int         // pairs earlier jobs' benchmarks took
 }
@@ -123,7 +124,7 @@ func (e *ETA) Observe(ev result.Event, now time.Time) {
 		} else {
 			e.pairTimes = append(e.pairTimes, w-e.lastPair)
 		}
-		e.have, e.baseTake = max(e.have+1, ev.Pair), ev.BaseSample
+		e.have, e.baseTake, e.after = max(e.have+1, ev.Pair), ev.BaseSample, ev.After
 		e.lastPair, e.forecast = w, ev.Forecast
 	case result.EventDone:
 		e.done = max(e.done, ev.Done)
@@ -239,9 +240,11 @@ func (e *ETA) pace() time.Duration {
 }
 
 // benchLeft is the benchmark under way and those to come. One to come
-// takes a set-up and the median pairs of the finished benchmarks. Before
-// any finish, it takes those of earlier jobs, else the geometric middle of
-// the pair limits. At most it runs to --max-pairs, never past the budget.
+// takes a set-up, the median pairs of the finished benchmarks and what the
+// latest pair said comes after the pairs (the hack check, which the budget
+// counts too). Before any finish, it takes the pairs of earlier jobs, else
+// the geometric middle of the pair limits. At most it runs to --max-pairs,
+// never past the budget.
 func (e *ETA) benchLeft(w time.Duration, untested int, pair time.Duration) (left, most time.Duration) {
 	setup := e.baseTest
 	if len(e.setups) > 0 {
@@ -265,17 +268,17 @@ func (e *ETA) benchLeft(w time.Duration, untested int, pair time.Duration) (left
 		if e.forecast > 0 {
 			expect = e.forecast
 		}
-		left += max(0, capped(setup+time.Duration(max(expect, e.have+1))*pair)-ran)
-		most += max(0, capped(setup+time.Duration(max(maxP, e.have))*pair)-ran)
+		left += max(0, capped(setup+time.Duration(max(expect, e.have+1))*pair+e.after)-ran)
+		most += max(0, capped(setup+time.Duration(max(maxP, e.have))*pair+e.after)-ran)
 	}
 	// Untested candidates pass at the rate seen so far; at most, all do.
 	rate := 1.0
 	if len(e.tests) > 0 {
 		rate = float64(len(e.passed)) / float64(len(e.tests))
 	}
-	one := capped(setup + time.Duration(typical)*pair)
+	one := capped(setup + time.Duration(typical)*pair + e.after)
 	left += time.Duration((float64(max(0, toCome)) + rate*float64(untested)) * float64(one))
-	most += time.Duration(max(0, toCome)+untested) * capped(setup+time.Duration(maxP)*pair)
+	most += time.Duration(max(0, toCome)+untested) * capped(setup+time.Duration(maxP)*pair+e.after)
 	return left, max(left, most)
 }
 

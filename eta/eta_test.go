@@ -81,8 +81,15 @@ func TestETA_Waits(t *testing.T) {
 
 // TestETA_Benchmarks: the benchmark under way goes to its forecast, one
 // to come takes the set-up and the finished one's pairs, and untested
-// candidates pass at the rate seen.
+// candidates pass at the rate seen. What a pair says comes after the
+// pairs (the hack check) is added to each benchmark, under way or to come.
 func TestETA_Benchmarks(t *testing.T) {
+	for _, after := range []time.Duration{0, s} {
+		t.Run(after.String(), func(t *testing.T) { testBenchmarks(t, after) })
+	}
+}
+
+func testBenchmarks(t *testing.T, after time.Duration) {
 	r := newRun(&ETA{Slots: 1, MinPairs: 4, MaxPairs: 16})
 	r.at(0, result.Event{Kind: result.EventJobStart, Total: 4},
 		ev(result.EventPhase, result.PhaseBehavior, ""), ev(result.EventStart, result.PhaseBehavior, "a"))
@@ -98,24 +105,25 @@ func TestETA_Benchmarks(t *testing.T) {
 	r.at(8, ev(result.EventTested, "", "d"), ev(result.EventPhase, result.PhaseBenchmark, ""),
 		ev(result.EventStart, result.PhaseBenchmark, "a"))
 	// a's set-up takes 3 s less two base samples of 0.5 s; pairs take 1 s.
-	r.at(11, result.Event{Kind: result.EventSample, Candidate: "a", BaseSample: s / 2})
+	r.at(11, result.Event{Kind: result.EventSample, Candidate: "a", BaseSample: s / 2, After: after})
 	if est := r.est(t, 11); est.Tests {
 		t.Errorf("at the first pair: %+v, want the benchmarks at two base samples a pair", est)
 	}
-	r.at(12, result.Event{Kind: result.EventSample, Candidate: "a", BaseSample: s / 2, Forecast: 6})
+	r.at(12, result.Event{Kind: result.EventSample, Candidate: "a", BaseSample: s / 2, Forecast: 6, After: after})
 	// a: 4 pairs to its forecast of 6, 4 s. c and d: a set-up of 2 s and
 	// the geometric middle of 4 and 16 pairs, 8 s: 10 s each. At most a
-	// goes to 16 pairs (14 s) and c and d too (18 s each).
-	if got, want := r.est(t, 12), (Estimate{Left: 24 * s, Most: 50 * s}); got != want {
+	// goes to 16 pairs (14 s) and c and d too (18 s each). Each of the
+	// three takes after on top.
+	if got, want := r.est(t, 12), (Estimate{Left: 24*s + 3*after, Most: 50*s + 3*after}); got != want {
 		t.Errorf("during a's benchmark: %+v, want %+v", got, want)
 	}
 	for i := 3; i <= 6; i++ {
-		r.at(float64(9+i), result.Event{Kind: result.EventSample, Candidate: "a", BaseSample: s / 2, Forecast: 6})
+		r.at(float64(9+i), result.Event{Kind: result.EventSample, Candidate: "a", BaseSample: s / 2, Forecast: 6, After: after})
 	}
 	r.at(15, result.Event{Kind: result.EventDone, Candidate: "a", Done: 2})
-	// c and d now take a's 6 pairs after the set-up: 8 s each.
-	if got := r.est(t, 15); got.Left != 16*s {
-		t.Errorf("after a's benchmark: left %v, want 16s", got.Left)
+	// c and d now take a's 6 pairs after the set-up: 8 s each, and after.
+	if got, want := r.est(t, 15).Left, 16*s+2*after; got != want {
+		t.Errorf("after a's benchmark: left %v, want %v", got, want)
 	}
 }
 

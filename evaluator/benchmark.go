@@ -153,20 +153,25 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 		c.res.Interference = sum
 		j.mu.Unlock()
 	})
-	fail = j.rounds(ctx, c, smp, start)
+	first := 0 // the hack check's runs, which its budget counts
+	if _, ok := raw.(firstSampler); ok {
+		first = firstRuns
+	}
+	fail = j.rounds(ctx, c, smp, start, first)
 	if ctx.Err() != nil {
 		return
 	}
-	j.benched(c, start)
-	if j.stop != nil {
-		j.unmeasured(ctx, c)
-		return
-	}
-	if fail != nil {
-		j.fail(ctx, c, start, fail)
+	if j.stop != nil || fail != nil {
+		j.benched(c, start)
+		if fail == nil {
+			j.unmeasured(ctx, c)
+		} else {
+			j.fail(ctx, c, start, fail)
+		}
 		return
 	}
 	j.checkHacks(ctx, c, raw)
+	j.benched(c, start) // the hack check is phase 2's time too
 	j.mu.Lock()
 	c.res.Seconds += time.Since(start).Seconds()
 	j.mu.Unlock()
@@ -223,8 +228,10 @@ func (j *job) cpu() int {
 
 // rounds measures c with smp until its verdict is settled, the pairs reach
 // the cap, or the time budget is spent (measure.Rounds), storing every
-// sample and emitting each pair for the ETA.
-func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start time.Time) *Failure {
+// sample and emitting each pair for the ETA. The budget and the deadline
+// count first one-iteration runs of each side to come after it (the hack
+// check).
+func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start time.Time, first int) *Failure {
 	loop := measure.Rounds{
 		Seq: stats.Sequential{
 			MinPairs:   j.opts.MinPairs,
@@ -232,11 +239,12 @@ func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start ti
 			Alpha:      DefaultAlpha,
 			MinSpeedup: j.opts.MinSpeedup,
 		},
-		Judged:   j.opts.Metric.JudgedUnit,
-		Seed:     orderSeed(j.id, c.spec.Name),
-		Start:    start,
-		Budget:   j.opts.Budget,
-		Deadline: j.opts.Deadline,
+		Judged:    j.opts.Metric.JudgedUnit,
+		Seed:      orderSeed(j.id, c.spec.Name),
+		Start:     start,
+		Budget:    j.opts.Budget,
+		Deadline:  j.opts.Deadline,
+		FirstRuns: first,
 	}
 	// The budget does not stop a candidate before the first look that can
 	// claim anything: stopped there it could only end not settled, its
@@ -260,7 +268,7 @@ func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start ti
 			"metrics", len(p.Metrics[measure.Cand]), "took", p.Took.Round(time.Millisecond))
 		if j.opts.Events != nil { // the forecasts are for the ETA: no listener, no looks
 			j.emit(Event{Kind: EventSample, Phase: "benchmark", Candidate: c.spec.Name, Index: c.idx,
-				Message: fmt.Sprintf("pair %d", p.Round+1), Pair: p.Round + 1, BaseSample: p.BaseTook,
+				Message: fmt.Sprintf("pair %d", p.Round+1), Pair: p.Round + 1, BaseSample: p.BaseTook, After: p.After,
 				Forecast: loop.Seq.Forecast(series.Names(), series.Pairs())})
 		}
 	}

@@ -107,11 +107,12 @@ func (j *job) sayScope(ctx context.Context, c *cand, msg string) {
 
 // estimate is "; about 20s, up to 1m10s": the time benches should take to
 // calibrate and measure, from the first look that can claim anything to
-// the pair cap (or the budget). Each sample is taken as the calibration
-// target plus what one iteration with coverage took (traces; its set-up
-// and start-up), or plus nothing when that is not known.
+// the pair cap (or the budget), and the hack check's firstRuns runs of
+// each side. Each sample is taken as the calibration target plus what one
+// iteration with coverage took (traces; its set-up and start-up), or plus
+// nothing when that is not known; a hack check's run as that iteration.
 func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]gobench.Trace) string {
-	var calib, pair time.Duration
+	var calib, pair, first time.Duration
 	for _, b := range benches {
 		t := traces[b]
 		subs := max(len(t.Subs), 1)
@@ -124,10 +125,12 @@ func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]g
 		}
 		calib += 2*op + t.Wall
 		pair += 2 * (op + t.Wall)
+		first += 2 * t.Wall
 	}
 	seq := stats.Sequential{MinPairs: j.opts.MinPairs, MaxPairs: j.opts.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: j.opts.MinSpeedup}
-	low := calib + time.Duration(max(seq.FirstClaim(), j.opts.MinPairs))*pair
-	high := calib + time.Duration(j.opts.MaxPairs)*pair
+	hack := firstRuns * first
+	low := calib + time.Duration(max(seq.FirstClaim(), j.opts.MinPairs))*pair + hack
+	high := calib + time.Duration(j.opts.MaxPairs)*pair + hack
 	if j.opts.Budget > 0 && high > calib+j.opts.Budget {
 		high = max(low, calib+j.opts.Budget)
 	}

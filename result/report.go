@@ -316,6 +316,9 @@ type Event struct {
 	Result    *CandidateResult
 	// BaseSample is, for EventSample, how long the pair's base sample took.
 	BaseSample time.Duration
+	// After is, for EventSample, how long the benchmark is to take after
+	// its last pair (the hack check), as its budget counts it; 0: nothing.
+	After time.Duration
 	// Pair is, for EventSample, the pair's number in its benchmark. Pairs
 	// reused from an earlier job count, so watch refining its quick look
 	// starts past 1. 0: not said (count the events).

@@ -84,8 +84,15 @@ type Rounds struct {
 	Start      time.Time
 	Budget     time.Duration
 	FirstClaim int
-	// Deadline, when set, stops the loop once past.
+	// Deadline, when set, stops the loop once past (FirstRuns counted).
 	Deadline time.Time
+	// FirstRuns is how many times, once the loop is over, the caller runs
+	// each side's benchmarks for one iteration in fresh processes (the hack
+	// check). Their time, estimated from the latest pair (firstCost), is
+	// counted in Budget and Deadline: the loop stops that much sooner.
+	FirstRuns int
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
 	// Sampled, when set, receives every sample: its side, its round and its
 	// place in the order of all samples.
 	Sampled func(s Side, round, order int, ms []Metric)
@@ -100,6 +107,27 @@ type Pair struct {
 	Metrics  [2][]Metric
 	BaseTook time.Duration // base's sample time
 	Took     time.Duration // the pair's time
+	// After is what the caller's FirstRuns are expected to take once the
+	// loop is over, from this pair (firstCost); 0 with no FirstRuns.
+	After time.Duration
+}
+
+// firstCost is what one run of each side's benchmarks for one iteration
+// should take, from a pair: each sample's time less the iterations past
+// the first (sec/op times iterations), which leaves the processes'
+// start-up and set-up and one iteration each.
+func firstCost(took [2]time.Duration, ms [2][]Metric) time.Duration {
+	var d time.Duration
+	for s := range took {
+		timed := 0.0
+		for _, m := range ms[s] {
+			if m.Unit == "sec/op" && m.Iters > 1 {
+				timed += m.Value * float64(m.Iters-1)
+			}
+		}
+		d += max(0, took[s]-time.Duration(timed*float64(time.Second)))
+	}
+	return d
 }
 
 // Outcome is what Rounds measured.
@@ -108,9 +136,17 @@ type Outcome struct {
 	Decision stats.Decision
 }
 
-// PastDeadline reports whether the deadline, if there is one, is past.
-func (l *Rounds) PastDeadline() bool {
-	return !l.Deadline.IsZero() && time.Now().After(l.Deadline)
+// pastDeadline reports whether the deadline, if there is one, is past, or
+// will be after the time after.
+func (l *Rounds) pastDeadline(after time.Duration) bool {
+	return !l.Deadline.IsZero() && l.now().Add(after).After(l.Deadline)
+}
+
+func (l *Rounds) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
 }
 
 // Run measures with smp. A candidate sample that ran too long returns
@@ -137,14 +173,12 @@ func (l *Rounds) Run(ctx context.Context, smp Sampler) (Outcome, error) {
 			sides = [2]Side{Cand, Base}
 		}
 		var got [2][]Metric
-		pairStart := time.Now()
-		var baseTook time.Duration
+		pairStart := l.now()
+		var took [2]time.Duration
 		for _, s := range sides {
-			t0 := time.Now()
+			t0 := l.now()
 			ms, err := smp.Sample(ctx, s)
-			if s == Base {
-				baseTook = time.Since(t0)
-			}
+			took[s] = l.now().Sub(t0)
 			if errors.Is(err, ErrTooSlow) {
 				return Outcome{Series: series}, err
 			}
@@ -158,14 +192,15 @@ func (l *Rounds) Run(ctx context.Context, smp Sampler) (Outcome, error) {
 			order++
 		}
 		series.Add(got[Base], got[Cand])
+		after := time.Duration(l.FirstRuns) * firstCost(took, got)
 		if l.Paired != nil {
-			l.Paired(Pair{Round: r, First: sides[0], Metrics: got, BaseTook: baseTook, Took: time.Since(pairStart)}, series)
+			l.Paired(Pair{Round: r, First: sides[0], Metrics: got, BaseTook: took[Base], Took: l.now().Sub(pairStart), After: after}, series)
 		}
 		if r+1 < seq.MinPairs {
 			continue
 		}
 		dec = seq.Look(series.Names(), series.Pairs())
-		if dec.Settled || time.Since(l.Start) > l.Budget && r+1 >= l.FirstClaim || l.PastDeadline() {
+		if dec.Settled || l.now().Sub(l.Start)+after > l.Budget && r+1 >= l.FirstClaim || l.pastDeadline(after) {
 			break
 		}
 	}

@@ -129,3 +129,60 @@ func TestRounds_StopsAt(t *testing.T) {
 			out.Series.Rounds(), open.Series.Rounds(), l.Seq.MinPairs)
 	}
 }
+
+// clockedSampler is a fakeSampler whose samples take time on a fake clock:
+// start-up plus 1000 iterations of each benchmark at the side's mean.
+type clockedSampler struct {
+	*fakeSampler
+	now     *time.Time
+	startup time.Duration
+}
+
+func (c *clockedSampler) Sample(ctx context.Context, s Side) ([]Metric, error) {
+	*c.now = c.now.Add(c.startup + time.Duration(float64(len(c.benches))*1000*c.mean[s]*float64(time.Second)))
+	return c.fakeSampler.Sample(ctx, s)
+}
+
+// TestRounds_FirstRunsInBudget: the one-iteration runs the caller makes
+// after the loop (the hack check) are counted in the budget and the
+// deadline. Each is one process start-up and one iteration per benchmark
+// and side, estimated from the pairs; the loop stops that much sooner, and
+// its last pair says what they should take. The clock is the test's.
+func TestRounds_FirstRunsInBudget(t *testing.T) {
+	ctx := context.Background()
+	// A sample: 50 ms of start-up, then 2 benchmarks of 1000 iterations at
+	// 50 µs, so 150 ms; a pair 300 ms. A run for one iteration: 50.1 ms
+	// a side; 5 of them on both sides, 501 ms.
+	run := func(firstRuns int, deadline bool) (int, time.Duration, time.Duration) {
+		now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+		l := rounds(7)
+		l.Seq.MinSpeedup = 0 // base against base stays open: only the budget stops it
+		l.Start, l.Budget, l.FirstRuns = now, 3*time.Second, firstRuns
+		if deadline {
+			l.Budget, l.Deadline = time.Hour, now.Add(3*time.Second)
+		}
+		l.Now = func() time.Time { return now }
+		var after time.Duration
+		l.Paired = func(p Pair, _ *Series) { after = p.After }
+		smp := &clockedSampler{fakeSampler: newFake(7, 50e-6, 50e-6), now: &now, startup: 50 * time.Millisecond}
+		out, err := l.Run(ctx, smp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Series.Rounds(), now.Sub(l.Start), after
+	}
+	const wantAfter = 5 * 2 * (50*time.Millisecond + 2*50*time.Microsecond)
+	for _, deadline := range []bool{false, true} {
+		pairs, took, after := run(0, deadline)
+		if after != 0 || pairs != 11 || took != 3300*time.Millisecond {
+			t.Errorf("deadline %v, no first runs: %d pairs in %s, %s after; want 11 pairs, the first past 3s, nothing after", deadline, pairs, took, after)
+		}
+		pairs, took, after = run(5, deadline)
+		if d := after - wantAfter; d < -wantAfter/20 || d > wantAfter/20 { // the 2% noise of the times per op
+			t.Errorf("deadline %v: the last pair expects %s of first runs, want %s", deadline, after, wantAfter)
+		}
+		if pairs != 9 || took+after <= 3*time.Second || took+after-300*time.Millisecond > 3*time.Second {
+			t.Errorf("deadline %v, 5 first runs: %d pairs in %s, %s after; want 9 pairs, the first whose time and the runs' pass 3s", deadline, pairs, took, after)
+		}
+	}
+}
