@@ -57,7 +57,7 @@ import (
 // cacheVersion changes every key when the meaning of an entry changes.
 // v2: Go samples run from one path, a fresh copy of their binary each
 // (sampler_go.go); pairs measured before it carry a fixed per-file offset.
-const cacheVersion = "cache-v2"
+const cacheVersion = "cache-v3"
 
 // testsEntry is a candidate's phase-1 outcome as the cache keeps it.
 type testsEntry struct {

@@ -99,10 +99,14 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	if len(benches) == 0 {
 		return nil, "no benchmark of the packages it changes prints a result at base (see the warnings)", nil
 	}
+	// Base's second code layout, while the base slot is still at base.
+	for _, b := range benches {
+		b.BaseAlt = j.baseLayout(ctx, baseSlot, b.Pkg)
+	}
 	if err := j.stage(ctx, candSlot, c); err != nil {
 		return nil, "", &Failure{Kind: FailApply, Message: err.Error()}
 	}
-	bins := map[string]string{}
+	bins, alts := map[string]string{}, map[string]string{}
 	for _, b := range benches {
 		bin, ok := bins[b.Pkg.ImportPath]
 		if !ok {
@@ -115,8 +119,12 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 			}
 			bins[b.Pkg.ImportPath] = bin
 			j.candidateOnly(ctx, c, b.Pkg, bin, filepath.Join(candSlot.Dir(), b.Pkg.Dir), j.place(candSlot, bin), filter)
+			if b.BaseAlt != "" {
+				alts[b.Pkg.ImportPath] = j.layout(ctx, candSlot, b.Pkg, strings.TrimSuffix(bin, ".test")+".layout.test")
+			}
 		}
 		b.CandBin, b.CandDir = bin, filepath.Join(candSlot.Dir(), b.Pkg.Dir)
+		b.CandAlt = alts[b.Pkg.ImportPath]
 		// Both sides' samples run from one path, a fresh copy each time
 		// (measure/sampler_go.go, freshCopy).
 		b.RunBin = filepath.Join(j.tmp, "run", fileName(b.Pkg.ImportPath)+".test")
@@ -182,6 +190,33 @@ func (j *job) baseBinary(ctx context.Context, slot *worktreepool.Slot, p gobench
 	}
 	j.baseBins[p.ImportPath] = bin
 	return bin, nil
+}
+
+// baseLayout builds base's test binary for pkg in the second code layout
+// once per job; "" when it cannot be built.
+func (j *job) baseLayout(ctx context.Context, slot *worktreepool.Slot, p gobench.Package) string {
+	if bin, ok := j.baseAlts[p.ImportPath]; ok {
+		return bin
+	}
+	bin := j.layout(ctx, slot, p, filepath.Join(j.tmp, "base", fileName(p.ImportPath)+".layout.test"))
+	j.baseAlts[p.ImportPath] = bin
+	return bin
+}
+
+// layout builds pkg's test binary in slot in the second code layout
+// (gobench.BuildLayout) to bin, and returns bin, or "" when it cannot be
+// built: the pairs then all run in the first layout. A failure is logged,
+// not reported: the candidate's own build has already passed, and the
+// second layout only spreads the samples.
+func (j *job) layout(ctx context.Context, slot *worktreepool.Slot, p gobench.Package, bin string) string {
+	t0 := time.Now()
+	err := gobench.BuildLayout(ctx, slot.Dir(), p, bin, bin+".overlay", j.opts.BuildFlags)
+	if err != nil {
+		j.log.Debug("no second code layout", "package", p.ImportPath, "err", err)
+		return ""
+	}
+	j.log.Debug("second code layout", "package", p.ImportPath, "took", time.Since(t0).Round(time.Millisecond))
+	return bin
 }
 
 // calibrated expands the top-level benchmarks into the benchmarks to

@@ -93,6 +93,7 @@ type job struct {
 
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string          // import path -> base test binary
+	baseAlts map[string]string          // import path -> base test binary in the second code layout ("": none)
 	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
 	skipped  map[string]bool            // package.benchmark -> prints no result at base
 	covered  map[string][]gobench.Trace // import path -> what its benchmarks execute at base (scope.go)
@@ -223,6 +224,7 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 
 		spans:    map[string]*span{},
 		baseBins: map[string]string{},
+		baseAlts: map[string]string{},
 		calib:    map[string][]gobench.Count{},
 		skipped:  map[string]bool{},
 		covered:  map[string][]gobench.Trace{},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/testdata"
@@ -19,6 +20,8 @@ import (
 // winner. It measures whatever load the machine has.
 func TestRun_NoOpsNeverWin(t *testing.T) {
 	testenv.Once(t) // builds and benchmarks five candidates: 1-5 min, with the load
+	t.Logf("at the start: %s", measure.LoadAverage())
+	defer func() { t.Logf("at the end: %s", measure.LoadAverage()) }()
 	h := newFixtureHarness(t)
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, testdata.NoOp); err != nil {

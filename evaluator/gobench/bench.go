@@ -21,6 +21,7 @@ type Place struct {
 	CPU      int
 	MemLimit int64
 	Sandbox  *proc.Sandbox
+	Env      []string // KEY=VALUE added to the process's environment
 }
 
 // Count is the iteration count calibrated for one benchmark.
@@ -120,7 +121,7 @@ func runBench(ctx context.Context, bin, dir string, at Place, args, extra []stri
 	}
 	var w resultWriter
 	c := proc.Cmd{Dir: dir, Args: slices.Concat([]string{bin}, args, extra), CPU: at.CPU, Stdout: &w,
-		MemLimit: at.MemLimit, Sandbox: at.Sandbox}
+		MemLimit: at.MemLimit, Sandbox: at.Sandbox, Env: at.Env}
 	res, err := run(ctx, filepath.Base(bin), c)
 	if err != nil {
 		return nil, err

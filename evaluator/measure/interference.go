@@ -182,6 +182,13 @@ func (g *GoSampler) baseSlowdown() float64 { return g.slow }
 
 var _ calibrated = (*GoSampler)(nil)
 
+// Rotate passes the round on to a sampler that rotates its settings.
+func (w *watched) Rotate(r int) {
+	if rot, ok := w.Sampler.(Rotator); ok {
+		rot.Rotate(r)
+	}
+}
+
 func (w *watched) Sample(ctx context.Context, s Side) ([]Metric, error) {
 	before := probe(w.cpu)
 	ms, err := w.Sampler.Sample(ctx, s)

@@ -56,6 +56,13 @@ type Sampler interface {
 	Sample(ctx context.Context, s Side) ([]Metric, error)
 }
 
+// A Rotator is a sampler whose samples can run in several settings (code
+// layouts, environment sizes). Rounds calls Rotate with the round's number
+// before each pair, so that both samples of a pair run in one setting.
+type Rotator interface {
+	Rotate(round int)
+}
+
 // Limits of a candidate's sample against base's.
 const (
 	SlowFactor = 10 // a candidate sample may take this many times base's
@@ -171,6 +178,9 @@ func (l *Rounds) Run(ctx context.Context, smp Sampler) (Outcome, error) {
 		sides := [2]Side{Base, Cand}
 		if coin.IntN(2) == 1 {
 			sides = [2]Side{Cand, Base}
+		}
+		if rot, ok := smp.(Rotator); ok {
+			rot.Rotate(r)
 		}
 		var got [2][]Metric
 		pairStart := l.now()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,14 +16,19 @@ import (
 // GoBench is one Go benchmark prepared for measuring: both binaries built,
 // the iteration count fixed on base.
 type GoBench struct {
-	Pkg      gobench.Package
-	Name     string
-	BaseBin  string
-	CandBin  string
-	BaseDir  string
-	CandDir  string
-	BaseAt   gobench.Place // how base's and the candidate's processes run
-	CandAt   gobench.Place
+	Pkg     gobench.Package
+	Name    string
+	BaseBin string
+	CandBin string
+	BaseDir string
+	CandDir string
+	BaseAt  gobench.Place // how base's and the candidate's processes run
+	CandAt  gobench.Place
+	// BaseAlt and CandAlt are the same binaries built in a second code
+	// layout (gobench.BuildLayout); "" when either side has none, and then
+	// every pair runs BaseBin and CandBin.
+	BaseAlt  string
+	CandAlt  string
 	RunBin   string // the path both sides' samples run from (freshCopy)
 	N        int64
 	baseWall time.Duration // the longest base sample so far
@@ -34,7 +40,41 @@ type GoSampler struct {
 	benches  []*GoBench
 	extra    []string
 	onlyBase func(ctx context.Context, bench, said string)
-	slow     float64 // the last base sample's largest time per op over its calibration's (interference.go)
+	slow     float64  // the last base sample's largest time per op over its calibration's (interference.go)
+	layout   int      // the code layout of this pair's samples (Rotate)
+	env      []string // this pair's environment padding
+}
+
+// EnvPads are the sizes, in bytes, of the environment padding that the
+// samples of a pair run with, in turn across pairs. The size of the
+// environment moves the process's initial stack, and with it the alignment
+// of everything on it (Mytkowicz et al., "Producing wrong data without doing
+// anything obviously wrong!", ASPLOS 2009). Steps of 1056 bytes move it by
+// half a cache line and a quarter of a page.
+var EnvPads = []int{0, 1056, 2112, 3168}
+
+// EnvPadVar is the environment variable that carries the padding.
+const EnvPadVar = "OPTIMIZER_ENV_PAD"
+
+// Layouts is the number of code layouts pairs take turns in.
+const Layouts = 2
+
+// Setting is the code layout and the environment padding of round r's two
+// samples. The layout alternates from pair to pair and the padding changes
+// every Layouts pairs, so that any Layouts*len(EnvPads) pairs in a row run
+// every combination once.
+func Setting(r int) (layout, envPad int) {
+	return r % Layouts, EnvPads[(r/Layouts)%len(EnvPads)]
+}
+
+// Rotate sets the layout and the environment padding of round r's samples
+// (Setting): both sides of a pair run in the same setting, so that what the
+// setting does to a sample is the same on both sides of every pair, and
+// varies across pairs, where the interval covers it.
+func (g *GoSampler) Rotate(r int) {
+	layout, pad := Setting(r)
+	g.layout = layout
+	g.env = []string{EnvPadVar + "=" + strings.Repeat("x", pad)}
 }
 
 // NewGoSampler samples benches, each run with the arguments extra. A
@@ -62,6 +102,13 @@ func (g *GoSampler) Sample(ctx context.Context, s Side) ([]Metric, error) {
 		if s == Cand {
 			bin, dir, at = b.CandBin, b.CandDir, b.CandAt
 		}
+		if g.layout == 1 && b.BaseAlt != "" && b.CandAlt != "" {
+			bin = b.BaseAlt
+			if s == Cand {
+				bin = b.CandAlt
+			}
+		}
+		at.Env = slices.Concat(at.Env, g.env)
 		if err := freshCopy(bin, b.RunBin); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name, err)
 		}
