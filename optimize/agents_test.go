@@ -16,8 +16,8 @@ import (
 // agentsDir holds the adapters for agent CLIs.
 const agentsDir = "../examples/agents"
 
-// standIn is the part every stand-in agent CLI shares: given $prompt, it
-// checks that the prompt names the target and the one file to edit, then
+// standIn is the part every stand-in agent CLI shares. Given $prompt, it
+// checks that the prompt names the target and the one file to edit. Then it
 // writes a correct, faster SumSquares there, as an agent would, and logs
 // its name to $STANDIN_LOG. A stand-in exits 2 on arguments its CLI's
 // documented contract does not have.
@@ -31,9 +31,10 @@ printf 'package sumsq\n\n// SumSquares returns the sum of the squares of xs.\nfu
 `
 
 // standIns are stand-ins for the agent CLIs the adapters call, each
-// following its CLI's documented invocation and output: claude -p prints
-// the final answer as text on stdout; codex exec streams its progress to
-// stderr and prints the final message on stdout; aider prints its chat.
+// following its CLI's documented invocation and output. The claude -p
+// stand-in prints the final answer as text on stdout. The codex exec one
+// streams its progress to stderr and prints the final message on stdout.
+// The aider one prints its chat.
 var standIns = map[string]string{
 	"claude": `cli=claude
 test "$1" = -p || { echo "claude stand-in: want -p PROMPT (print mode), got: $*" >&2; exit 2; }
@@ -77,9 +78,9 @@ func withStandIns(t *testing.T, repo string) string {
 }
 
 // TestAgentAdapters runs the adapters of examples/agents as the loop's
-// edit-in-place generators, each with a stand-in for its agent CLI: each
+// edit-in-place generators, each with a stand-in for its agent CLI. Each
 // adapter builds its prompt from a real request and calls its CLI with the
-// documented flags, once; the edit a stand-in makes is a candidate: the
+// documented flags, once. The edit a stand-in makes is a candidate. The
 // first judged passes the fixture's tests, and the other two, the same
 // tree, are duplicates of it.
 func TestAgentAdapters(t *testing.T) {

@@ -12,7 +12,8 @@ import (
 
 // BenchCoverage is what one top-level Go benchmark executes: the blocks of
 // the module's source that one iteration of it ran, beyond what start-up
-// alone runs (gobench.Cover, which the evaluator's scope reads too).
+// alone runs. It comes from gobench.Cover, which the evaluator's scope
+// reads too.
 type BenchCoverage struct {
 	Name    string // BenchmarkX
 	Package string // its directory, a slash path from the module's root
@@ -27,9 +28,9 @@ func (b BenchCoverage) Executes(file string, start, end int) bool {
 }
 
 // CoverBenchmarks builds the test binary of pkg (a directory of the module
-// rooted at tree) with coverage of the whole module, into scratch, and
-// runs each of its top-level benchmarks that match selects (nil: all) for
-// one iteration. Base's code runs as it is, outside any sandbox.
+// rooted at tree) into scratch, with coverage of the whole module. It runs
+// each of its top-level benchmarks that match selects (nil: all) for one
+// iteration. Base's code runs as it is, outside any sandbox.
 func CoverBenchmarks(ctx context.Context, tree, scratch, pkg string, match func(string) bool) ([]BenchCoverage, error) {
 	module, err := ModulePath(filepath.Join(tree, "go.mod"))
 	if err != nil {

@@ -41,7 +41,7 @@ const (
 //
 // A stdout generator prints candidates as JSONL, the candidate format of
 // --candidates. An edit-in-place generator (Edit) runs in a private slot at
-// base, with the parent staged for a repair or a refine, edits the files
+// base, with the parent staged for a repair or a refine. It edits the files
 // there as agent CLIs do, and the change it leaves is one candidate.
 type Generator struct {
 	Name    string

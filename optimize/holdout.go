@@ -70,8 +70,8 @@ func seedOf(base string) uint64 {
 	return s
 }
 
-// holdOut finds the benchmarks that execute the targets and holds a share
-// of them out of every generator's sight: rounds measure only the shown
+// holdOut finds the benchmarks that execute the targets, and holds a share
+// of them out of every generator's sight. Rounds measure only the shown
 // ones, and the re-measure judges the best on both. When it cannot, the
 // report says why and the loop shows everything.
 func (r *run) holdOut(ctx context.Context) {
@@ -127,7 +127,7 @@ func (r *run) executing(ctx context.Context) ([]string, error) {
 }
 
 // executingIn runs every benchmark of base that filter selects for one
-// iteration with coverage, in dir, a clean tree at base, and returns the
+// iteration with coverage, in dir, a clean tree at base. It returns the
 // names of those that execute a line of some target.
 func executingIn(ctx context.Context, repo, base, dir, filter string, targets []Target) ([]string, error) {
 	f, err := gobench.NewFilter(filter)

@@ -74,9 +74,9 @@ func BenchmarkSum400(b *testing.B) { bench(b, 400) }
 `,
 }
 
-// The two generators' candidates for Sum. The special-casing one knows
-// the answers for the sizes of the benchmarks it was shown (@SHOWN@, which
-// its script fills in from the request) and is as slow as base elsewhere.
+// The two generators' candidates for Sum. The special-casing one knows the
+// answers for the sizes of the benchmarks it was shown (@SHOWN@, which its
+// script fills in from the request). Elsewhere it is as slow as base.
 const (
 	honestSum = `package sum
 
@@ -127,9 +127,9 @@ func slow(xs []int) int {
 `
 )
 
-// TestLoop_HoldoutCatchesOverfit runs the loop on real jobs: a generator
-// that special-cases the inputs of the benchmarks its request names wins
-// on them, and the re-measure calls it overfit; an honest generator's best
+// TestLoop_HoldoutCatchesOverfit runs the loop on real jobs. A generator
+// that special-cases the inputs of the benchmarks its request names wins on
+// them, and the re-measure calls it overfit. An honest generator's best
 // stays the winner.
 func TestLoop_HoldoutCatchesOverfit(t *testing.T) {
 	testenv.Once(t)

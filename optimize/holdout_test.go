@@ -49,11 +49,11 @@ func TestChooseHoldout(t *testing.T) {
 	}
 }
 
-// TestLoop_Holdout runs the loop with a stand-in for the jobs: the
-// generator's request names only the shown benchmarks, the rounds measure
-// only those, the re-measure judges on all of them with the held-out ones
-// named, and an overfit best is reported overfit, not winner, with the
-// holdout recorded.
+// TestLoop_Holdout runs the loop with a stand-in for the jobs. The
+// generator's request names only the shown benchmarks, and the rounds
+// measure only those. The re-measure judges on all of them, with the
+// held-out ones named. An overfit best is reported overfit, not winner,
+// with the holdout recorded.
 func TestLoop_Holdout(t *testing.T) {
 	ctx := context.Background()
 	repo, base := newTestRepo(t)

@@ -127,7 +127,7 @@ type request struct {
 }
 
 // Run runs the loop and returns its report. A generator that fails, times
-// out or prints nonsense is recorded and the loop goes on; Run fails only
+// out or prints nonsense is recorded and the loop goes on. Run fails only
 // when a job cannot run, the store cannot record the run, or ctx is done.
 func (l *Loop) Run(ctx context.Context) (*Report, error) {
 	r, err := l.begin(ctx)
@@ -492,9 +492,9 @@ func (r *run) best() *entry {
 
 func faster(v evaluator.Verdict) bool { return v.Info().Faster }
 
-// nextRequests are the next round's calls: a repair for each candidate of
-// this round that failed, while its line has repairs left, and a refine of
-// the best so far when this round improved it.
+// nextRequests are the next round's calls. There is a repair for each
+// candidate of this round that failed, while its line has repairs left.
+// There is a refine of the best so far when this round improved it.
 func (r *run) nextRequests(round int, improved bool) []request {
 	var out []request
 	for _, e := range r.entries {
@@ -525,8 +525,8 @@ func (r *run) generatorNamed(name string) Generator {
 }
 
 // remeasure measures the run's best candidate again against base, in a job
-// of its own with RemeasureFactor times the pairs and budget of a round,
-// and says whether that confirms it is faster.
+// of its own with RemeasureFactor times the pairs and budget of a round. It
+// says whether that confirms it is faster.
 func (r *run) remeasure(ctx context.Context) error {
 	best := r.best()
 	if best == nil {

@@ -161,10 +161,10 @@ func buildGenerator(t *testing.T) string {
 	return bin
 }
 
-// TestLoop_Example drives the whole loop with the example generator: its
-// first rewrite fails a test and goes back for repair; the repair is faster
-// and goes back to be refined; the winner is measured again and confirmed;
-// the lineage and every call are in the store. A generator that fails
+// TestLoop_Example drives the whole loop with the example generator. Its
+// first rewrite fails a test and goes back for repair. The repair is faster
+// and goes back to be refined. The winner is measured again and confirmed,
+// and the lineage and every call are in the store. A generator that fails
 // beside it is recorded and does not stop the loop. The repository is left
 // as it was.
 func TestLoop_Example(t *testing.T) {

@@ -25,9 +25,9 @@ import (
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
-// A Target is a function the loop asks generators to make faster: where it
-// is at base, its text, and, when the base was profiled, what the profile
-// says of it.
+// A Target is a function the loop asks generators to make faster. It holds
+// where the function is at base, its text, and, when the base was profiled,
+// what the profile says of it.
 type Target struct {
 	Name    string         `json:"name"` // pkg.Func, or pkg.T.Method
 	File    string         `json:"file"` // slash path from the repository's root
@@ -114,7 +114,7 @@ func ResolveTargets(ctx context.Context, repo, base string, specs []string) ([]T
 }
 
 // fileTarget resolves "path:name" where path is a file at base that is not
-// Go source: the target is the whole file, and name is what the request
+// Go source. The target is the whole file, and name is what the request
 // calls it (a function of another language, say).
 func fileTarget(ctx context.Context, repo, base, spec string) (Target, bool) {
 	file, name, ok := strings.Cut(spec, ":")
@@ -129,9 +129,10 @@ func fileTarget(ctx context.Context, repo, base, spec string) (Target, bool) {
 }
 
 // suggestTargets is "; did you mean file.go:T.find?" for a spec that
-// matches no function: the methods with that name (file.go:find meant for
-// the method T.find), or functions whose name differs only in case, each
-// written as the spec was (with its file, or its package); "" when none.
+// matches no function, or "" when there is nothing to suggest. It suggests
+// the methods with that name (file.go:find meant for the method T.find), or
+// functions whose name differs only in case. Each is written as the spec
+// was, with its file or its package.
 func suggestTargets(funcs []goFunc, spec string) string {
 	file, name, withFile := strings.Cut(spec, ":")
 	if !withFile {
@@ -249,10 +250,10 @@ func recvName(e ast.Expr) string {
 	return "?"
 }
 
-// HotTargets profiles the base's benchmarks in dir, a clean tree at base
-// (a slot), and returns the n functions of the repository with the largest
+// HotTargets profiles the base's benchmarks in dir, a clean tree at base (a
+// slot). It returns the n functions of the repository with the largest
 // cumulative share of the CPU samples, test code aside, each with its
-// profile. filter selects the benchmarks ("" is all).
+// profile. The filter selects the benchmarks ("" is all).
 func HotTargets(ctx context.Context, repo, base, dir string, n int, filter string) ([]Target, error) {
 	ranked, top, total, err := profileBase(ctx, repo, base, dir, filter)
 	if err != nil {
@@ -330,9 +331,9 @@ func (f *funcStat) attach(t Target, top []FuncShare, total int64) Target {
 }
 
 // profileBase runs the benchmarks of every package at base that has some,
-// once, with a CPU profile, and ranks the repository's non-test functions
-// by cumulative samples. top is the profile's ten hottest functions, of any
-// code.
+// once, with a CPU profile. It ranks the repository's non-test functions by
+// cumulative samples. The top result is the profile's ten hottest
+// functions, of any code.
 func profileBase(ctx context.Context, repo, base, dir, filter string) (ranked []*funcStat, top []FuncShare, total int64, err error) {
 	pkgs, err := benchmarkDirs(ctx, repo, base)
 	if err != nil {
@@ -497,11 +498,12 @@ func gitRead(ctx context.Context, repo string, args ...string) ([]byte, error) {
 	return gitcmd.Run(ctx, gitcmd.Cmd{Dir: repo, Args: args, ReadOnly: true})
 }
 
-// FindTargets profiles the base's benchmarks in a slot of pool: without
-// named targets (nil), for the hot hottest functions of the repository
-// (HotTargets); with them, for what generators should know of them
+// FindTargets profiles the base's benchmarks in a slot of pool. Without
+// named targets (nil), it finds the hot hottest functions of the repository
+// (HotTargets). With them, it finds what generators should know of them
 // (ProfileTargets). A named target whose profile cannot be taken goes on
-// without one. say, when set, is told what it does, a line at a time.
+// without one. When say is set, it is told what FindTargets does, a line at
+// a time.
 func FindTargets(ctx context.Context, pool evaluator.Pool, repo, base, filter string, hot int, named []Target, say func(string)) ([]Target, error) {
 	if say == nil {
 		say = func(string) {}

@@ -11,9 +11,9 @@ import (
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
-// btreeLike is laid out as google/btree is: the same type and methods in
-// two files, one for Go 1.18 and later, one for before, told apart by their
-// build constraints; and a file for another GOOS.
+// btreeLike is laid out as google/btree is. The same type and methods are
+// in two files, one for Go 1.18 and later and one for before, told apart by
+// their build constraints. A third file is for another GOOS.
 var btreeLike = map[string]string{
 	"go.mod": "module example.com/b\n\ngo 1.22\n",
 	"b/generic.go": `//go:build go1.18

@@ -42,7 +42,7 @@ type CaptureOptions struct {
 	MemOut string
 	// MemRate is -test.memprofilerate. 0 keeps the runtime's sampling (one
 	// allocation per 512 KiB), cheap enough to share the CPU run. 1 records
-	// every allocation, which slows allocation down; with Out also set, the
+	// every allocation, which slows allocation down. With Out also set, the
 	// memory profile is then taken in a second run of its own.
 	MemRate int
 	// Timeout bounds each run; 0 means DefaultCaptureTimeout.

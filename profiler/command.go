@@ -25,10 +25,10 @@ const CommandOutput = "profile-command.txt"
 const MaxCommandFiles = 100
 
 // ArtifactPatterns are the base-name patterns (path.Match) of the new files
-// in a slot that Command keeps: the outputs of common profilers (pprof,
-// perf, py-spy, valgrind, flame graph tools, node) and plain reports.
-// Anything else a command creates there, such as a build's binaries, stays
-// in the slot and goes when the slot is reset.
+// in a slot that Command keeps. They match the outputs of common profilers
+// (pprof, perf, py-spy, valgrind, flame graph tools, node) and plain
+// reports. Anything else a command creates there, such as a build's
+// binaries, stays in the slot and goes when the slot is reset.
 var ArtifactPatterns = []string{
 	"*.pprof", "*.prof", "*.pb.gz", "*.profile", "*.cpuprofile", "*.heapprofile",
 	"perf.data", "perf.data.*", "*.perf", "*.trace",
@@ -38,22 +38,23 @@ var ArtifactPatterns = []string{
 }
 
 // skipDirs are directories of a slot that Command does not look into for
-// new files: version control, and the dependency and cache trees that
-// tools fill with .json and .txt files of their own.
+// new files. They are version control, and the dependency and cache trees
+// that tools fill with .json and .txt files of their own.
 var skipDirs = map[string]bool{
 	".git": true, "node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
 	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".cache": true, "target": true,
 }
 
-// Command runs a user's profiling command line (sh -c) in dir, the winner's
-// slot, with OPTIMIZER_ARTIFACTS set to artifactsDir, for languages other
-// than Go. It keeps what the command leaves: files it creates or rewrites in
-// artifactsDir, new files in dir whose names match ArtifactPatterns (moved
-// into artifactsDir under their slot-relative path), and its output in
-// CommandOutput. With box set, the command runs in that sandbox, which must
-// let it write dir and artifactsDir. It returns the kept files' absolute paths, sorted, even
-// when it also returns an error (the command failed or was cancelled): the
-// caller lists them and turns the error into a warning.
+// Command runs a user's profiling command line (sh -c) for languages other
+// than Go. It runs in dir, the winner's slot, with OPTIMIZER_ARTIFACTS set
+// to artifactsDir. It keeps the files the command creates or rewrites in
+// artifactsDir, and its output in CommandOutput. New files in dir whose
+// names match ArtifactPatterns are moved into artifactsDir under their
+// slot-relative path. With box set, the command runs in that sandbox, which
+// must let it write dir and artifactsDir. It returns the kept files'
+// absolute paths, sorted. It does so even when it also returns an error (the
+// command failed or was cancelled). The caller lists them and turns the
+// error into a warning.
 func Command(ctx context.Context, shellLine, dir, artifactsDir string, box *proc.Sandbox) ([]string, error) {
 	if strings.TrimSpace(shellLine) == "" {
 		return nil, ErrNoCommand

@@ -82,8 +82,8 @@ type fixture struct {
 	baseMem, candMem string
 }
 
-// newFixture writes the two versions of the module, builds their test
-// binaries with go test -c -trimpath and captures a CPU and a memory
+// newFixture writes the two versions of the module, and builds their test
+// binaries with go test -c -trimpath. It captures a CPU and a memory
 // profile of each, both at once (on the two CPUs when there are two).
 func newFixture(t *testing.T) *fixture {
 	t.Helper()

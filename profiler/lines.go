@@ -12,9 +12,9 @@ import (
 	"strings"
 )
 
-// unit is a stretch of a changed file that gets one line table: a Go
-// function or method declaration, or a whole file that is not Go (or does
-// not parse, or could not be read).
+// unit is a stretch of a changed file that gets one line table. It is a Go
+// function or method declaration, or a whole file that is not Go, does not
+// parse, or could not be read.
 type unit struct {
 	name       string // fixture.Sum, fixture.(*T).M; "" for a whole file
 	file       string // module-relative

@@ -113,9 +113,10 @@ func (n *namer) inModule(pkg, file string) bool {
 	return false
 }
 
-// relFile makes a profile's file name relative to the module root. abs
-// reports a name that stayed absolute: it is cut to its base name, so that
-// no directory outside the module (a slot) is ever shown.
+// relFile makes a profile's file name relative to the module root. The abs
+// result reports a name that stayed absolute. Such a name is cut to its
+// base name, so that no directory outside the module (a slot) is ever
+// shown.
 func (n *namer) relFile(file string) (rel string, abs bool) {
 	file = toSlash(file)
 	if n.module != "" && strings.HasPrefix(file, n.module+"/") {

@@ -31,10 +31,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	return ew.err
 }
 
-// WriteMarkdown writes the summary as a collapsible <details> section: the
-// top table as a Markdown table, the line tables in a text block (they need
-// a fixed-width font and keep the source's indentation). A nil Summary
-// writes nothing.
+// WriteMarkdown writes the summary as a collapsible <details> section. The
+// top table is a Markdown table. The line tables go in a text block, as
+// they need a fixed-width font and keep the source's indentation. A nil
+// Summary writes nothing.
 func (s *Summary) WriteMarkdown(w io.Writer) error {
 	if s == nil {
 		return nil

@@ -80,10 +80,11 @@ func (s *stats) classOf(name string, c *stats) class { return s.info(name, c).cl
 // samples.
 const asyncPreempt = "runtime.asyncPreempt"
 
-// scanner aggregates profiles. skipRuntimeLeaf charges a sample's flat
-// value to its innermost frame outside the runtime (for allocations: the
-// function that called makeslice, not makeslice). skipHarness leaves out
-// the samples of the test binary's own machinery (harness).
+// scanner aggregates profiles. With skipRuntimeLeaf it charges a sample's
+// flat value to its innermost frame outside the runtime. For allocations
+// that is the function that called makeslice, not makeslice. With
+// skipHarness it leaves out the samples of the test binary's own machinery
+// (harness).
 type scanner struct {
 	names           *namer
 	changed         map[string]bool

@@ -34,7 +34,7 @@ type SummaryOptions struct {
 	Changed []string
 	// BaseSource and CandSource read a module-relative file at base and in
 	// the winner. An error wrapping fs.ErrNotExist means the file does not
-	// exist on that side (added or deleted by the winner). nil readers, or
+	// exist on that side (added or deleted by the winner). Nil readers, or
 	// other errors, leave the line table without source text, with a warning.
 	BaseSource, CandSource func(file string) ([]byte, error)
 	// TopN is the number of module functions in a top table;

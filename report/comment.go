@@ -15,9 +15,9 @@ import (
 // can find its earlier comment and update it rather than add another.
 const commentMarker = "<!-- optimizer ci -->"
 
-// Comment writes the pull request comment for the head g judged: a
-// one-line headline (verdict, speedup and interval, the gate), a table of
-// only the benchmarks that changed significantly, and everything else
+// Comment writes the pull request comment for the head g judged. It has a
+// one-line headline (verdict, speedup and interval, the gate), and a table
+// of only the benchmarks that changed significantly. Everything else is
 // folded in <details>. It names no path of the machine it ran on: paths
 // under the repository, or under any of roots, are made relative.
 func Comment(w io.Writer, rep *result.Report, g Gate, roots ...string) error {

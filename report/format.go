@@ -53,9 +53,9 @@ func Plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// Reason says in one line why c got its verdict, in terms of the numbers;
-// for a candidate of an unfinished job that has no final verdict yet, what
-// it is doing (or was doing when the job stopped).
+// Reason says in one line why c got its verdict, in terms of the numbers. A
+// candidate of an unfinished job has no final verdict yet. Then Reason says
+// what it is doing, or was doing when the job stopped.
 func Reason(rep *result.Report, c result.CandidateResult) string {
 	if c.Live != nil && Unfinished(rep) {
 		return liveReason(rep, c)
@@ -350,14 +350,14 @@ func ciOf(c result.CandidateResult, marks ...float64) string {
 }
 
 // ciFor is c's aggregate interval, its bounds printed with enough digits
-// that none reads as equal to the threshold, or to 1×, when it is not:
+// that none reads as equal to the threshold, or to 1×, when it is not. So
 // 1.0477 beside "does not clear 1.05×" is "1.048×", not "1.05×".
 func ciFor(rep *result.Report, c result.CandidateResult) string {
 	return ciOf(c, 1+rep.MinSpeedup)
 }
 
 // boundText is speedupText(x), with more significant digits while it would
-// print the same as one of marks that x differs from, so that a bound shows
+// print the same as one of marks that x differs from. So a bound shows
 // which side of a threshold it falls on.
 func boundText(x float64, marks []float64) string {
 	s := speedupText(x)
@@ -522,8 +522,8 @@ func benchNote(b result.BenchResult, minSpeedup float64) string {
 }
 
 // reusedText says what of c's evaluation came from earlier jobs through the
-// result cache, or "" when nothing did: "its tests' outcome from job X; 8
-// of its 8 benchmark pairs from job Y".
+// result cache, or "" when nothing did. An example: "its tests' outcome
+// from job X; 8 of its 8 benchmark pairs from job Y".
 func reusedText(c result.CandidateResult) string {
 	var out []string
 	if c.ReusedFrom != "" {

@@ -64,7 +64,7 @@ func ciHeads() map[string]result.CandidateResult {
 }
 
 // lookedHead is a head as the evaluator judges it, through the rule in
-// stats: 8 pairs of three benchmarks where BenchmarkGetG takes
+// stats. It has 8 pairs of three benchmarks, where BenchmarkGetG takes
 // about 1.8 times as long, and one exact metric shrinks. The head settles
 // slower overall before any one benchmark's bound is attained.
 func lookedHead(t *testing.T) result.CandidateResult {
@@ -203,9 +203,9 @@ func TestCheckGates(t *testing.T) {
 
 // TestJudgeGate_Allocs: --fail-on allocs fails on a significant increase
 // only. A mean over b.N that moved within its interval (13.5 → 17.5
-// allocs/op, [0.6×, 1.3×]) passes; a judged allocs/op row (--metric
-// allocs) whose interval lies below 1 fails; an old report's exact
-// increase still fails, as it did.
+// allocs/op, [0.6×, 1.3×]) passes. A judged allocs/op row (--metric allocs)
+// whose interval lies below 1 fails. An old report's exact increase still
+// fails, as it did.
 func TestJudgeGate_Allocs(t *testing.T) {
 	judged := result.BenchResult{Name: "BenchmarkParse", Unit: "allocs/op", Base: 4, Candidate: 8, Speedup: 0.5,
 		CI: [2]float64{0.5, 0.5}, Level: 0.95, Pairs: 8, Verdict: result.VerdictSlower}

@@ -70,8 +70,8 @@ func TestWriteReport_Interference(t *testing.T) {
 }
 
 // TestReason_TooFewPairs: a not-faster candidate stopped at a look whose
-// interval seems to clear the threshold (a deadline cut it off before any
-// claim was attainable) is not said to "not clear" it.
+// interval seems to clear the threshold is not said to "not clear" it. A
+// deadline cut it off before any claim was attainable.
 func TestReason_TooFewPairs(t *testing.T) {
 	rep := &result.Report{MinSpeedup: 0.05}
 	for _, tt := range []struct {

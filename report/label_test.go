@@ -14,7 +14,7 @@ import (
 
 // staleLabelReport has a benchmark row at 0.35× [0.34×, 0.39×] that was
 // stored labelled not-faster (issue 36, item 4), beside one that is
-// unchanged; its interval lies wholly below 1×, so it is slower.
+// unchanged. Its interval lies wholly below 1×, so it is slower.
 func staleLabelReport() *result.Report {
 	ci := [2]float64{0.34, 0.39}
 	c := result.CandidateResult{Name: "feature", Verdict: result.VerdictSlower, Speedup: 0.6, CI: &[2]float64{0.5, 0.7}, Pairs: 8,
@@ -102,8 +102,9 @@ func TestLabel_Renderers(t *testing.T) {
 }
 
 // rowsReport has a row whose stored medians (6.95 ns against 9.90 ns)
-// disagree with its paired speedup, 0.99×, and a row whose lower bound,
-// 1.0475, is short of the 1.05× threshold by less than three digits show.
+// disagree with its paired speedup, 0.99×. It has another row whose lower
+// bound, 1.0475, is short of the 1.05× threshold by less than three digits
+// show.
 func rowsReport() *result.Report {
 	c := result.CandidateResult{Name: "feature", Verdict: result.VerdictNotFaster, Speedup: 1.1, CI: &[2]float64{0.99, 1.2}, Pairs: 12,
 		Benchmarks: []result.BenchResult{
@@ -116,8 +117,8 @@ func rowsReport() *result.Report {
 }
 
 // TestRows_ColumnsAndDigits: the BASE and CANDIDATE columns agree with the
-// SPEEDUP beside them (candidate is base / speedup, and the note under the
-// table says so), and a lower bound of 1.0475 prints as 1.048× beside
+// SPEEDUP beside them. Candidate is base / speedup, and the note under the
+// table says so. A lower bound of 1.0475 prints as 1.048× beside
 // not-faster, in the text and Markdown tables and the PR comment's.
 func TestRows_ColumnsAndDigits(t *testing.T) {
 	for _, format := range []string{FormatText, FormatMarkdown, "comment"} {

@@ -19,9 +19,9 @@ func TestProgressLine_Wait(t *testing.T) {
 	}
 }
 
-// TestLines_BoundsBesideThreshold: a progress line and a watch line print
-// a bound that rounds to the threshold, or to 1×, with the digits that show
-// which side of it the bound falls, by the report's rule.
+// TestLines_BoundsBesideThreshold: a progress line and a watch line print a
+// bound that rounds to the threshold, or to 1×, by the report's rule. They
+// print it with the digits that show which side of it the bound falls.
 func TestLines_BoundsBesideThreshold(t *testing.T) {
 	for _, tt := range []struct {
 		ci         [2]float64

@@ -9,9 +9,9 @@ import (
 	"github.com/optimizer-dev/optimizer/result"
 )
 
-// runningReport is a job in its benchmark phase: one candidate measured
-// faster before the winner is chosen, one measuring, one whose benchmark is
-// to come, one still waiting for a test slot.
+// runningReport is a job in its benchmark phase. One candidate is measured
+// faster before the winner is chosen, and one is measuring. One's benchmark
+// is to come, and one is still waiting for a test slot.
 func runningReport(state string) *result.Report {
 	return &result.Report{
 		Job: "20260101-000000-0123456789ab", Repo: "/src/repo", Base: strings.Repeat("ab", 20), Parallel: 2, MinSpeedup: 0.1, State: state,

@@ -8,9 +8,9 @@ import (
 	"github.com/optimizer-dev/optimizer/shard"
 )
 
-// Merge writes what optimizer merge did into the store out: the job, the
-// shards in it, its candidates, and either the shards not merged yet or
-// that optimizer bench is next.
+// Merge writes what optimizer merge did into the store out. That is the
+// job, the shards in it, and its candidates. Then it names either the
+// shards not merged yet, or optimizer bench as the next step.
 func Merge(w io.Writer, out string, res *shard.Result) {
 	shards := make([]string, len(res.Shards))
 	for i, s := range res.Shards {

@@ -128,10 +128,10 @@ func noWinnerReport() *result.Report {
 	return rep
 }
 
-// acrossReport is issue 13's verdicts across benchmarks: a winner faster on
-// 2 of 4 benchmarks only, a candidate whose benchmarks disagree in direction
-// while its aggregate is flat, and one whose lower bound (1.0477) sits just
-// under the threshold.
+// acrossReport is issue 13's verdicts across benchmarks. A winner is faster
+// on 2 of 4 benchmarks only. Another candidate's benchmarks disagree in
+// direction while its aggregate is flat. A third's lower bound (1.0477) sits
+// just under the threshold.
 func acrossReport() *result.Report {
 	rep := sampleReport()
 	winner := "hash"

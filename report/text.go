@@ -14,9 +14,9 @@ import (
 // outputLines is how many lines of a failure's output the reports show.
 const outputLines = 8
 
-// Text writes rep for a terminal: a header, one row per candidate in
-// input order, why each got its verdict, a benchmark table per measured
-// candidate, the profile, the noise floor and warnings.
+// Text writes rep for a terminal: a header, one row per candidate in input
+// order, and why each got its verdict. Then come a benchmark table per
+// measured candidate, the profile, the noise floor and warnings.
 func Text(w io.Writer, rep *result.Report) error {
 	ew := &errWriter{w: w}
 	writeTextHeader(ew, rep)
@@ -151,9 +151,9 @@ func phasesText(p *result.Phases) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// WinnerLine is "fast (11.8× faster [11.1×, 12.6×])", with the benchmarks
-// it was found faster on when they are some of its benchmarks ("; faster
-// on 2 of 8 benchmarks: …"), or why there is no winner.
+// WinnerLine is "fast (11.8× faster [11.1×, 12.6×])", or why there is no
+// winner. When the winner was found faster on only some of its benchmarks,
+// it names them ("; faster on 2 of 8 benchmarks: …").
 func WinnerLine(rep *result.Report) string {
 	if rep.Winner == nil {
 		return NoWinner(rep)
@@ -251,7 +251,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // SandboxLine is the header's account of the sandbox: "sandbox: bwrap", or
 // "sandbox: none (off), ..." saying candidates ran with the user's
-// privileges; "" for a report that does not say (one stored before).
+// privileges. It is "" for a report that does not say (one stored before).
 func SandboxLine(sb *result.SandboxReport) string {
 	switch {
 	case sb == nil || (sb.Kind == "" && !sb.Active):

@@ -37,9 +37,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// openAndLoad opens the store at path, creates a job named jobID, waits
-// for the other process's job, so that the two loads overlap, and runs the
-// write load on its job.
+// openAndLoad opens the store at path and creates a job named jobID. It
+// waits for the other process's job, so that the two loads overlap, and
+// runs the write load on its job.
 func openAndLoad(ctx context.Context, path, jobID, other string) error {
 	db, err := Open(ctx, path)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // TestOpen_Corrupt opens a file that is not a database, and a store whose
-// pages were overwritten: both are recognised as corrupt, and MoveAside
+// pages were overwritten. Both are recognised as corrupt, and MoveAside
 // keeps every byte of them under a new name.
 func TestOpen_Corrupt(t *testing.T) {
 	ctx := context.Background()

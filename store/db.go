@@ -29,11 +29,11 @@ var (
 	ErrSchemaTooNew = errors.New("database schema is newer than this optimizer")
 )
 
-// Connection settings. The DSN parameters are modernc.org/sqlite's: each
+// Connection settings. The DSN parameters are modernc.org/sqlite's. Each
 // _pragma runs on every new connection (busy_timeout first), and _txlock
-// makes BeginTx issue BEGIN IMMEDIATE. busy_timeout is how long, in
-// milliseconds, a connection waits for another's lock before it fails with
-// SQLITE_BUSY. synchronous(NORMAL) is safe in WAL mode. A crash of the
+// makes BeginTx issue BEGIN IMMEDIATE. The busy_timeout pragma is how long,
+// in milliseconds, a connection waits for another's lock before it fails
+// with SQLITE_BUSY. synchronous(NORMAL) is safe in WAL mode. A crash of the
 // process loses nothing committed. Only a crash of the OS can lose the last
 // commits, and never consistency.
 const (
@@ -81,7 +81,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	private(abs)
 	// Two processes opening a new file at once can collide while one of
-	// them turns it to WAL, and SQLite then fails at once with SQLITE_BUSY
+	// them turns it to WAL. SQLite then fails at once with SQLITE_BUSY
 	// instead of waiting in busy_timeout. Such an open is retried.
 	deadline := time.Now().Add(openBusyWait)
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {

@@ -267,8 +267,8 @@ func TestOpen_ConcurrentNewFile(t *testing.T) {
 
 // TestMigrate_JobSettings: migration 0010 fills the threshold and the
 // artifacts directory of older jobs from their recorded configuration
-// (min_speedup in percent), with 5% and none where it says nothing or is
-// not JSON.
+// (min_speedup in percent). It fills 5% and none where that says nothing or
+// is not JSON.
 func TestMigrate_JobSettings(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "optimizer.db")

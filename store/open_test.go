@@ -139,9 +139,9 @@ func fmtErr(err error) string {
 	return err.Error()
 }
 
-// TestOpen_Private: a new store is made private (its directory 0700; the
-// file, -wal and -shm 0600) whatever the umask, and an existing store that
-// others may read, as an older optimizer left it (0644), is tightened when
+// TestOpen_Private: a new store is made private whatever the umask: its
+// directory 0700, and the file, -wal and -shm 0600. An existing store that
+// others may read (0644, as an older optimizer left it) is tightened when
 // opened.
 func TestOpen_Private(t *testing.T) {
 	ctx := context.Background()

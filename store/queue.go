@@ -159,7 +159,7 @@ func (db *DB) EndQueued(ctx context.Context, id, state, errMsg string, report []
 }
 
 // RequeueRunning puts every running job back in the queue, with why in its
-// error, and returns their ids: the daemon that ran them is gone (it
+// error, and returns their ids. The daemon that ran them is gone (it
 // crashed, or it was stopped), so they are run again.
 func (db *DB) RequeueRunning(ctx context.Context, why string) ([]string, error) {
 	running, err := db.QueuedJobs(ctx, QueueFilter{States: []string{QueueRunning}, Oldest: true})

@@ -25,8 +25,8 @@ func (db *DB) AddQueueEvents(ctx context.Context, events []QueueEvent) error {
 	return nil
 }
 
-// QueueEvents returns the events of job ("": of every job) with a Seq
-// above after, in Seq order, at most limit of them (<= 0: all); with a
+// QueueEvents returns the events of job ("": of every job) with a Seq above
+// after, in Seq order. It returns at most limit of them (<= 0: all); with a
 // limit, the newest limit of them.
 func (db *DB) QueueEvents(ctx context.Context, job string, after uint64, limit int) ([]QueueEvent, error) {
 	q := `SELECT seq, job, data FROM queue_events WHERE seq > ?`

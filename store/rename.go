@@ -7,7 +7,7 @@ import (
 )
 
 // RenameJob gives the job with id from the id to, in every table that
-// refers to it, in one transaction: a daemon that runs a job again under
+// refers to it, in one transaction. A daemon that runs a job again under
 // its one id keeps the interrupted run as to. It returns ErrNotFound when
 // no job has id from.
 func (db *DB) RenameJob(ctx context.Context, from, to string) error {

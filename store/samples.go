@@ -66,9 +66,9 @@ func (e *HostError) Unwrap() error { return ErrMixedHosts }
 // AddBenchSamples inserts rows in one transaction. A Side other than
 // "base" or "candidate" is refused, and then no row is inserted.
 //
-// Every sample of a job must come from one host: rows whose Host differs
+// Every sample of a job must come from one host. Rows whose Host differs
 // from another row's, or from the job's samples already stored, are refused
-// with a *HostError, and then no row is inserted.
+// with a *HostError. Then no row is inserted.
 func (db *DB) AddBenchSamples(ctx context.Context, rows []BenchSample) error {
 	if len(rows) == 0 {
 		return nil

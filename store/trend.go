@@ -8,8 +8,8 @@ import (
 )
 
 // A BasePoint is base's value of one benchmark in one job, as the job
-// measured it: the median of its own base samples of that benchmark, with
-// those it reused from the result cache left out.
+// measured it. It is the median of its own base samples of that benchmark,
+// leaving out those it reused from the result cache.
 type BasePoint struct {
 	JobID     string
 	Commit    string // the job's base
@@ -22,10 +22,10 @@ type BasePoint struct {
 }
 
 // BaseHistory returns base's value of each benchmark in the latest jobs
-// finished on repo, at most jobs of them, oldest job first and by
-// benchmark and unit within a job. A job that measured no base sample
+// finished on repo, at most jobs of them. They come oldest job first, and
+// by benchmark and unit within a job. A job that measured no base sample
 // itself, such as one answered from the result cache, has no point: its
-// numbers are an earlier job's. jobs <= 0 means all of them.
+// numbers are an earlier job's. A jobs value <= 0 means all of them.
 func (db *DB) BaseHistory(ctx context.Context, repo string, jobs int) ([]BasePoint, error) {
 	if jobs <= 0 {
 		jobs = -1 // no limit, to SQLite

@@ -24,8 +24,9 @@ const (
 )
 
 // explain adds to an open error what SQLite's own words ("unable to open
-// database file", "disk I/O error") leave out: what is wrong with the file
-// or its directory, found by trying to write there as SQLite would.
+// database file", "disk I/O error") leave out. It says what is wrong with
+// the file or its directory, found by trying to write there as SQLite
+// would.
 func explain(abs string, err error) error {
 	var e interface{ Code() int }
 	if !errors.As(err, &e) {
@@ -74,9 +75,10 @@ func errText(err error) string {
 }
 
 // OpenReadOnly opens the store at path for reading only, for a store that
-// [Open] cannot open for writing: on a read-only file system, or a file the
-// user may only read. It applies no migration, and refuses a store whose
-// schema is older or newer than this code. Every write to it fails.
+// [Open] cannot open for writing. That is a store on a read-only file
+// system, or a file the user may only read. It applies no migration, and
+// refuses a store whose schema is older or newer than this code. Every
+// write to it fails.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

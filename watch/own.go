@@ -44,9 +44,9 @@ func Rel(root string, paths []string) []string {
 }
 
 // Dirty lists the working tree's uncommitted changes that are the user's
-// work, as slash paths relative to root, sorted: tracked edits, staged
-// changes and untracked files (an untracked folder once, as "dir/"). Paths
-// own reports (nil is none) and untracked editors' temporary files
+// work, as slash paths relative to root, sorted. They are tracked edits,
+// staged changes and untracked files (an untracked folder once, as "dir/").
+// Paths own reports (nil is none) and untracked editors' temporary files
 // (Ignored) are left out. It never writes to the repository: git is asked
 // not to refresh the index.
 func Dirty(ctx context.Context, root string, own func(path string) bool) ([]string, error) {

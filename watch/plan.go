@@ -40,9 +40,9 @@ func (s *Session) plan(ctx context.Context, st *state, ch Change) []*Work {
 func (s *Session) isOwn(p string) bool { return s.Own != nil && s.Own(p) }
 
 // planTree snapshots the working tree now. It returns nil when the snapshot
-// equals the last one planned; work with skip set when there is nothing to
-// evaluate. initial is the evaluation at start, which a clean tree skips
-// quietly.
+// equals the last one planned, and work with skip set when there is nothing
+// to evaluate. The initial flag marks the evaluation at start, which a
+// clean tree skips quietly.
 func (s *Session) planTree(ctx context.Context, st *state, ch Change, initial bool) *Work {
 	w := &Work{key: "tree", time: ch.Time, trigger: ch.Paths}
 	snap, err := Take(ctx, s.Root, TreeCandidate)

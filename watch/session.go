@@ -54,16 +54,16 @@ type Session struct {
 	Head  string   // HEAD at the start
 	Extra []string // directories of candidates to watch too, absolute
 	// Own reports whether a slash path relative to Root is optimizer's own
-	// file (its configuration, a store, a candidates folder): changes to
-	// it are not the user's work. nil owns nothing.
+	// file: its configuration, a store, a candidates folder. Changes to it
+	// are not the user's work. A nil Own owns nothing.
 	Own  func(path string) bool
 	Skip []string // directories not to watch, absolute (the pool's, optimizer's own)
 
 	Pool Pool
 	DB   *store.DB
 	// Evaluate runs one job; nil runs evaluator.Run on Pool and DB in this
-	// process. A client of the daemon sets it to submit the job there
-	// (Pool and DB may then be nil); it must send opts.Events as the job
+	// process. A client of the daemon sets it to submit the job there, and
+	// Pool and DB may then be nil. It must send opts.Events as the job
 	// goes, and return when ctx ends.
 	Evaluate func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error)
 
@@ -210,9 +210,9 @@ func (s *Session) Run(ctx context.Context) error {
 }
 
 // loop owns the evaluation in flight. It starts with first, if any, then
-// plans work from each change, starts one evaluation at a time, cancels
-// one that a newer save supersedes, and says what became of each. It
-// returns when ctx is done or the watcher stops (wdone).
+// plans work from each change and starts one evaluation at a time. It
+// cancels one that a newer save supersedes, and says what became of each.
+// It returns when ctx is done or the watcher stops (wdone).
 func (s *Session) loop(ctx context.Context, st *state, first *Work, changes <-chan Change, wdone <-chan struct{}, werr func() error) error {
 	var (
 		cur   *flight
@@ -381,9 +381,9 @@ func (s *Session) scope(ctx context.Context, goMod bool, files []string) (test, 
 }
 
 // pruneArtifacts removes the artifacts of this session's evaluations
-// without a winner, all but the most recent few, so that a long session
-// does not fill the disk with snapshots of every save. The store keeps
-// their records; only optimizer apply of such a job no longer works.
+// without a winner, all but the most recent few. Then a long session does
+// not fill the disk with snapshots of every save. The store keeps their
+// records; only optimizer apply of such a job cannot work.
 func (s *Session) pruneArtifacts(st *state, rep *evaluator.Report) {
 	if rep == nil || rep.Job == "" || rep.Winner != nil || s.Artifacts == "" {
 		return

@@ -96,7 +96,7 @@ func TestSession_Run(t *testing.T) {
 }
 
 // TestSession_PlanTreeUnchanged: a save that leaves the tree's snapshot as
-// it was last planned plans nothing; a save that changes it plans the tree
+// it was last planned plans nothing. A save that changes it plans the tree
 // again, and saving the first content back is new work once more.
 func TestSession_PlanTreeUnchanged(t *testing.T) {
 	repo := newTestRepo(t, map[string]string{"a.txt": "1\n"})
@@ -124,8 +124,8 @@ func TestSession_PlanTreeUnchanged(t *testing.T) {
 }
 
 // TestSession_Tick: while an evaluation is in flight, Tick is called about
-// every TickEvery with its work, so a status line can count its ETA down
-// between events; once it has ended, not again.
+// every TickEvery with its work. So a status line can count its ETA down
+// between events. Once the evaluation has ended, Tick is not called again.
 func TestSession_Tick(t *testing.T) {
 	repo := newTestRepo(t, map[string]string{"a.txt": "1\n"})
 	head := strings.TrimSpace(git(t, repo, "rev-parse", "HEAD"))

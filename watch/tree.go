@@ -28,10 +28,10 @@ func NewSession(ctx context.Context, r gitcmd.Repo) (*Session, error) {
 	return &Session{Root: root, Head: head, Skip: []string{r.OptimizerDir()}, Artifacts: r.ArtifactsDir()}, nil
 }
 
-// OwnFiles is an Own for s. It owns config (the configuration file's
-// name), anything named .optimizer* at the root, a store at db ("" is none)
-// with its -wal, -shm and -journal files, and what is under Extra and Skip.
-// Call it once Extra and Skip are complete.
+// OwnFiles is an Own for s. It owns config (the configuration file's name),
+// and anything named .optimizer* at the root. It owns a store at db ("" is
+// none) with its -wal, -shm and -journal files, and what is under Extra and
+// Skip. Call it once Extra and Skip are complete.
 func (s *Session) OwnFiles(config, db string) func(path string) bool {
 	var store []string
 	if db != "" {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestNewSession: a session of a tree reached through a symbolic link
-// watches the real root, against HEAD, skipping the optimizer's folder; a
+// watches the real root, against HEAD, skipping the optimizer's folder. A
 // repository without a commit has nothing to compare against.
 func TestNewSession(t *testing.T) {
 	ctx := context.Background()

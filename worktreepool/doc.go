@@ -65,10 +65,10 @@
 // # Ownership and reclaiming
 //
 // Slots live in Dir (default <git-common-dir>/optimizer/slots). Each slot
-// NAME has a lock file NAME.lock beside it, which holds the owner's PID and
-// an flock(2) for as long as the owning pool has the slot. The kernel drops
-// the flock when the owner dies, however it dies. So a slot whose lock can be
-// taken is an orphan, with no PID check and no PID reuse to fool it. git's
+// NAME has a lock file NAME.lock beside it. It holds the owner's PID, and an
+// flock(2) for as long as the owning pool has the slot. The kernel drops the
+// flock when the owner dies, however it dies. So a slot whose lock can be
+// taken is an orphan, with no PID check and no PID reuse to fool it. Git's
 // own worktree lock (reason "optimizer pid N") keeps git worktree prune away
 // from slots in use. A new pool adopts the orphaned and kept slots it finds,
 // resetting them rather than making new ones; [Reclaim] removes them.

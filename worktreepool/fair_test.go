@@ -56,10 +56,11 @@ func waitUntilWaiting(t *testing.T, p *Pool, exclusive bool) {
 	}
 }
 
-// TestPool_MachineLockFIFO: a benchmark waiting for the machine, held by
-// another process, is served before a test run that arrived after it, while
-// a test run that arrived before it may go first. Without tickets the later
-// test run takes the lock shared as soon as it frees, beside the earlier one.
+// TestPool_MachineLockFIFO: a benchmark waits for the machine, held by
+// another process. It is served before a test run that arrived after it,
+// while a test run that arrived before it may go first. Without tickets the
+// later test run takes the lock shared as soon as it frees, beside the
+// earlier one.
 func TestPool_MachineLockFIFO(t *testing.T) {
 	repo, base := newTestRepo(t)
 	lock := filepath.Join(t.TempDir(), "machine.lock")

@@ -174,10 +174,10 @@ func readRecords(lock string) []Holder {
 	return hs
 }
 
-// Holders says who holds the machine lock at path, or its gate: the live
-// records, each process the kernel lists as a holder that left no record,
-// then the stale records. Without a kernel list (not Linux), the records
-// alone say.
+// Holders says who holds the machine lock at path, or its gate. It lists
+// the live records, then each process the kernel lists as a holder that
+// left no record, then the stale records. Without a kernel list (not
+// Linux), the records alone say.
 func Holders(path string) []Holder {
 	records := readRecords(path)
 	locked, ok := flockHolders(path)

@@ -11,8 +11,9 @@ import (
 )
 
 // flockHolders reads /proc/locks for the flocks on the file at path: the
-// PID that took each, and whether it is exclusive. ok is false when the
-// kernel's list cannot be read. A file that does not exist has no holders.
+// PID that took each, and whether it is exclusive. The ok result is false
+// when the kernel's list cannot be read. A file that does not exist has no
+// holders.
 func flockHolders(path string) (holders map[int]bool, ok bool) {
 	holders = map[int]bool{}
 	var st syscall.Stat_t

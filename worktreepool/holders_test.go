@@ -56,8 +56,8 @@ func holdWithFlock(t *testing.T, lock string) int {
 }
 
 // TestPool_MachineWait: a holder waiting for the machine lock says who holds
-// it: another optimizer with what it does, where and since when; a process
-// that is not an optimizer; a stale record.
+// it. That may be another optimizer, with what it does, where and since
+// when. It may be a process that is not an optimizer, or a stale record.
 func TestPool_MachineWait(t *testing.T) {
 	repo, base := newTestRepo(t)
 	other, otherBase := newTestRepo(t)
@@ -136,7 +136,7 @@ func TestPool_MachineWait(t *testing.T) {
 	})
 
 	// Records left by a run that was killed (one per activity) are removed
-	// and not mentioned: the wait is said in one clause, the same at every
+	// and not mentioned. The wait is said in one clause, the same at every
 	// look, naming who really holds the lock.
 	t.Run("StaleRecords", func(t *testing.T) {
 		lock := filepath.Join(t.TempDir(), "machine.lock")

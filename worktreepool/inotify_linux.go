@@ -18,11 +18,11 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE |
 	unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
 
-// inotify reports which paths of a slot's work tree changed, through one
+// inotify reports which paths of a slot's work tree changed. It keeps one
 // inotify watch on every directory of the tree and one on the slot's git
-// directory. inotify watches inodes, so it sees a change made through any
-// path into the tree. It misses writes through a shared mmap after its file
-// was closed, and writes through a hard link from outside the tree.
+// directory. Since inotify watches inodes, it sees a change made through
+// any path into the tree. It misses writes through a shared mmap after its
+// file was closed, and writes through a hard link from outside the tree.
 //
 // An inotify is used by one goroutine at a time: the slot's holder, or the
 // pool restoring the slot.

@@ -10,7 +10,7 @@ import (
 )
 
 // TestSlot_ResetWatched runs candidates one after another in one slot, each
-// messing it up in its own way, and checks that every reset leaves the slot
+// messing it up in its own way. It checks that every reset leaves the slot
 // exactly as clean as a new one, with the watch and without it (NoWatch).
 // With the watch, the resets that only touched the work tree must be quick.
 func TestSlot_ResetWatched(t *testing.T) {

@@ -198,13 +198,13 @@ func (p *Pool) adopt(ctx context.Context, s *Slot) (*Slot, error) {
 // addTries bounds the tries of one git worktree add that races another.
 const addTries = 3
 
-// racedAdd reports whether err is git worktree add failing because another
-// git process was adding or removing a worktree of the same repository at
-// the same moment (two optimizers, or a daemon beside a CLI). git then reads
-// a worktree record that is half made or half gone: "failed to read
-// .git/worktrees/NAME/commondir". With three processes adding and removing
-// at once, that happened in about one add of forty. The same add a moment
-// later succeeds.
+// racedAdd reports whether git worktree add failed because another git
+// process was adding or removing a worktree of the same repository at the
+// same moment. Two optimizers can do that, or a daemon beside a CLI. Git
+// then reads a worktree record that is half made or half gone: "failed to
+// read .git/worktrees/NAME/commondir". With three processes adding and
+// removing at once, that happened in about one add of forty. The same add a
+// moment later succeeds.
 func racedAdd(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "failed to read") && strings.Contains(msg, "commondir")

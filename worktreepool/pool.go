@@ -43,9 +43,9 @@ type Options struct {
 	// NoWatch restores every slot from a full git status of its tree,
 	// instead of from the changes an inotify watch saw (see the package
 	// doc). It is slower on big trees. Use it where inotify cannot see every
-	// change: tests that write tracked files through a shared mmap after
-	// closing them or through a hard link from outside the slot, or slots
-	// on a network file system.
+	// change. That is on a network file system, or for tests that write
+	// tracked files through a shared mmap after closing them, or through a
+	// hard link from outside the slot.
 	NoWatch bool
 	// Paranoid proves every slot clean with Verify at every reset, not only
 	// before a slot serves a benchmark or when a holder calls Verify. That

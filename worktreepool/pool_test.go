@@ -804,8 +804,9 @@ func TestParseStatus(t *testing.T) {
 }
 
 // TestPool_MachineLock: an exclusive holder in one pool waits for another
-// pool's holders, and shuts them out while it holds, as it would across
-// processes (flock locks of two open files conflict within a process too).
+// pool's holders, and shuts them out while it holds. It does as it would
+// across processes, since flock locks of two open files conflict within a
+// process too.
 func TestPool_MachineLock(t *testing.T) {
 	repo, base := newTestRepo(t)
 	lock := filepath.Join(t.TempDir(), "machine.lock")
@@ -961,9 +962,9 @@ func TestPool_BranchCheckoutInSlot(t *testing.T) {
 	}
 }
 
-// poisonThroughLink writes into the tracked file target through a hard
-// link made at link, then removes the link, as a hostile test would: no
-// watch of target's directory sees the write.
+// poisonThroughLink writes into the tracked file target through a hard link
+// made at link, then removes the link, as a hostile test would. No watch of
+// target's directory sees the write.
 func poisonThroughLink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Link(target, link); err != nil {
@@ -1085,10 +1086,10 @@ func TestSlot_VerifyHardLinkPoison(t *testing.T) {
 }
 
 // TestSlot_VerifyAfterUncontainedRun poisons a slot through a hard link, as
-// a survivor of a run would, after a run that proc could not prove left
-// nothing running: the next reset proves the slot clean by content, without
-// Paranoid. Before any such run (in a fresh process), the quick reset trusts
-// the watch and misses it: that is the control.
+// a survivor of a run would. It does so after a run that proc could not
+// prove left nothing running. The next reset proves the slot clean by
+// content, without Paranoid. Before any such run (in a fresh process), the
+// quick reset trusts the watch and misses it: that is the control.
 func TestSlot_VerifyAfterUncontainedRun(t *testing.T) {
 	repo, base := newTestRepo(t)
 	ctx := context.Background()

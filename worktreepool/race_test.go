@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// raceGit puts a git first on PATH that fails the first fails calls of
-// git worktree add the way a concurrent add or remove in the same
-// repository makes it fail, and runs the real git otherwise. It returns the
-// file that counts the adds it failed.
+// raceGit puts a git first on PATH that fails the first fails calls of git
+// worktree add. They fail the way a concurrent add or remove in the same
+// repository makes them fail. Otherwise it runs the real git. It returns
+// the file that counts the adds it failed.
 func raceGit(t *testing.T, fails int) string {
 	t.Helper()
 	real, err := exec.LookPath("git")
@@ -52,9 +52,9 @@ func failedAdds(t *testing.T, count string) int {
 	return strings.Count(string(b), "\n")
 }
 
-// TestMakeSlot_RacedAdd: git worktree add that fails because another git
-// was adding or removing a worktree of the same repository at that moment
-// is tried again, and the slot is made; one that keeps failing fails the
+// TestMakeSlot_RacedAdd: git worktree add may fail because another git was
+// adding or removing a worktree of the same repository at that moment. It
+// is tried again, and the slot is made. An add that keeps failing fails the
 // slot after addTries, leaving no worktree behind.
 func TestMakeSlot_RacedAdd(t *testing.T) {
 	t.Run("Transient", func(t *testing.T) {

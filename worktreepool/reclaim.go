@@ -92,7 +92,7 @@ func candidates(dir string) []string {
 }
 
 // removeDeadTemp removes path, a lock file that newLock was making
-// (NAME.lock.PID.tmp), when its maker PID is dead: the maker was killed
+// (NAME.lock.PID.tmp), when its maker PID is dead. The maker was killed
 // before the rename, so no worktree was made for it.
 func removeDeadTemp(path string) {
 	rest := strings.TrimSuffix(path, ".tmp")

@@ -17,10 +17,11 @@ import (
 
 // Reset restores the slot to base: see the package doc. The holder may call
 // it to measure base in the same slot; Release does it anyway. It proves the
-// slot clean by content (Verify), instead of trusting the watch, when the
-// pool is paranoid or when a run in this process may have left a process
-// running (proc.Uncontained). Such a process could have written into any
-// slot, even through hard links the watch cannot see.
+// slot clean by content (Verify), instead of trusting the watch, in two
+// cases. One is when the pool is paranoid. The other is when a run in this
+// process may have left a process running (proc.Uncontained). Such a process
+// could have written into any slot, even through hard links the watch cannot
+// see.
 func (s *Slot) Reset(ctx context.Context) error {
 	if err := s.detach(ctx); err != nil {
 		return err
@@ -77,10 +78,10 @@ func (s *Slot) fullReset(ctx context.Context) error {
 // tracked directory changed, say) does a git status of those paths say what
 // to restore.
 //
-// It reports false when it cannot vouch for the result: no inotify, lost
-// events, a change in the slot's git directory (HEAD or the index may have
-// moved), too many paths, or an error. It has then changed nothing that a
-// full reset would not redo.
+// It reports false when it cannot vouch for the result. That is when there
+// is no inotify, events were lost, or the slot's git directory changed
+// (HEAD or the index may have moved). It also reports false with too many
+// paths, or on an error. It has then changed nothing that a full reset would not redo.
 func (s *Slot) quickReset(ctx context.Context) bool {
 	if s.inotify == nil {
 		return false

@@ -8,7 +8,7 @@ import (
 )
 
 // TestWriteFiles: deletions come first, so a whole file may replace a
-// directory it deletes; no path leaves the tree or enters .git, and a
+// directory it deletes. No path leaves the tree or enters .git, and a
 // symlink out of the tree is not followed.
 func TestWriteFiles(t *testing.T) {
 	dir := t.TempDir()
