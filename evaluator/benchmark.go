@@ -68,6 +68,7 @@ func (j *job) benchmark(ctx context.Context) error {
 	j.phase(ctx, PhaseBenchmark)
 	j.begin(PhaseBenchmark)
 	defer j.end(PhaseBenchmark)
+	j.sayPlan(ctx, len(todo))
 	if j.host == (store.Host{}) {
 		j.host = machine.Host(ctx)
 	}

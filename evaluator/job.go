@@ -132,6 +132,9 @@ type cand struct {
 	// unbuilt is set when they settled it with no binary built.
 	sourceKey string
 	unbuilt   bool
+	// scopeSaid is set once phase 2 said which benchmarks measure it
+	// (sayScope).
+	scopeSaid bool
 }
 
 // Run evaluates opts.Candidates against opts.Base and returns the report.

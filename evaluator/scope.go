@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,10 +100,58 @@ func containsInt(xs []int, x int) bool {
 }
 
 // sayScope tells the progress display, the event stream and the store
-// which benchmarks c is measured on.
+// which benchmarks c is measured on, once: the noise check scopes the
+// first candidate before its turn.
 func (j *job) sayScope(ctx context.Context, c *cand, msg string) {
+	if c.scopeSaid {
+		return
+	}
+	c.scopeSaid = true
 	j.emit(Event{Kind: EventScope, Candidate: c.spec.Name, Index: c.idx, Message: msg})
 	j.event(ctx, string(EventScope), c.spec.Name, msg)
+}
+
+// sayPlan says, as phase 2 starts and before any benchmark runs, how the
+// benchmarks of its n candidates are chosen. With --bench, --all or
+// --bench-filter they are the same for every candidate: it names them, why,
+// and how long each candidate should take. By default they are each
+// candidate's own (scoped): it says so, and each is said before that
+// candidate's run. It is a scope event with no candidate.
+func (j *job) sayPlan(ctx context.Context, n int) {
+	each := "each candidate"
+	if n > 1 {
+		each = fmt.Sprintf("each of %d candidates", n)
+	}
+	var msg string
+	switch {
+	case j.bench != "":
+		msg = fmt.Sprintf("measures the bench command (--bench) for %s", each)
+	case j.opts.BenchFilter == "" && !j.opts.All:
+		msg = fmt.Sprintf("measures %s on the benchmarks that execute a function it changes, "+
+			"found at base by coverage: which, why and for how long is said before its turn (--all measures every one)", each)
+	default:
+		names, err := gobench.TopNames(ctx, j.opts.Repo, j.opts.Base)
+		if err != nil {
+			return // phase 2 will say what is wrong
+		}
+		why := "--all"
+		if j.opts.BenchFilter != "" {
+			f, err := gobench.NewFilter(j.opts.BenchFilter)
+			if err != nil {
+				return // the same
+			}
+			why = fmt.Sprintf("--bench-filter %q selects them", f)
+			names = slices.DeleteFunc(names, func(n string) bool { return !f.MatchTop(n) })
+		}
+		benches := make([]*measure.GoBench, len(names))
+		for i, name := range names {
+			benches[i] = &measure.GoBench{Name: name}
+		}
+		msg = fmt.Sprintf("measures %d benchmarks declared at base (%s%s) for %s: %s%s each",
+			len(names), strings.Join(first(names, 5), ", "), more(len(names), 5), each, why, j.estimate(benches, nil))
+	}
+	j.emit(Event{Kind: EventScope, Message: msg})
+	j.event(ctx, string(EventScope), "", msg)
 }
 
 // estimate is "; about 20s, up to 1m10s": the time benches should take to

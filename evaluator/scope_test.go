@@ -52,20 +52,23 @@ func Unused(n int) int {
 var table = [4]int{1, 2, 3, 4}
 `
 
-// scopeEvents returns the scope events of a job, by candidate.
-func scopeEvents(t *testing.T, db *store.DB, job string) map[string]string {
+// scopeEvents returns the scope events of a job, by candidate ("": the
+// job's), and the candidates in the order they were said.
+func scopeEvents(t *testing.T, db *store.DB, job string) (map[string]string, []string) {
 	t.Helper()
 	evs, err := db.Events(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
+	var order []string
 	for _, e := range evs {
 		if e.Kind == string(EventScope) {
 			out[e.Candidate] = e.Message
+			order = append(order, e.Candidate)
 		}
 	}
-	return out
+	return out, order
 }
 
 // topNames are the top-level benchmarks a candidate measured.
@@ -108,8 +111,13 @@ func TestRun_Scope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	said := scopeEvents(t, h.db, rep.Job)
+	said, order := scopeEvents(t, h.db, rep.Job)
 	t.Logf("scope events: %q", said)
+	// As phase 2 starts, once: how every candidate's benchmarks are chosen.
+	if s := said[""]; !slices.Equal(order, []string{"", "hot", "unused"}) ||
+		!strings.Contains(s, "measures each of 2 candidates on the benchmarks that execute a function it changes") {
+		t.Errorf("scope events in the order %q, the job's %q; want the job's first, on the benchmarks that execute a changed function, then each candidate's once", order, s)
+	}
 
 	hot := rep.Candidates[0]
 	if got, want := topNames(hot), []string{"BenchmarkAHot", "BenchmarkBHot"}; !slices.Equal(got, want) {
@@ -141,6 +149,14 @@ func TestRun_Scope(t *testing.T) {
 		if got, want := topNames(rep.Candidates[0]), []string{"BenchmarkCold00", "BenchmarkCold01", "BenchmarkCold02"}; !slices.Equal(got, want) {
 			t.Errorf("--bench-filter measured %q; want %q", got, want)
 		}
+		// The filter's benchmarks are every candidate's: said once, as
+		// phase 2 starts, with why and a time.
+		said, order := scopeEvents(t, h.db, rep.Job)
+		if s := said[""]; len(order) != 1 ||
+			!strings.Contains(s, "measures 3 benchmarks declared at base (BenchmarkCold00, BenchmarkCold01, BenchmarkCold02) for each candidate") ||
+			!strings.Contains(s, `--bench-filter "Cold0[0-2]" selects them; about `) {
+			t.Errorf("scope events %q; want one, the job's, naming the 3, the filter and a time", said)
+		}
 	})
 
 	t.Run("Wide", func(t *testing.T) {
@@ -154,8 +170,8 @@ func TestRun_Scope(t *testing.T) {
 		if n := len(topNames(rep.Candidates[0])); n != 30 {
 			t.Errorf("a change outside any function measured %d benchmarks; want all 30", n)
 		}
-		if s := scopeEvents(t, h.db, rep.Job)["var"]; !strings.Contains(s, "measures all 30") || !strings.Contains(s, "many/many.go:18: outside any function") {
-			t.Errorf("its scope event: %q; want all 30, and the line outside any function", s)
+		if said, _ := scopeEvents(t, h.db, rep.Job); !strings.Contains(said["var"], "measures all 30") || !strings.Contains(said["var"], "many/many.go:18: outside any function") {
+			t.Errorf("its scope event: %q; want all 30, and the line outside any function", said["var"])
 		}
 		opts.Candidates = []candidate.Candidate{edit("all", "n*n + 1", "n*n + 3")}
 		opts.All = true
@@ -164,6 +180,10 @@ func TestRun_Scope(t *testing.T) {
 		}
 		if n := len(topNames(rep.Candidates[0])); n != 30 {
 			t.Errorf("--all measured %d benchmarks; want all 30", n)
+		}
+		if said, order := scopeEvents(t, h.db, rep.Job); len(order) != 1 ||
+			!strings.Contains(said[""], "measures 30 benchmarks declared at base (BenchmarkAHot, ") || !strings.Contains(said[""], ": --all; about ") {
+			t.Errorf("--all's scope events %q; want one, the job's, naming the 30, --all and a time", said)
 		}
 	})
 }

@@ -270,6 +270,9 @@ func describe(e evaluator.Event) string {
 		}
 		return s
 	case evaluator.EventScope:
+		if e.Candidate == "" { // the job's: for every candidate
+			return count + e.Message
+		}
 		return fmt.Sprintf("%s%s: %s", count, e.Candidate, e.Message)
 	case evaluator.EventSample:
 		return fmt.Sprintf("%s%s: benchmark pair %d", count, e.Candidate, e.Pair)

@@ -109,6 +109,9 @@ func (t *Tracker) line(e result.Event) string {
 			return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Phase)
 		}
 	case result.EventScope:
+		if e.Candidate == "" { // the job's: for every candidate
+			return fmt.Sprintf("[%d/%d] %s", t.done, t.total, e.Message)
+		}
 		return fmt.Sprintf("[%d/%d] %s: %s", t.done, t.total, e.Candidate, e.Message)
 	case result.EventSample:
 		t.samples = max(t.samples+1, e.Pair) // reused pairs count: a refinement goes on from its quick look's

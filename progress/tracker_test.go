@@ -29,6 +29,8 @@ func TestTracker_Line(t *testing.T) {
 			Verdict: result.VerdictDuplicate, DuplicateOf: "fast",
 		}}, "[2/4] dup: duplicate of fast, ETA 2.0s"},
 		{3 * time.Second, result.Event{Kind: result.EventPhase, Phase: "benchmark"}, "phase: benchmark"},
+		{3 * time.Second, result.Event{Kind: result.EventScope, Message: "measures each of 2 candidates on the benchmarks that execute a function it changes"},
+			"[2/4] measures each of 2 candidates on the benchmarks that execute a function it changes"},
 		{3 * time.Second, result.Event{Kind: result.EventStart, Phase: "benchmark", Candidate: "fast"}, "[2/4] fast: benchmark"},
 		{3 * time.Second, result.Event{Kind: result.EventScope, Candidate: "fast", Message: "measures 2 of 30 benchmarks (BenchmarkA, BenchmarkB)"},
 			"[2/4] fast: measures 2 of 30 benchmarks (BenchmarkA, BenchmarkB)"},

@@ -294,7 +294,7 @@ const (
 	EventStart    EventKind = "start"     // Candidate started a phase
 	EventTested   EventKind = "tested"    // Candidate passed its tests; its benchmark is to come; Result is set
 	EventDone     EventKind = "done"      // Candidate has its final verdict; Result is set
-	EventScope    EventKind = "scope"     // Candidate's benchmarks are chosen: Message says which will run, why, and how long they should take
+	EventScope    EventKind = "scope"     // Candidate's benchmarks are chosen: Message says which will run, why, and how long they should take; with no Candidate, as phase 2 starts, how they are chosen for every one
 	EventSample   EventKind = "sample"    // one benchmark pair measured (progress only)
 	EventWarning  EventKind = "warning"   // Message
 	EventWaiting  EventKind = "waiting"   // Message says who holds the machine; "" when the wait is over (Candidate set: it took the machine)
