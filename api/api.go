@@ -94,15 +94,15 @@ type Event struct {
 	Message   string                  `json:"message,omitempty"`
 	Result    *result.CandidateResult `json:"result,omitempty"`
 	// Since and AtBase are, for a "stuck" event, when the test started and
-	// how long it took at base; AtBase is, for a "baseline" event, how long
+	// how long it took at base. For a "baseline" event, AtBase is how long
 	// base's tests ran (from the cache, the run cached).
 	Since  time.Time     `json:"since,omitzero"`
 	AtBase time.Duration `json:"at_base,omitempty"`
-	// What a client's ETA (package eta) reads besides. A "sample" event
-	// has the pair's number, its base sample time, the pairs the benchmark
-	// is on course to take and what it is to take after them (the hack
-	// check). A "job-start" event has the pairs of earlier jobs like it, by
-	// candidate, the job's slots and its min speedup.
+	// What a client's ETA (package eta) reads besides. A "sample" event has
+	// the pair's number, its base sample time, and the pairs the benchmark
+	// is on course to take. It also has what the benchmark is to take after
+	// them (the hack check). A "job-start" event has the pairs of earlier
+	// jobs like it, by candidate, the job's slots and its min speedup.
 	Pair       int                    `json:"pair,omitempty"`
 	BaseSample time.Duration          `json:"base_sample,omitempty"`
 	After      time.Duration          `json:"after,omitempty"`

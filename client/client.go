@@ -171,8 +171,8 @@ func (c *Client) Cancel(ctx context.Context, id string) (api.Job, error) {
 }
 
 // DefaultReconnect is how long a client keeps trying a daemon that went
-// away (killed, restarting) before it gives up: long enough for a restart
-// under systemd and a daemon that re-opens its pools.
+// away (killed, restarting) before it gives up. It is long enough for a
+// restart under systemd and a daemon that re-opens its pools.
 const DefaultReconnect = 10 * time.Minute
 
 // maxStalls is how many streams in a row may end without an event while

@@ -21,12 +21,12 @@ const CancelTimeout = time.Minute
 // that ended with an error returns the job and that error.
 //
 // When the daemon goes away (killed, restarting), Follow tells each with a
-// warning event, keeps trying for up to c.Reconnect, and resumes where it
-// was once the daemon answers again: the daemon keeps the job and its
+// warning event, and keeps trying for up to c.Reconnect. It resumes where
+// it was once the daemon answers again: the daemon keeps the job and its
 // events. Past that limit its error wraps a *GoneError.
 //
-// When ctx ends first, Follow cancels the job on the daemon and returns the
-// job as the cancel left it and ctx's error; a job that had ended already
+// When ctx ends first, Follow cancels the job on the daemon. It returns the
+// job as the cancel left it, and ctx's error. A job that had ended already
 // (409) is no error of the cancel. Its other errors say which step failed:
 // following, reading or cancelling the job.
 func (c *Client) Follow(ctx context.Context, id string, each func(evaluator.Event)) (api.Job, error) {

@@ -96,8 +96,8 @@ func TestClient_FollowFailed(t *testing.T) {
 }
 
 // TestClient_FollowCancel: when ctx ends first, the job is cancelled on the
-// daemon and ctx's error returned; a job that had ended (409) is no error
-// of the cancel, any other answer is.
+// daemon and ctx's error returned. A job that had ended (409) is no error
+// of the cancel; any other answer is.
 func TestClient_FollowCancel(t *testing.T) {
 	for _, tt := range []struct {
 		name    string

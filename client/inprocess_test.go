@@ -10,9 +10,9 @@ import (
 	"github.com/optimizer-dev/optimizer/api"
 )
 
-// TestNewInProcess: a response streams as the handler writes it, its
-// status and header arrive before the handler returns, and closing the
-// body ends the handler's request context, as a dropped connection would.
+// TestNewInProcess: a response streams as the handler writes it, and its
+// status and header arrive before the handler returns. Closing the body
+// ends the handler's request context, as a dropped connection would.
 func TestNewInProcess(t *testing.T) {
 	ended := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -28,10 +28,10 @@ func (c *Client) NewSession() *Session {
 	return &Session{c: c, id: "watch-" + hex.EncodeToString(b[:])}
 }
 
-// Evaluate is a watch session's job through the daemon: it submits the
-// candidates against base in repo with the settings of spec, sends the
-// job's events to events (when not nil) as it goes, and returns its
-// report. The end of ctx cancels the job on the daemon. The candidates go
+// Evaluate is a watch session's job through the daemon. It submits the
+// candidates against base in repo with the settings of spec, and returns
+// its report. It sends the job's events to events (when not nil) as it
+// goes. The end of ctx cancels the job on the daemon. The candidates go
 // inline (InlineCandidate), so they need not be on the daemon's disk.
 func (s *Session) Evaluate(ctx context.Context, repo, base string, spec jobspec.Spec, cands []candidate.Candidate, events chan<- evaluator.Event) (*evaluator.Report, error) {
 	req := api.JobRequest{Repo: repo, Base: base, Kind: "watch", Session: s.id, Options: spec}

@@ -12,9 +12,9 @@ import (
 // Active are the states of jobs not yet ended, for ListOptions.States.
 var Active = []string{"queued", "running"}
 
-// WriteJobs writes jobs as optimizer jobs shows them: a table with one
-// line per job, its base shortened to 12 digits and its submission time in
-// the local zone, or "no jobs".
+// WriteJobs writes jobs as optimizer jobs shows them, or "no jobs". The
+// table has one line per job, its base shortened to 12 digits and its
+// submission time in the local zone.
 func WriteJobs(w io.Writer, jobs []api.Job) error {
 	if len(jobs) == 0 {
 		_, err := fmt.Fprintln(w, "no jobs")

@@ -20,8 +20,9 @@ const (
 )
 
 // flameView is a differential flame graph of the winner against base: one
-// box per frame, the root at the top, each box as wide as its average share
-// of the two sides' samples and coloured by how its self share changed.
+// box per frame, the root at the top. Each box is as wide as its average
+// share of the two sides' samples, and coloured by how its self share
+// changed.
 type flameView struct {
 	Width, Height float64
 	Boxes         []flameBox

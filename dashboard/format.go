@@ -40,9 +40,9 @@ func speedupText(x float64) string {
 	return report.SigDigits(x, 3) + "×"
 }
 
-// intervalText is "[1.02×, 1.10×]", each bound with the digits that keep
-// it apart from 1× and from the threshold 1+minSpeedup, as the text report
-// writes it: a lower bound of 1.0475 is 1.048×, not 1.05×.
+// intervalText is "[1.02×, 1.10×]", as the text report writes it. Each
+// bound has the digits that keep it apart from 1× and from the threshold
+// 1+minSpeedup. So a lower bound of 1.0475 is 1.048×, not 1.05×.
 func intervalText(ci *[2]float64, minSpeedup float64) string {
 	if ci == nil || (ci[0] == 0 && ci[1] == 0) {
 		return "-"

@@ -350,8 +350,9 @@ func TestHandler_RunningJob(t *testing.T) {
 }
 
 // TestHandler_BenchLabel: a benchmark row at 0.35× [0.34×, 0.39×], stored
-// labelled not-faster, is slower on the job page, in its table and in the
-// benchmarks' forest plot, by the one rule (result.BenchResult.Label).
+// labelled not-faster, is slower on the job page. It is so in its table and
+// in the benchmarks' forest plot, by the one rule
+// (result.BenchResult.Label).
 func TestHandler_BenchLabel(t *testing.T) {
 	db := newTestDB(t)
 	src := newStoreSource(db)
@@ -373,8 +374,8 @@ func TestHandler_BenchLabel(t *testing.T) {
 }
 
 // TestHandler_BenchColumns: on the job page, a row's candidate column is
-// base / speedup (its stored medians, 6.95 ns against 9.90 ns, disagree
-// with its paired 0.99×), and a lower bound of 1.0475 prints as 1.048×.
+// base / speedup. Its stored medians, 6.95 ns against 9.90 ns, disagree
+// with its paired 0.99×. A lower bound of 1.0475 prints as 1.048×.
 func TestHandler_BenchColumns(t *testing.T) {
 	db := newTestDB(t)
 	src := newStoreSource(db)

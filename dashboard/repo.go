@@ -226,8 +226,8 @@ func machineText(h store.Host) string {
 }
 
 // machineDiff says what differs between two machines, of what makes their
-// times incomparable: the host, its CPU model and the Go version; "" when
-// none does or either is not recorded.
+// times incomparable: the host, its CPU model and the Go version. It is ""
+// when none does or either is not recorded.
 func machineDiff(a, b store.Host) string {
 	if a == (store.Host{}) || b == (store.Host{}) {
 		return ""

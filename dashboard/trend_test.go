@@ -80,7 +80,7 @@ func seedBaseJob(tb testing.TB, db *store.DB, id, repo, commit string, started t
 var trendPointRE = regexp.MustCompile(`<circle class="point" cx="([\d.]+)" cy="[\d.]+" r="3.5"><title>([0-9a-f]{12}) ([^\n]*)\n`)
 
 // TestHandler_RepoTrend: the repository page plots base by commit in
-// first-parent order, whatever order the jobs ran in; a job answered from
+// first-parent order, whatever order the jobs ran in. A job answered from
 // the cache adds no point, and a change of Go version is marked once.
 func TestHandler_RepoTrend(t *testing.T) {
 	db := newTestDB(t)

@@ -239,12 +239,12 @@ func (e *ETA) pace() time.Duration {
 	return 2 * cmp.Or(e.baseTake, e.Sample)
 }
 
-// benchLeft is the benchmark under way and those to come. One to come
-// takes a set-up, the median pairs of the finished benchmarks and what the
-// latest pair said comes after the pairs (the hack check, which the budget
-// counts too). Before any finish, it takes the pairs of earlier jobs, else
-// the geometric middle of the pair limits. At most it runs to --max-pairs,
-// never past the budget.
+// benchLeft is the benchmark under way and those to come. One to come takes
+// a set-up, and the median pairs of the finished benchmarks. It also takes
+// what the latest pair said comes after the pairs (the hack check, which
+// the budget counts too). Before any finish, it takes the pairs of earlier
+// jobs, else the geometric middle of the pair limits. At most it runs to
+// --max-pairs, never past the budget.
 func (e *ETA) benchLeft(w time.Duration, untested int, pair time.Duration) (left, most time.Duration) {
 	setup := e.baseTest
 	if len(e.setups) > 0 {

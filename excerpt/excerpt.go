@@ -19,12 +19,12 @@ func Strip(s string) string {
 	return strings.ReplaceAll(s, "\r\n", "\n")
 }
 
-// failureLine matches the lines in which test runners name a failure:
-// Go's "--- FAIL", the "file_test.go:20: got 0, want 9" lines of t.Error
-// and t.Fatal (and the compiler's "file.go:16:3: ..."), and panics,
-// pytest's "FAILED" summary and "E " assertion lines, node's TAP "not ok"
-// and spec "✖", vitest's "FAIL" and "×", and the error lines of tracebacks
-// and stack traces.
+// failureLine matches the lines in which test runners name a failure. For
+// Go, that is "--- FAIL", the "file_test.go:20: got 0, want 9" lines of
+// t.Error and t.Fatal, the compiler's "file.go:16:3: ...", and panics. For
+// others, it is pytest's "FAILED" summary and "E " assertion lines, node's
+// TAP "not ok" and spec "✖", and vitest's "FAIL" and "×". It also matches
+// the error lines of tracebacks and stack traces.
 var failureLine = regexp.MustCompile(`^(?:\s*--- FAIL|FAIL\b|\s*FAIL\s|FAILED\s|ERROR\s|E\s|\s*not ok\b|\s*✖|\s*×|panic:|\s*[\w./-]+\.go:\d+(?::\d+)?: |\s*[A-Za-z_.]*(?:Error|Exception)\b.*:|\s*AssertionError|\s+(?:error|expected|actual):)`)
 
 // blockStart matches a YAML block scalar's opening, as node's TAP reporter

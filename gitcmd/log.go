@@ -18,11 +18,11 @@ type Commit struct {
 
 // FirstParentOrder returns those of commits that the repository has, with
 // their subjects, oldest first, in the order of their first-parent
-// histories: git log --first-parent --topo-order from all of them, so that
-// each comes after the commits it descends from by first parents. Only
-// full lower-case hexadecimal object names are asked about, so that none
-// can be read as an option; the walk stops after MaxHistory commits, and
-// commits it did not reach are left out.
+// histories. It runs git log --first-parent --topo-order from all of them,
+// so that each comes after the commits it descends from by first parents.
+// Only full lower-case hexadecimal object names are asked about, so that
+// none can be read as an option. The walk stops after MaxHistory commits,
+// and commits it did not reach are left out.
 func (r Repo) FirstParentOrder(ctx context.Context, commits []string) ([]Commit, error) {
 	var names []string
 	seen := map[string]bool{}

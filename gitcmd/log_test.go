@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestRepo_FirstParentOrder: the commits asked about come back oldest
-// first along first parents, with their subjects; a commit the repository
-// lacks and a name git could take for an option are left out.
+// TestRepo_FirstParentOrder: the commits asked about come back oldest first
+// along first parents, with their subjects. A commit the repository lacks
+// and a name git could take for an option are left out.
 func TestRepo_FirstParentOrder(t *testing.T) {
 	ctx := context.Background()
 	dir := newTestRepo(t) // "first"

@@ -1,7 +1,7 @@
 // Package jobspec holds Spec, the one description of a job's settings. The
-// CLI makes one from its flags and optimizer.toml; it goes to the daemon as
-// a request's options, and the evaluator's options are made from it
-// (evaluator.OptionsOf) in this process and on the daemon alike. Each
+// CLI makes one from its flags and optimizer.toml, and it goes to the
+// daemon as a request's options. The evaluator's options are made from it
+// (evaluator.OptionsOf), in this process and on the daemon alike. Each
 // quantity has one unit here: the threshold in percent, as --min-speedup
 // takes it; durations as Go durations; memory in bytes.
 package jobspec

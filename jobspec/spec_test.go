@@ -8,7 +8,7 @@ import (
 )
 
 // TestSpec_JSON: durations travel as Go duration strings and come back
-// whole; a zero one is left out; a string that is no duration is a type
+// whole, and a zero one is left out. A string that is no duration is a type
 // error holding the string, which the daemon reports by its field.
 func TestSpec_JSON(t *testing.T) {
 	s := Spec{Timeout: Duration(90 * time.Second), BenchBudget: Duration(time.Minute), MinSpeedup: 2.5}

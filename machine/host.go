@@ -12,10 +12,10 @@ import (
 	"github.com/optimizer-dev/optimizer/store"
 )
 
-// Host names this machine as benchmark samples record it: hostname,
-// CPU model, kernel release, and the version of the go command that builds
-// the benchmarks (this program's own Go version when there is none).
-// Samples of one job must all share it (store.ErrMixedHosts).
+// Host names this machine as benchmark samples record it: hostname, CPU
+// model and kernel release. It adds the version of the go command that
+// builds the benchmarks, or this program's own Go version when there is
+// none. Samples of one job must all share it (store.ErrMixedHosts).
 func Host(ctx context.Context) store.Host {
 	h := store.Host{CPU: CPUModel(), Kernel: kernelRelease(), Go: goVersion(ctx)}
 	h.Name, _ = os.Hostname()

@@ -10,14 +10,14 @@ import (
 )
 
 // DefaultMemLimit is Options.MemLimit when the user gives none: half of
-// physical memory, so that one runaway test process (one that allocates
-// 20 GB) fails alone instead of taking the machine, while a normal one, and
-// the slots beside it, have room. It is 0, no cap, when the test or bench
-// command says -race, whose shadow memory reserves terabytes of address
-// space; when it runs a JavaScript tool, whose WebAssembly memories
-// reserve 10 GB of address space each (vitest failed "Cannot allocate Wasm
-// memory" under a 12 GB cap); and where physical memory is unknown or there
-// is no prlimit to apply a cap.
+// physical memory. Then one runaway test process (one that allocates 20 GB)
+// fails alone instead of taking the machine. A normal one, and the slots
+// beside it, have room. It is 0, no cap, in three cases. One is when the
+// test or bench command says -race, whose shadow memory reserves terabytes
+// of address space. Another is when it runs a JavaScript tool, whose
+// WebAssembly memories reserve 10 GB of address space each. Under a 12 GB
+// cap, vitest failed "Cannot allocate Wasm memory". The last is where
+// physical memory is unknown, or there is no prlimit to apply a cap.
 func DefaultMemLimit(test, bench string) int64 {
 	if strings.Contains(test, "-race") || strings.Contains(bench, "-race") || !proc.CanLimitMemory() ||
 		runsJS(test) || runsJS(bench) {

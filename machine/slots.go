@@ -1,6 +1,6 @@
-// Package machine says what this machine is: its CPUs and memory, the
-// slots a job affords on it, the memory cap of each process, and the host
-// that benchmark samples record.
+// Package machine says what this machine is: its CPUs and memory, and the
+// slots a job affords on it. It also gives the memory cap of each process,
+// and the host that benchmark samples record.
 package machine
 
 import (
@@ -13,9 +13,9 @@ import (
 	"strings"
 )
 
-// SlotsAuto asks Slots for automatic sizing: CPUs-1, at least 1 (at least 2
-// on two or more CPUs for a test command other than go test), lowered when
-// free memory is short.
+// SlotsAuto asks Slots for automatic sizing: CPUs-1, and at least 1. It is
+// at least 2 on two or more CPUs for a test command other than go test, and
+// lowered when free memory is short.
 const SlotsAuto = -1
 
 // memPerSlot is the free memory that automatic sizing wants for each slot:
@@ -59,17 +59,18 @@ func memAvailable(meminfo []byte) uint64 {
 
 // Slots decides the effective number of slots for a job of n candidates
 // whose test command is test ("" is the detected default), and says why.
-// want is the number asked for (-j): SlotsAuto, 0 for one per candidate,
-// or a number. The baseline's tests run beside the candidates', so more
-// than n+1 slots can never all be busy: the rest would be made for nothing.
-// The CLI sizes its jobs with it, and the daemon its machine-wide budget.
+// The want argument is the number asked for (-j): SlotsAuto, 0 for one per
+// candidate, or a number. The baseline's tests run beside the candidates',
+// so more than n+1 slots can never all be busy. The rest would be made for
+// nothing. The CLI sizes its jobs with it, and the daemon its machine-wide
+// budget.
 //
-// Auto is CPUs-1. go test runs packages in parallel itself, and each slot
-// compiles the module anew: on 2 CPUs a second slot showed no gain for Go
-// jobs (paired ratios around 1.00x, docs/speed.md) and doubles their
-// memory, so they keep one. A test command that is not go test, often
-// single-threaded, ran 1.75x faster with two slots there, so it gets at
-// least 2 on two or more CPUs.
+// Auto is CPUs-1. The go test command runs packages in parallel itself, and
+// each slot compiles the module anew. On 2 CPUs a second slot showed no
+// gain for Go jobs (paired ratios around 1.00x, docs/speed.md) and doubled
+// their memory. So Go jobs keep one. A test command that is not go test,
+// often single-threaded, ran 1.75x faster with two slots there. So it gets
+// at least 2 on two or more CPUs.
 func Slots(want, candidates int, test string, m Info) (int, string) {
 	most := candidates + 1
 	switch {

@@ -178,7 +178,7 @@ func benchmarkPackages(ctx context.Context, r gitcmd.Repo, base string) ([]strin
 }
 
 // surveyPackage runs each of pkg's benchmarks one iteration with coverage
-// of the whole module (optimize.CoverBenchmarks), then builds its test
+// of the whole module (optimize.CoverBenchmarks). Then it builds its test
 // binary without coverage and runs all of them once for their numbers.
 func surveyPackage(ctx context.Context, tree, pkg string) ([]optimize.BenchCoverage, map[string][]Metric, error) {
 	bin := filepath.Join(tree, ".optimizer-survey")

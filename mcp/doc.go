@@ -1,13 +1,13 @@
 // Package mcp serves optimizer's tools over the Model Context Protocol, so
 // that a coding agent can call optimizer as its judge.
 //
-// The tools (evaluate, job, report, profile, benchmarks, targets) are thin:
-// evaluate, job, report and profile speak the daemon's API through a Jobs,
-// which package client's Client is, so that the daemon's policy, queue,
-// result cache and events apply to an agent's jobs as to anyone's.
-// benchmarks and targets read base alone: they export its tree with git
-// archive into a temporary directory and run its benchmarks there, once per
-// base (cached).
+// The tools (evaluate, job, report, profile, benchmarks, targets) are thin.
+// The first four speak the daemon's API through a Jobs, which package
+// client's Client is. So the daemon's policy, queue, result cache and
+// events apply to an agent's jobs as to anyone's. The benchmarks and
+// targets tools read base alone. They export its tree with git archive into
+// a temporary directory and run its benchmarks there, once per base
+// (cached).
 //
 // No tool writes the user's repository: jobs run in slots, and base is
 // read, never checked out. Applying a winner stays a person's command

@@ -114,8 +114,8 @@ func TestServer_ListTools(t *testing.T) {
 
 // TestServer_Evaluate judges a winner, a failure and a duplicate through
 // the Go SDK's client on a real daemon, with the repository dirty and a
-// stash: the verdicts come back, progress is reported, and the tree,
-// index, refs and stash are as they were.
+// stash. The verdicts come back, progress is reported, and the tree, index,
+// refs and stash are as they were.
 func TestServer_Evaluate(t *testing.T) {
 	testenv.Once(t)
 	repo := newFixtureRepo(t)

@@ -1,7 +1,7 @@
 // Package premerge is optimizer ci's work on a pull request before it is
-// merged, apart from the job itself: finding the pull request in the CI
-// job's environment, resolving its two sides in the clone, making its head
-// a candidate against the merge base, and writing what the CI shows.
+// merged, apart from the job itself. It finds the pull request in the CI
+// job's environment and resolves its two sides in the clone. It makes the
+// head a candidate against the merge base, and writes what the CI shows.
 //
 // # What flows through it
 //

@@ -14,7 +14,8 @@ import (
 
 // TestPrepare: a GitHub Actions pull request job, with the event file
 // naming both commits, becomes the head judged against the merge base of
-// the two branches (not main's tip), the head first among the candidates.
+// the two branches. That is not main's tip. The head comes first among the
+// candidates.
 func TestPrepare(t *testing.T) {
 	dir, fork, main, feature := newTestRepo(t)
 	event := filepath.Join(t.TempDir(), "event.json")

@@ -71,12 +71,12 @@ func (s *Screen) Report(rep *result.Report) {
 	fmt.Fprintln(out)
 }
 
-// Progress shows an event of w, the evaluation in flight, that tr tracks: a
-// status line on a terminal, or when Verbose the plain progress lines.
-// Elsewhere, with no status line, a wait for the machine still gets its
-// line on Err, each time the job says it (at least every 30 s while it
-// lasts): output piped to a file shows why nothing happens. A nil tr shows
-// nothing.
+// Progress shows an event of w, the evaluation in flight, that tr tracks.
+// On a terminal it draws a status line; when Verbose, it prints the plain
+// progress lines. Elsewhere, with no status line, a wait for the machine
+// still gets its line on Err each time the job says it. That is at least
+// every 30 s while it lasts, so output piped to a file shows why nothing
+// happens. A nil tr shows nothing.
 func (s *Screen) Progress(tr *Tracker, w *watch.Work, e result.Event) {
 	if tr == nil {
 		return

@@ -139,7 +139,7 @@ func TestScreen_Show(t *testing.T) {
 }
 
 // TestScreen_Tick: between events, the status line is drawn again with its
-// ETA counted down; with Verbose, a refreshed line is printed when the ETA
+// ETA counted down. With Verbose, a refreshed line is printed when the ETA
 // last printed has gone wrong, as a run's plain progress does.
 func TestScreen_Tick(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)

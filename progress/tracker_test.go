@@ -125,9 +125,10 @@ func TestLines(t *testing.T) {
 }
 
 // TestTracker_Refresh: with nothing printed for a while, a plain line is
-// refreshed when the ETA on screen, counted down since, is off the
-// estimate now (a test running long), or at the heartbeat. It is never
-// refreshed sooner than refreshAfter after a line, nor without an estimate.
+// refreshed at the heartbeat. It is also refreshed when the ETA on screen,
+// counted down since, is off the estimate now (a test running long). It is
+// never refreshed sooner than refreshAfter after a line, nor without an
+// estimate.
 func TestTracker_Refresh(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, Timeout: time.Minute, MaxPairs: 10})
 	tr, at, refresh := c.tr, c.at, c.refresh
@@ -208,9 +209,9 @@ func TestTracker_Stuck(t *testing.T) {
 	}
 }
 
-// TestTracker_RanOut: when the ETA of an event's line has run out while
-// the work goes on, one refresh comes a tick later rather than
-// refreshAfter later; then refreshAfter between lines again.
+// TestTracker_RanOut: when the ETA of an event's line has run out while the
+// work goes on, one refresh comes a tick later rather than refreshAfter
+// later. Then refreshAfter passes between lines again.
 func TestTracker_RanOut(t *testing.T) {
 	c := newClock(&eta.ETA{Slots: 1, NoBench: true})
 	at, refresh := c.at, c.refresh

@@ -77,13 +77,13 @@ func (c CandidateResult) BenchFaster(b BenchResult, minSpeedup float64) bool {
 	return !b.Aside() && stats.FasterBeyond(b.CI[0], minSpeedup)
 }
 
-// Label is b's verdict as the interval beside it says, by the one rule
-// for a benchmark row (stats.Judge): faster when its lower bound clears
-// 1+minSpeedup, slower when the whole interval lies below 1, not-faster
-// otherwise. Every renderer labels a row with it, so that a row at 0.35×
-// [0.34×, 0.39×] is slower everywhere, whatever label a report stored
-// before the rule carried. A metric beside the judged one (Aside), or a
-// row without an interval, keeps its Verdict.
+// Label is b's verdict as the interval beside it says, by the one rule for
+// a benchmark row (stats.Judge). It is faster when its lower bound clears
+// 1+minSpeedup, slower when the whole interval lies below 1, and not-faster
+// otherwise. Every renderer labels a row with it. So a row at 0.35× [0.34×,
+// 0.39×] is slower everywhere, whatever label an older report stored. A
+// metric beside the judged one (Aside), or a row without an interval, keeps
+// its Verdict.
 func (b BenchResult) Label(minSpeedup float64) Verdict {
 	if b.Aside() || b.CI == [2]float64{} {
 		return b.Verdict

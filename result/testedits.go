@@ -2,14 +2,13 @@ package result
 
 import "strings"
 
-// TestEdits is what a candidate changes in the judge: the Go test files it
-// adds, changes or deletes, function by function, and other languages'
-// test files, each a whole file (its path alone in Added, Changed or
-// Removed). A candidate that removes
-// or changes a test, or changes a benchmark, is flagged. By default base's
-// versions of Files judge and measure it (Judged "base"); under
-// --trust-candidate-tests, its own do (Judged "candidate").
-// Names are written "dir/file_test.go:TestX".
+// TestEdits is what a candidate changes in the judge. That is the Go test
+// files it adds, changes or deletes, function by function, and other
+// languages' test files. Each of the latter is a whole file, its path alone
+// in Added, Changed or Removed. A candidate that removes or changes a test,
+// or changes a benchmark, is flagged. By default base's versions of Files
+// judge and measure it (Judged "base"); under --trust-candidate-tests, its
+// own do (Judged "candidate"). Names are written "dir/file_test.go:TestX".
 type TestEdits struct {
 	Files      []string `json:"files"`
 	Added      []string `json:"added,omitempty"`      // new test and fuzz functions

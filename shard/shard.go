@@ -79,9 +79,9 @@ func (s Spec) Holds(contentID string) bool {
 	return s.IsZero() || Of(contentID, s.N) == s.K
 }
 
-// Of is the shard, 1 to n, that a content id belongs to: a hash of the id,
-// so that the assignment depends on nothing but the candidate's content and
-// n. n must be at least 1.
+// Of is the shard, 1 to n, that a content id belongs to. It is a hash of
+// the id, so the assignment depends on nothing but the candidate's content
+// and n. n must be at least 1.
 func Of(contentID string, n int) int {
 	h := sha256.Sum256([]byte(contentID))
 	return int(binary.BigEndian.Uint64(h[:8])%uint64(n)) + 1

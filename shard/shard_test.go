@@ -96,8 +96,9 @@ func TestOf(t *testing.T) {
 }
 
 // newShardStore writes the store of shard k of n of a synthetic job over
-// cands (name -> content id): the candidates in shard k passed, those not
-// in it are pending. change alters one candidate's outcome when not nil.
+// cands (name -> content id). The candidates in shard k passed, and those
+// not in it are pending. When not nil, change alters one candidate's
+// outcome.
 func newShardStore(t *testing.T, dir string, k, n int, base string, cands []string, change func(*store.Candidate)) string {
 	t.Helper()
 	ctx := context.Background()

@@ -46,12 +46,12 @@ func SumSquares(xs []int) int {
 )
 
 // ExampleGenerator is a deterministic generator of the optimisation loop
-// for the fixture's sumsq.SumSquares, in the stdout protocol of
+// for the fixture's sumsq.SumSquares. It speaks the stdout protocol of
 // docs/generators.md: it reads a request on r and writes one JSONL
 // candidate to w. Asked to generate, it proposes a plain loop that skips
-// the first element (wrong: a test fails); asked to repair, the same loop
-// done right; asked to refine, the loop unrolled four times. It needs no
-// network and gives the same answer to the same request.
+// the first element (wrong: a test fails). Asked to repair, it gives the
+// same loop done right. Asked to refine, it gives the loop unrolled four
+// times. It needs no network and gives the same answer to the same request.
 func ExampleGenerator(r io.Reader, w io.Writer) error {
 	var req struct {
 		Schema string `json:"schema"`

@@ -42,9 +42,9 @@ var Fixture fs.FS = mustSub(fixtureFiles, "fixture")
 // directories of whole files, in the layout `--candidates DIR` reads.
 var Demo fs.FS = mustSub(demoFiles, "demo")
 
-// NoOp is the no-op candidate set (issue 36): changes that run nothing
-// new on SumSquares's path, and a real 2x change beside them, as NAME/
-// directories of whole files in the layout `--candidates DIR` reads
+// NoOp is the no-op candidate set (issue 36): changes that run nothing new
+// on SumSquares's path, and a real 2x change beside them. They are NAME/
+// directories of whole files, in the layout `--candidates DIR` reads
 // (os.CopyFS writes them out).
 var NoOp fs.FS = mustSub(noopFiles, "noop")
 

@@ -81,7 +81,8 @@ func (s *Slot) fullReset(ctx context.Context) error {
 // It reports false when it cannot vouch for the result. That is when there
 // is no inotify, events were lost, or the slot's git directory changed
 // (HEAD or the index may have moved). It also reports false with too many
-// paths, or on an error. It has then changed nothing that a full reset would not redo.
+// paths, or on an error. It has then changed nothing that a full reset
+// would not redo.
 func (s *Slot) quickReset(ctx context.Context) bool {
 	if s.inotify == nil {
 		return false

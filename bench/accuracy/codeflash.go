@@ -41,8 +41,8 @@ const (
 //     protocol.
 //
 // None of the readings gives codeflash fewer loops than our method used on
-// the same trial, except "first", which gives each side half: the price of
-// measuring one side after the other in the same time.
+// the same trial, except "first". That one gives each side half: the price
+// of measuring one side after the other in the same time.
 
 // codeflashCalls are the rule's decisions for one trial, and the gains
 // behind them (NaN where a reading has no samples).

@@ -12,7 +12,7 @@ import (
 // labelled. The two samples of a pair may be relabelled at will, and our
 // statistics run again on the result. That shows what the order within a
 // pair does to false positives on this machine's real noise, from the same
-// samples. Only pairs that were measured can be replayed: a trial the real
+// samples. Only pairs that were measured can be replayed. A trial the real
 // run stopped early (futility) is cut there, and counts as no claim if the
 // replay has not settled by then. The replay uses the CLI's defaults (5%
 // minimum speedup, 6–30 pairs, alpha 0.05).
@@ -69,8 +69,8 @@ func replayAA(series [][]float64) []replayed {
 }
 
 // replayOne judges one trial's series, in the order the samples were taken,
-// with base first in round r when baseFirst(r), as the evaluator does: a
-// look after every round from MinPairs, stopping when settled.
+// with base first in round r when baseFirst(r). As the evaluator does, it
+// looks after every round from MinPairs, and stops when settled.
 func replayOne(series []float64, baseFirst func(int) bool) stats.Outcome {
 	seq := stats.Sequential{MinSpeedup: stats.DefaultMinSpeedup}
 	n := min(len(series)/2, stats.DefaultMaxPairs)
@@ -97,12 +97,12 @@ func replayOne(series []float64, baseFirst func(int) bool) stats.Outcome {
 	return stats.NotFaster
 }
 
-// noiseShape is how the A/A noise behaves in time: the lag-1
+// noiseShape is how the A/A noise behaves in time. It is the lag-1
 // autocorrelation of ln(sample) within a trial, in the order samples were
 // taken, and of the pairs' log-ratios from one round to the next. The
-// signed-rank test assumes the pairs independent; a burst of load that
-// spans the end of one round and the start of the next falls, in ABBA
-// order, on the same side of both, and makes their log-ratios alike.
+// signed-rank test assumes the pairs independent. In ABBA order, a burst of
+// load that spans the end of one round and the start of the next falls on
+// the same side of both. That makes their log-ratios alike.
 type noiseShape struct {
 	Samples, Pairs float64
 }

@@ -245,8 +245,8 @@ func median(xs []float64) float64 {
 }
 
 // seriesOf returns the timed samples of a one-benchmark trial in the order
-// they were taken, each round's two samples next to each other, or nil if
-// the trial has several benchmarks or an incomplete round.
+// they were taken, each round's two samples next to each other. It returns
+// nil if the trial has several benchmarks or an incomplete round.
 func seriesOf(rows []store.BenchSample) []float64 {
 	var (
 		out    []float64

@@ -114,8 +114,8 @@ func writeRepo(ctx context.Context, dir string) error {
 }
 
 // source returns the changed file of a trial's candidate: its kind's file
-// (base's for A/A) with one comment line at the end naming the trial, so
-// that every candidate has its own content id and none is a duplicate. The
+// (base's for A/A) with one comment line at the end naming the trial. So
+// every candidate has its own content id and none is a duplicate. The
 // comment changes no line of code above it, so an A/A candidate compiles to
 // the same code as base.
 func source(t plannedTrial) ([]byte, error) {

@@ -1,13 +1,13 @@
 // Command ci compares optimizer ci with the gate most Go projects build by
 // hand: `go test -bench -count=6` on the base, then on the head, and
 // benchstat. Both judge the same pull requests of the fixture module, on
-// the same machine, one after the other, and the harness prints a Markdown
+// the same machine, one after the other. The harness prints a Markdown
 // table of what each concluded and how long it took (docs/ci.md).
 //
 // The pull requests are the demo's fast and slower patches, and an A/A
-// change that only edits a comment: the case where a gate that compares
-// two runs made at different moments reports a regression that is not
-// there.
+// change that only edits a comment. The A/A one is the case where a gate
+// that compares two runs made at different moments reports a regression
+// that is not there.
 //
 //	go run ./bench/ci                # every pull request once
 //	go run ./bench/ci -reps 3 -keep  # three rounds; keep the work directory
@@ -185,8 +185,8 @@ func exitStatus(err error) int {
 }
 
 // benchstat is the hand-built gate: the benchmarks six times on main, six
-// times on the head, then benchstat, with the usual reading of its output:
-// a row with a significant delta (p < 0.05) is a change.
+// times on the head, then benchstat. It reads the output the usual way: a
+// row with a significant delta (p < 0.05) is a change.
 func benchstat(ctx context.Context, bin, repo, work, name string) (string, time.Duration, error) {
 	start := time.Now()
 	var files []string

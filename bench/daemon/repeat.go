@@ -20,7 +20,7 @@ var repeatCandidates = []string{"fast.patch", "slower.patch", "broken.patch", "n
 
 // benchRepeat submits the same job twice to one daemon, -reps times, each
 // in a fresh copy of the fixture module (real go test runs, real Go
-// benchmarks), and compares the repeat's time (submit to end) to the
+// benchmarks). It compares the repeat's time (submit to end) to the
 // first's.
 func benchRepeat(ctx context.Context, bin, dir string) error {
 	d, err := startDaemon(ctx, bin, filepath.Join(dir, "daemon"), "-j", "2")

@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// speed is the -speed mode: the wall time of a test-bound job (k passing
-// candidates, the test command given, no benchmarks) at each -j, in
-// interleaved order, so that a change in the machine's load
-// touches every -j alike.
+// speed is the -speed mode: the wall time of a test-bound job at each -j,
+// in interleaved order. The job has k passing candidates, the test command
+// given, and no benchmarks. The interleaving makes a change in the
+// machine's load touch every -j alike.
 func speed(ctx context.Context, bin string, f fixture, dir, test string, js []int, k, reps int, stdout, stderr io.Writer) error {
 	cands := filepath.Join(dir, "speed.jsonl")
 	if err := f.speedCandidates(cands, k); err != nil {

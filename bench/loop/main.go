@@ -1,7 +1,7 @@
 // Command loop measures the optimisation loop's throughput: candidates per
-// minute through `optimizer optimize`, at -j 1 and at the default -j, and
-// how the time splits between generators and judging (tests and
-// benchmarks). It runs the real CLI on two fixtures:
+// minute through `optimizer optimize`, at -j 1 and at the default -j. It
+// also measures how the time splits between generators and judging (tests
+// and benchmarks). It runs the real CLI on two fixtures:
 //
 //   - go: the fixture module's sumsq.SumSquares with the example generator
 //     (a wrong rewrite, its repair, a refinement);

@@ -35,7 +35,7 @@ func (h *harness) firstTest(ctx context.Context) error {
 		}
 		for _, cands := range []int{h.firstCands, h.memCands} {
 			// This file system's cost of making files drifts by 10× from one
-			// minute to the next, so each lazy job is also compared with an
+			// minute to the next. So each lazy job is also compared with an
 			// add timed just before it, and the median of those ratios is
 			// the figure judged.
 			var ratios []float64
@@ -90,7 +90,7 @@ func (h *harness) addOnceAt(ctx context.Context, r *synthRepo, tree string) (tim
 }
 
 // firstOnce runs one cold job of cands candidates in a new pool of h.firstJ
-// slots and a new store in dir, and returns the time from the start to its
+// slots and a new store in dir. It returns the time from the start to its
 // first test. With allFirst, it waits for every slot before the job.
 func (h *harness) firstOnce(ctx context.Context, r *synthRepo, dir string, cands int, allFirst bool) (time.Duration, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

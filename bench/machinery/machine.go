@@ -9,13 +9,13 @@ import (
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// exclusive runs f while holding the machine lock that every optimizer on
-// the machine honours (worktreepool.DefaultMachineLock) exclusively, as a
-// benchmark does: no other optimizer's tests or benchmarks run meanwhile, so
-// they neither disturb f's timings nor are disturbed by them. The harness's
-// own pools use a lock of their own (see openPool), so they never wait for
-// this one. f must not run the CLI, which takes the default lock itself.
-// With -no-machine-lock, f just runs.
+// exclusive runs f while holding the machine lock exclusively, as a
+// benchmark does. Every optimizer on the machine honours that lock
+// (worktreepool.DefaultMachineLock). No other optimizer's tests or
+// benchmarks run meanwhile, so they neither disturb f's timings nor are
+// disturbed by them. The harness's own pools use a lock of their own (see
+// openPool), so they never wait for this one. Function f must not run the CLI, which
+// takes the default lock itself. With -no-machine-lock, f just runs.
 func (h *harness) exclusive(f func() error) error {
 	if h.noMachineLock {
 		return f()

@@ -1,6 +1,7 @@
-// Command machinery measures the speed of optimizer's machinery (the slot
-// pool, the evaluator's phase 1 and the store) against the naive ways of
-// doing the same, on synthetic repositories, and prints Markdown tables.
+// Command machinery measures the speed of optimizer's machinery: the slot
+// pool, the evaluator's phase 1 and the store. It compares them against the
+// naive ways of doing the same, on synthetic repositories, and prints
+// Markdown tables.
 //
 //	go run ./bench/machinery                       # 1k and 20k files, every section
 //	go run ./bench/machinery -files 1000 -reps 1   # a quick look

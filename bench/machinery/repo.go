@@ -82,7 +82,7 @@ func makeRepo(ctx context.Context, dir string, n, size int) (*synthRepo, error) 
 }
 
 // candidates returns n candidates, each a one-line change to its own file:
-// even ones as patches, odd ones as whole files. salt makes them differ
+// even ones as patches, odd ones as whole files. The salt makes them differ
 // from another set's, so that no two sets share a content id.
 func (r *synthRepo) candidates(n int, salt string) []candidate.Candidate {
 	out := make([]candidate.Candidate, n)

@@ -36,8 +36,8 @@ func (r benchstatResult) Faster() bool { return r.Delta != "~" && r.Cand < r.Bas
 func (r benchstatResult) Speedup() float64 { return r.Base / r.Cand }
 
 // benchstat copies base's tree and the candidate's (base with the
-// candidate's files laid over) under scratch, runs the benchmark count
-// times in each, base first, and compares them as benchstat does
+// candidate's files laid over) under scratch. It runs the benchmark count
+// times in each, base first. It compares them as benchstat does
 // (benchmath.AssumeNothing: medians, Mann-Whitney U, alpha 0.05).
 func benchstat(ctx context.Context, t target, repo, cand, scratch string, count int) (benchstatResult, error) {
 	var r benchstatResult

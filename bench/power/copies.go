@@ -15,12 +15,12 @@ import (
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
-// The copies experiment (-copies N) asks whether byte-identical test
-// binaries run at different speeds because they are different files, or
-// run from different paths: the ~6% offset between base and an A/A
-// candidate of docs/measuring.md, "Identical binaries, different files".
-// It builds the target's base test binary once (orig), and measures it,
-// in random-order pairs pinned to one CPU, against each variant:
+// The copies experiment (-copies N) asks why byte-identical test binaries
+// run at different speeds. Is it because they are different files, or run
+// from different paths? It is the ~6% offset between base and an A/A
+// candidate of docs/measuring.md, "Identical binaries, different files". It
+// builds the target's base test binary once (orig). It measures it against
+// each variant, in random-order pairs pinned to one CPU:
 //
 //   - copy-i: a byte-identical copy, a file of its own, at a path of the
 //     same length as orig's;
@@ -163,8 +163,8 @@ func copies(ctx context.Context, o options, t target, dir string, stdout, stderr
 }
 
 // copyFile writes a new file at dst with src's bytes, executable, and
-// renames it into place, so that dst is a new file (a new inode) and a
-// process running the old one is undisturbed.
+// renames it into place. So dst is a new file (a new inode), and a process
+// running the old one is undisturbed.
 func copyFile(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err

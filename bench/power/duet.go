@@ -16,12 +16,12 @@ import (
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
-// The duet experiment (-duet N) asks whether running base and candidate
-// at the same time, one on each CPU, gives tighter intervals than the
-// judge's pairs, which run one side after the other on one CPU (Bulej et
-// al., "Duet benchmarking", ICPE 2020). Both sides of a duet pair meet the
-// same load at the same moment; a sequential pair's sides meet the load of
-// two moments.
+// The duet experiment (-duet N) asks whether running base and candidate at
+// the same time, one on each CPU, gives tighter intervals than the judge's
+// pairs. Those run one side after the other on one CPU (Bulej et al., "Duet
+// benchmarking", ICPE 2020). Both sides of a duet pair meet the same load
+// at the same moment. A sequential pair's sides meet the load of two
+// moments.
 //
 // It builds three test binaries of the target: base (K repetitions), an
 // A/A candidate (K, a comment changed) and an A/B one (K−m, the first

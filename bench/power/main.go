@@ -244,9 +244,9 @@ type job struct {
 	Rep int
 }
 
-// schedule orders a target's jobs: rep by rep, each rep running every
-// setting, in an order rotated by one each rep, so that the load of the
-// shared machine meets every setting alike over the run.
+// schedule orders a target's jobs rep by rep, each rep running every
+// setting, in an order rotated by one each rep. So the load of the shared
+// machine meets every setting alike over the run.
 func schedule(o options) []job {
 	var out []job
 	for rep := range o.Reps {

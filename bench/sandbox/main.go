@@ -1,7 +1,7 @@
 // Command sandbox measures what the bwrap sandbox costs (issue 21): the
 // start-up it adds to each process, and whether it shifts a benchmark's
-// result, by an A/A comparison of the fixture's benchmark run plainly and
-// sandboxed, interleaved. It prints Markdown; the numbers are quoted in
+// result. It runs an A/A comparison of the fixture's benchmark run plainly
+// and sandboxed, interleaved. It prints Markdown; the numbers are quoted in
 // docs/speed.md.
 //
 //	go run ./bench/sandbox                 # about a minute on 2 cores

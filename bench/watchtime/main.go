@@ -1,11 +1,12 @@
 // Command watchtime measures optimizer watch's save-to-verdict time on the
 // fixture module. It makes the fixture repository and starts the given
 // optimizer binary's watch on it, with a private machine lock. Then it
-// saves sumsq/sumsq.go and stamps two JSON lines: the first with the test
-// verdict (state "tested", when the binary prints one) and the first with a
-// speed verdict (state "finished"). Two kinds of save alternate: the fast version
-// of the function (a clear speedup), and a comment-only change (no
-// speedup, the case that runs into the benchmark budget).
+// saves sumsq/sumsq.go and stamps two JSON lines. The first has the test
+// verdict (state "tested", when the binary prints one). The second has the
+// first speed verdict (state "finished"). Two kinds of save alternate. One
+// is the fast version of the function (a clear speedup). The other is a
+// comment-only change (no speedup, the case that runs into the benchmark
+// budget).
 //
 //	go build -o /tmp/new ./cmd/optimizer
 //	go run ./bench/watchtime -bin /tmp/new -saves 4

@@ -60,7 +60,7 @@ done` + "`" + `
 // and a README-only candidate would then be reported faster. With the
 // process group alone killed (the control) the attack works. With the
 // containment Run has (a cgroup or a subreaper), the README-only candidate
-// is not-faster at -j 1, 2 and 4. So it is with bwrap at -j 2.
+// is not-faster at -j 1, 2 and 4, and so it is with bwrap at -j 2.
 func TestSurvivorPoisoning(t *testing.T) {
 	testenv.Once(t)
 	dir := t.TempDir()

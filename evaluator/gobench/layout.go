@@ -14,14 +14,14 @@ import (
 
 // LayoutFile is the name of the file BuildLayout adds to a package. It
 // sorts before any name a package's own files can have ('0' before letters
-// and '_'), so the compiler emits its function first and the linker places
+// and '_'). So the compiler emits its function first, and the linker places
 // every function of the package after it.
 const LayoutFile = "0optimizer_layout.go"
 
 // layoutStatements is the size of the padding function, in statements. At
 // 120 it moves the package's functions by 1632 bytes on amd64 (the fixture's
-// SumSquares from 0x52f2c0 to 0x52f920): half a cache line more than a
-// whole number of them, and part of a page (docs/measuring.md, "No-op
+// SumSquares from 0x52f2c0 to 0x52f920). That is half a cache line more than
+// a whole number of them, and part of a page (docs/measuring.md, "No-op
 // candidates").
 const layoutStatements = 120
 
@@ -29,11 +29,11 @@ const layoutStatements = 120
 var ErrNoLayout = errors.New("no second code layout")
 
 // BuildLayout compiles p's test binary to bin as Build does, with one file
-// added to p through go build's -overlay, so that nothing in dir changes:
-// LayoutFile, a function that never runs, placed before p's own functions so
-// that their code moves. scratch is a directory for the overlay's files. A
-// package it cannot pad (no package name, flags that set -overlay already)
-// returns an error wrapping ErrNoLayout.
+// added to p through go build's -overlay. So nothing in dir changes. The
+// file is LayoutFile, a function that never runs, placed before p's own
+// functions so that their code moves. The scratch argument is a directory
+// for the overlay's files. A package it cannot pad (no package name, flags
+// that set -overlay already) returns an error wrapping ErrNoLayout.
 func BuildLayout(ctx context.Context, dir string, p Package, bin, scratch string, flags []string) error {
 	if slices.ContainsFunc(flags, func(f string) bool {
 		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")

@@ -120,8 +120,8 @@ type Pair struct {
 }
 
 // firstCost is what one run of each side's benchmarks for one iteration
-// should take, from a pair: each sample's time less the iterations past
-// the first (sec/op times iterations), which leaves the processes'
+// should take, from a pair. It is each sample's time less the iterations
+// past the first (sec/op times iterations). That leaves the processes'
 // start-up and set-up and one iteration each.
 func firstCost(took [2]time.Duration, ms [2][]Metric) time.Duration {
 	var d time.Duration

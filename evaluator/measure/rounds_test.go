@@ -146,7 +146,7 @@ func (c *clockedSampler) Sample(ctx context.Context, s Side) ([]Metric, error) {
 // TestRounds_FirstRunsInBudget: the one-iteration runs the caller makes
 // after the loop (the hack check) are counted in the budget and the
 // deadline. Each is one process start-up and one iteration per benchmark
-// and side, estimated from the pairs; the loop stops that much sooner, and
+// and side, estimated from the pairs. The loop stops that much sooner, and
 // its last pair says what they should take. The clock is the test's.
 func TestRounds_FirstRunsInBudget(t *testing.T) {
 	ctx := context.Background()

@@ -48,9 +48,9 @@ type GoSampler struct {
 // EnvPads are the sizes, in bytes, of the environment padding that the
 // samples of a pair run with, in turn across pairs. The size of the
 // environment moves the process's initial stack, and with it the alignment
-// of everything on it (Mytkowicz et al., "Producing wrong data without doing
-// anything obviously wrong!", ASPLOS 2009). Steps of 1056 bytes move it by
-// half a cache line and a quarter of a page.
+// of everything on it. See Mytkowicz et al., "Producing wrong data without
+// doing anything obviously wrong!", ASPLOS 2009. Steps of 1056 bytes move it
+// by half a cache line and a quarter of a page.
 var EnvPads = []int{0, 1056, 2112, 3168}
 
 // EnvPadVar is the environment variable that carries the padding.
@@ -68,7 +68,7 @@ func Setting(r int) (layout, envPad int) {
 }
 
 // Rotate sets the layout and the environment padding of round r's samples
-// (Setting): both sides of a pair run in the same setting, so that what the
+// (Setting). Both sides of a pair run in the same setting. So what the
 // setting does to a sample is the same on both sides of every pair, and
 // varies across pairs, where the interval covers it.
 func (g *GoSampler) Rotate(r int) {

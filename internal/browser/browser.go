@@ -1,6 +1,6 @@
-// Package browser drives a headless Chromium for the dashboard's tests: it
+// Package browser drives a headless Chromium for the dashboard's tests. It
 // opens pages, reads the DOM, saves screenshots, and records the URL of
-// every request the pages make, so that a test can prove none leaves the
+// every request the pages make. So a test can prove none leaves the
 // machine. It uses Debian's chromium through github.com/chromedp/chromedp.
 package browser
 

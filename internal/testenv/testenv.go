@@ -1,6 +1,7 @@
-// Package testenv holds what the module's tests share: the switch that turns
-// on the long stress, kill and end-to-end tests, and the private environment
-// that keeps each test package off the machine's lock and daemon.
+// Package testenv holds what the module's tests share. That is the switch
+// that turns on the long stress, kill and end-to-end tests. It is also the
+// private environment that keeps each test package off the machine's lock
+// and daemon.
 //
 // `go test ./...` runs the fast tests, a few minutes on a 2-core machine.
 // `.ci/run` sets OPTIMIZER_LONG_TESTS=1, so CI runs every test: the long
