@@ -74,6 +74,9 @@ func (p *jobPool) AcquireExclusive(ctx context.Context) ([]*worktreepool.Slot, e
 	return slots, nil
 }
 
+// Size is the most slots the job may hold at once: its limit at the gate.
+func (p *jobPool) Size() int { return p.job.max }
+
 // Release gives a slot back to the repository's pool, then its grant to
 // the gate: an exclusive grant once all its slots are back.
 func (p *jobPool) Release(s *worktreepool.Slot) {

@@ -33,14 +33,15 @@ func newLiveReport(qj store.QueuedJob, spec *jobSpec) *liveReport {
 	return l
 }
 
-// setOptions records the settings the job runs with, and starts estimating
-// what is left of it, as the CLI's progress does; the dashboard shows it.
-func (l *liveReport) setOptions(opts evaluator.Options) {
+// setOptions records the settings the job runs with on its slots, and
+// starts estimating what is left of it, as the CLI's progress does; the
+// dashboard shows it.
+func (l *liveReport) setOptions(opts evaluator.Options, slots int) {
 	d := evaluator.WithDefaults(opts)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rep.Parallel, l.rep.MinSpeedup, l.maxPairs = d.Parallel, d.MinSpeedup, d.MaxPairs
-	l.eta = evaluator.NewETA(opts)
+	l.rep.Parallel, l.rep.MinSpeedup, l.maxPairs = max(1, slots), d.MinSpeedup, d.MaxPairs
+	l.eta = evaluator.NewETA(opts, slots)
 }
 
 // left is the ETA's best guess of what is left; ok is false when it cannot

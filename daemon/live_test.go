@@ -48,7 +48,7 @@ func liveRun(ctx context.Context, pool evaluator.Pool, _ *store.DB, opts evaluat
 		return &evaluator.CandidateResult{Name: opts.Candidates[i].Name, Verdict: evaluator.VerdictPassed,
 			Live: &evaluator.Live{Stage: result.StageBenchQueue}}
 	}
-	send(evaluator.Event{Kind: evaluator.EventJobStart, Message: "run-live", Slots: opts.Parallel})
+	send(evaluator.Event{Kind: evaluator.EventJobStart, Message: "run-live", Slots: pool.Size()})
 	for i := range 3 {
 		c := opts.Candidates[i].Name
 		send(evaluator.Event{Kind: evaluator.EventStart, Phase: "behavior", Candidate: c, Index: i})

@@ -177,7 +177,7 @@ func (s *Server) runJob(ctx context.Context, rj *runningJob, spec *jobSpec) {
 		s.finishJob(ctx, rj, nil, err)
 		return
 	}
-	rj.live.setOptions(opts)
+	rj.live.setOptions(opts, parallel)
 	events := make(chan evaluator.Event, 256)
 	opts.Events = events
 	fwd := make(chan struct{})

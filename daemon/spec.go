@@ -11,7 +11,8 @@ import (
 )
 
 // evaluatorOptions turns the spec into the evaluator's options: the
-// mapping cmd makes too (evaluator.OptionsOf), on parallel slots.
+// mapping cmd makes too (evaluator.OptionsOf). The job runs on parallel
+// slots, which its pool gives it; the recorded configuration says so.
 func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (evaluator.Options, error) {
 	opts := evaluator.OptionsOf(spec.Request.Options)
 	opts.Kind = spec.Request.Kind
@@ -23,7 +24,7 @@ func (spec *jobSpec) evaluatorOptions(parallel, cpus int, logger *slog.Logger) (
 	for i, c := range spec.Candidates {
 		opts.Candidates[i] = c.candidate()
 	}
-	opts.Parallel, opts.CPUs, opts.Logger = parallel, cpus, logger
+	opts.CPUs, opts.Logger = cpus, logger
 	opts.Artifacts = filepath.Join(spec.CommonDir, "optimizer", "artifacts")
 	config, err := spec.config(parallel, opts.Artifacts)
 	if err != nil {

@@ -147,7 +147,7 @@ func restoreResult(res *CandidateResult, r store.Candidate) error {
 
 // benchOnly runs what follows phase 1 for a job rebuilt from the store.
 func (j *job) benchOnly(ctx context.Context) (*Report, error) {
-	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.opts.Parallel,
+	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.size,
 		MinSpeedup: j.opts.MinSpeedup})
 	j.replayJudged()
 	for _, c := range j.cands {

@@ -53,8 +53,8 @@ func TestBench_Events(t *testing.T) {
 	bench := func(first bool) (rep *Report, evs []Event) {
 		t.Helper()
 		o := opts
-		o.Repo, o.Parallel, o.Candidates = h.repo, 1, nil
-		eta := NewETA(o)
+		o.Repo, o.Candidates = h.repo, nil
+		eta := NewETA(o, 1)
 		events := make(chan Event)
 		got := make(chan []Event, 1)
 		var waiting, atFirstPair []string // tested, benchmark not finished

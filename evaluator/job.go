@@ -27,6 +27,8 @@ type Pool interface {
 	Acquire(ctx context.Context) (*worktreepool.Slot, error)
 	AcquireExclusive(ctx context.Context) ([]*worktreepool.Slot, error)
 	Release(s *worktreepool.Slot)
+	// Size is the most slots the job may hold at once: its slot count.
+	Size() int
 }
 
 var _ Pool = (*worktreepool.Pool)(nil)
@@ -54,6 +56,7 @@ type job struct {
 	id      string
 	opts    Options
 	pool    Pool
+	size    int // the pool's Size, at least 1: the slots asked for
 	db      *store.DB
 	log     *slog.Logger
 	start   time.Time
@@ -162,13 +165,13 @@ func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID tree
 	if err := j.record(ctx); err != nil {
 		return nil, err
 	}
-	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.opts.Parallel,
+	j.emit(Event{Kind: EventJobStart, Total: len(j.cands), Message: j.id, History: j.history(ctx), Slots: j.size,
 		MinSpeedup: j.opts.MinSpeedup})
 	jctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	j.abort = abort
 	stopWatch := j.watchMachine(jctx)
-	j.log.Debug("job start", "candidates", len(j.cands), "base", j.opts.Base, "slots", j.opts.Parallel, "test", j.test)
+	j.log.Debug("job start", "candidates", len(j.cands), "base", j.opts.Base, "slots", j.size, "test", j.test)
 	j.begin(PhaseBehavior) // the baseline's tests start now
 	base := j.startBaseline(jctx)
 	defer base.stop()
@@ -185,8 +188,8 @@ func run(ctx context.Context, pool Pool, db *store.DB, opts Options, treeID tree
 		err = serr
 		j.warn(ctx, "%v", serr)
 	}
-	if n := j.slots(); n < j.opts.Parallel && n > 0 {
-		j.warn(ctx, "only %d of the %d slots asked for could be made (-v says why): the job ran on %d", n, j.opts.Parallel, n)
+	if n := j.slots(); n < j.size && n > 0 {
+		j.warn(ctx, "only %d of the %d slots asked for could be made (-v says why): the job ran on %d", n, j.size, n)
 	}
 	rep := j.report()
 	state := "finished"
@@ -221,6 +224,7 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		id:     cmp.Or(opts.ID, newJobID()),
 		opts:   opts,
 		pool:   pool,
+		size:   max(1, pool.Size()),
 		treeID: candidate.TreeID,
 		db:     db,
 		start:  time.Now(),
@@ -309,9 +313,6 @@ func withDefaults(o Options) Options {
 	}
 	if o.CPUs < 1 {
 		o.CPUs = runtime.NumCPU()
-	}
-	if o.Parallel < 1 {
-		o.Parallel = 1
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout

@@ -118,7 +118,7 @@ func (h *harness) run(t *testing.T, ctx context.Context, n int, opts Options) (*
 func (h *harness) runWithIDs(t *testing.T, ctx context.Context, n int, opts Options, treeID treeIDFunc) (rep *Report, err error) {
 	t.Helper()
 	h.withPool(t, ctx, n, func(pool *worktreepool.Pool) {
-		opts.Repo, opts.Base, opts.Parallel = h.repo, h.base, n
+		opts.Repo, opts.Base = h.repo, h.base
 		rep, err = run(ctx, pool, h.db, opts, treeID)
 	})
 	return rep, err

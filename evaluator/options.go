@@ -83,10 +83,9 @@ type Options struct {
 	Repo       string // the user's repo root
 	Base       string // the resolved base commit, 40 hex
 	Candidates []candidate.Candidate
-	Parallel   int // effective N; the pool must have been opened with it
-	// CPUs is the machine's CPU count; 0 is runtime.NumCPU(). When Parallel
-	// is above it, tests share CPUs, and a test that times out is re-run
-	// alone before it fails.
+	// CPUs is the machine's CPU count; 0 is runtime.NumCPU(). When the
+	// pool has more slots (Pool.Size), tests share CPUs, and a test that
+	// times out is re-run alone before it fails.
 	CPUs int
 
 	Test    string        // shell line; "" detects (go test -json ./... for a Go module)

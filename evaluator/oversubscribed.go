@@ -12,12 +12,12 @@ import (
 // whole pool (AcquireExclusive), before its candidate fails.
 
 // oversubscribed reports whether the job runs more slots than CPUs.
-func (j *job) oversubscribed() bool { return j.opts.Parallel > j.opts.CPUs }
+func (j *job) oversubscribed() bool { return j.size > j.opts.CPUs }
 
 // testAlone stages c again in a slot of its own, with nothing else
 // running, and runs its tests once more.
 func (j *job) testAlone(ctx context.Context, c *cand) (*testOutcome, *Failure) {
-	j.log.Info("re-run alone after a timeout", "candidate", c.spec.Name, "slots", j.opts.Parallel, "cpus", j.opts.CPUs)
+	j.log.Info("re-run alone after a timeout", "candidate", c.spec.Name, "slots", j.size, "cpus", j.opts.CPUs)
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: fmt.Sprintf("acquire the pool to re-run alone after a timeout: %v", err)}
@@ -30,10 +30,10 @@ func (j *job) testAlone(ctx context.Context, c *cand) (*testOutcome, *Failure) {
 	out, fail := j.testIn(ctx, slots[0], c)
 	switch {
 	case fail != nil && fail.Kind == FailTimeout:
-		fail.Message += fmt.Sprintf(", also when re-run alone (it first timed out beside other tests: %d slots on %d CPUs)", j.opts.Parallel, j.opts.CPUs)
+		fail.Message += fmt.Sprintf(", also when re-run alone (it first timed out beside other tests: %d slots on %d CPUs)", j.size, j.opts.CPUs)
 	case fail == nil:
 		j.mu.Lock()
-		c.res.Note = fmt.Sprintf("timed out beside other tests (%d slots on %d CPUs); re-run alone, it finished in time", j.opts.Parallel, j.opts.CPUs)
+		c.res.Note = fmt.Sprintf("timed out beside other tests (%d slots on %d CPUs); re-run alone, it finished in time", j.size, j.opts.CPUs)
 		j.mu.Unlock()
 	}
 	return out, fail
@@ -41,7 +41,7 @@ func (j *job) testAlone(ctx context.Context, c *cand) (*testOutcome, *Failure) {
 
 // baseAlone runs base's tests again alone, as testAlone does a candidate's.
 func (j *job) baseAlone(ctx context.Context) (*testOutcome, error) {
-	j.log.Info("re-run the baseline alone after a timeout", "slots", j.opts.Parallel, "cpus", j.opts.CPUs)
+	j.log.Info("re-run the baseline alone after a timeout", "slots", j.size, "cpus", j.opts.CPUs)
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("acquire the pool to re-run the baseline alone: %w", err)

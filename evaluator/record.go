@@ -35,7 +35,7 @@ func (j *job) record(ctx context.Context) error {
 		Kind:       j.opts.Kind,
 		Repo:       j.opts.Repo,
 		Base:       j.opts.Base,
-		Parallel:   j.opts.Parallel,
+		Parallel:   j.size,
 		PID:        os.Getpid(),
 		OwnerStart: proc.StartTime(os.Getpid()),
 		Config:     j.opts.Config,

@@ -39,7 +39,7 @@ func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 		var g errgroup.Group
 		// One per CPU, not one per slot: the first id is on the path to the
 		// first test, and N git processes sharing few cores all finish late.
-		g.SetLimit(max(2, min(j.opts.Parallel, runtime.NumCPU())))
+		g.SetLimit(max(2, min(j.size, runtime.NumCPU())))
 		for i, c := range j.cands {
 			r := &res[i]
 			if c.spec.Invalid != nil {

@@ -81,8 +81,8 @@ func (j *job) faulted() error {
 func (j *job) slots() int {
 	p, ok := j.pool.(interface{ Stats() worktreepool.Stats })
 	if !ok {
-		return j.opts.Parallel
+		return j.size
 	}
 	st := p.Stats()
-	return max(0, min(j.opts.Parallel, st.Size-st.Failed))
+	return max(0, min(j.size, st.Size-st.Failed))
 }

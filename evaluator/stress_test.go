@@ -189,7 +189,7 @@ exit 0
 		t.Fatal(err)
 	}
 	defer pool.Close(context.Background())
-	rep, err := Run(context.Background(), pool, h.db, Options{Repo: h.repo, Base: h.base, Parallel: 1,
+	rep, err := Run(context.Background(), pool, h.db, Options{Repo: h.repo, Base: h.base,
 		Candidates: cands, Test: "sh test.sh", Bench: "none", Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)

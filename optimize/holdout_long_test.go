@@ -185,7 +185,7 @@ func TestLoop_HoldoutCatchesOverfit(t *testing.T) {
 			l := &Loop{Repo: repo, Base: base, Targets: targets, Rounds: 1, Pool: pool, DB: db,
 				Generators: []Generator{{Name: "gen", Command: tt.command}},
 				Holdout:    DefaultHoldout, HoldoutMin: DefaultHoldoutMin, HoldoutSeed: 1,
-				Eval: evaluator.Options{Repo: repo, Base: base, Parallel: 2, Timeout: time.Minute, MaxPairs: 8,
+				Eval: evaluator.Options{Repo: repo, Base: base, Timeout: time.Minute, MaxPairs: 8,
 					Budget: 30 * time.Second, Artifacts: t.TempDir()},
 			}
 			rep, err := l.Run(ctx)

@@ -145,7 +145,7 @@ func (e *loopEnv) loop(t *testing.T, gens ...Generator) *Loop {
 	}
 	return &Loop{
 		Repo: e.repo, Base: e.base, Generators: gens, Targets: targets, Repairs: DefaultRepairs, Parallel: 2,
-		Eval: evaluator.Options{Repo: e.repo, Base: e.base, Parallel: 2, Timeout: time.Minute, MaxPairs: 12,
+		Eval: evaluator.Options{Repo: e.repo, Base: e.base, Timeout: time.Minute, MaxPairs: 12,
 			Budget: 30 * time.Second, Artifacts: t.TempDir()},
 		Pool: e.pool, DB: e.db,
 	}

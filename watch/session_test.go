@@ -47,7 +47,7 @@ func TestSession_Run(t *testing.T) {
 	s := &Session{
 		Root: repo, Head: head, Skip: []string{slots}, Pool: pool, DB: db,
 		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
-			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands, Parallel: 1,
+			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands,
 				Test: test, Bench: "none", Timeout: time.Minute, Sandbox: evaluator.SandboxOff}
 		},
 		Test:  "sh test.sh",
@@ -140,7 +140,7 @@ func TestSession_Tick(t *testing.T) {
 	s := &Session{
 		Root: repo, Head: head,
 		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
-			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands, Parallel: 1, Test: test, Bench: "none"}
+			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands, Test: test, Bench: "none"}
 		},
 		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
 			select {

@@ -200,6 +200,9 @@ func slotsDir(common, dir string) (string, error) {
 // Dir is the directory the pool's slots live in.
 func (p *Pool) Dir() string { return p.dir }
 
+// Size is how many slots the pool was opened with (Options.Size).
+func (p *Pool) Size() int { return int(p.size) }
+
 // notify wakes everyone waiting on a change. p.mu must be held.
 func (p *Pool) notify() {
 	close(p.changed)

@@ -110,7 +110,6 @@ func (j job) timed(ctx context.Context) (times, error) {
 		Repo:       j.repo.dir,
 		Base:       j.repo.base,
 		Candidates: j.cands,
-		Parallel:   j.n,
 		Test:       j.test,
 		Bench:      "none",
 		Timeout:    5 * time.Minute,

@@ -80,7 +80,7 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 	}
 	defer w.close()
 	opts := o.evaluatorOptions(r, job.Base, 1, nil, w.logger)
-	rep, err := showingProgress(&opts, stderr, o.Verbose, func() (*evaluator.Report, error) {
+	rep, err := showingProgress(&opts, w.Pool.Size(), stderr, o.Verbose, func() (*evaluator.Report, error) {
 		return evaluator.Bench(ctx, w.Pool, w.DB, job.ID, opts)
 	})
 	if rep != nil {

@@ -318,13 +318,14 @@ func (o runOptions) evaluatorOptions(r gitcmd.Repo, base string, n int, cands []
 
 // evaluate runs the job while one goroutine owns the terminal.
 func evaluate(ctx context.Context, pool evaluator.Pool, db *store.DB, opts evaluator.Options, stderr io.Writer, verbose bool) (*evaluator.Report, error) {
-	return showingProgress(&opts, stderr, verbose, func() (*evaluator.Report, error) { return evaluator.Run(ctx, pool, db, opts) })
+	return showingProgress(&opts, pool.Size(), stderr, verbose, func() (*evaluator.Report, error) { return evaluator.Run(ctx, pool, db, opts) })
 }
 
 // showingProgress runs job, which sends its events to opts.Events, while
-// one goroutine owns the terminal and shows them (progress.While).
-func showingProgress(opts *evaluator.Options, stderr io.Writer, verbose bool, job func() (*evaluator.Report, error)) (*evaluator.Report, error) {
-	return progress.While(stderr, showBars(stderr, verbose), evaluator.NewETA(*opts), func(events chan<- evaluator.Event) (*evaluator.Report, error) {
+// one goroutine owns the terminal and shows them (progress.While). The
+// job runs on slots slots.
+func showingProgress(opts *evaluator.Options, slots int, stderr io.Writer, verbose bool, job func() (*evaluator.Report, error)) (*evaluator.Report, error) {
+	return progress.While(stderr, showBars(stderr, verbose), evaluator.NewETA(*opts, slots), func(events chan<- evaluator.Event) (*evaluator.Report, error) {
 		opts.Events = events
 		return job()
 	})

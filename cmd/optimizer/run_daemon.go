@@ -75,7 +75,7 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, on the daemon (job %s)\n",
 		report.Plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
 	// The daemon chooses the slots: the job's start event gives them.
-	est := evaluator.NewETA(o.evaluatorOptions(plan.repo, plan.base, 0, nil, nil))
+	est := evaluator.NewETA(o.evaluatorOptions(plan.repo, plan.base, 0, nil, nil), 0)
 	rep, err := followJob(ctx, c, sub.ID, o, est, stderr)
 	return endRun(ctx, o, rep, err, stdout, "job "+sub.ID+" is cancelled on the daemon")
 }

@@ -183,7 +183,7 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		// fills in (its own head and test scope do not change them).
 		opts := s.Options(s.Head, nil, "", w.Budget())
 		opts.Quick = w.Budget() != 0
-		return evaluator.NewETA(opts)
+		return evaluator.NewETA(opts, n)
 	})
 	if err := s.Run(ctx); err != nil {
 		return err

@@ -59,7 +59,7 @@ func (o Run) Spec(r gitcmd.Repo, base string, n int, environ []string) jobspec.S
 func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
 	spec := o.Spec(r, base, n, os.Environ())
 	opts := evaluator.OptionsOf(spec)
-	opts.Kind, opts.Repo, opts.Base, opts.Candidates, opts.Parallel = o.Kind, r.Root, base, cands, n
+	opts.Kind, opts.Repo, opts.Base, opts.Candidates = o.Kind, r.Root, base, cands
 	opts.SandboxBind, opts.SandboxBindNamed = o.SandboxBind, true
 	opts.Shard = o.Shard
 	opts.Artifacts = r.ArtifactsDir()

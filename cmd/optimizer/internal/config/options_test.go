@@ -37,7 +37,7 @@ func TestRun_Options(t *testing.T) {
 
 	opts := o.Options(r, "abc", 3, nil, nil)
 	if opts.MinSpeedup != 0.025 || opts.Timeout != 90*time.Second || opts.Budget != time.Minute || opts.Pin || opts.Profile ||
-		opts.ProfileCmd != "" || !opts.NoCache || !opts.TrustCandidateTests || opts.MemLimit != 1<<30 || opts.Parallel != 3 ||
+		opts.ProfileCmd != "" || !opts.NoCache || !opts.TrustCandidateTests || opts.MemLimit != 1<<30 ||
 		opts.Kind != "ci" || opts.Metric != evaluator.MetricWall || opts.Sandbox != evaluator.SandboxAuto || opts.Artifacts != r.ArtifactsDir() {
 		t.Errorf("Options = %+v", opts)
 	}
