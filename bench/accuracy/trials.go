@@ -18,10 +18,12 @@ import (
 // changed is the one fixture file every trial's candidate replaces.
 const changed = "sumsq/sumsq.go"
 
-// changes holds the A/B changes as NAME/ trees of whole files, laid over the
-// fixture. testdata/README.md says what each one does and how fast it is.
+// changes holds the A/B changes of this harness as NAME/ trees of whole
+// files, laid over the fixture. testdata/README.md says what each one does
+// and how fast it is. x2 is the no-op set's real change (testdata.NoOp's
+// twice), kept there once.
 //
-//go:embed testdata/x125 testdata/x2
+//go:embed testdata/x125
 var changes embed.FS
 
 // The kind of a trial: A/A, or one of the A/B changes.
@@ -36,13 +38,14 @@ type kind struct {
 	Name  string  // as in trial names and -changes
 	Label string  // as the report prints it
 	Ratio float64 // the speedup it was made to have, for the report; 1 for A/A
-	Tree  string  // its tree in changes; "" for A/A (base's file)
+	Files fs.FS   // where its tree is; nil for A/A (base's file)
+	Tree  string  // its tree in Files
 }
 
 var kinds = []kind{
-	{kindAA, "A/A", 1, ""},
-	{kindX125, "1.25×", 1.25, "testdata/x125"},
-	{kindX2, "2×", 2, "testdata/x2"},
+	{kindAA, "A/A", 1, nil, ""},
+	{kindX125, "1.25×", 1.25, changes, "testdata/x125"},
+	{kindX2, "2×", 2, testdata.NoOp, "twice"},
 }
 
 func kindByName(name string) (kind, bool) {
@@ -127,10 +130,10 @@ func source(t plannedTrial) ([]byte, error) {
 		b   []byte
 		err error
 	)
-	if k.Tree == "" {
+	if k.Files == nil {
 		b, err = fs.ReadFile(testdata.Fixture, changed)
 	} else {
-		b, err = fs.ReadFile(changes, path.Join(k.Tree, changed))
+		b, err = fs.ReadFile(k.Files, path.Join(k.Tree, changed))
 	}
 	if err != nil {
 		return nil, err
