@@ -12,6 +12,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/resultcache"
 	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
@@ -258,13 +259,13 @@ func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start ti
 	kept := j.reusedRounds(ctx, c) // pairs of earlier jobs (cache.go)
 	r0 := len(kept)
 	for _, rd := range kept {
-		loop.Kept = append(loop.Kept, [2][]measure.Metric{toMetrics(rd.Base), toMetrics(rd.Cand)})
+		loop.Kept = append(loop.Kept, rd.Metrics())
 	}
 	loop.Sampled = func(s measure.Side, r, order int, ms []measure.Metric) {
 		j.storeSamples(ctx, c.spec.Name, s, r, order, ms)
 	}
 	loop.Paired = func(p measure.Pair, series *measure.Series) {
-		kept = append(kept, cachedRound{Job: j.id, Base: fromMetrics(p.Metrics[measure.Base]), Cand: fromMetrics(p.Metrics[measure.Cand])})
+		kept = append(kept, resultcache.NewRound(j.id, p))
 		j.log.Debug("benchmark pair", "candidate", c.spec.Name, "pair", p.Round+1, "first", p.First,
 			"metrics", len(p.Metrics[measure.Cand]), "took", p.Took.Round(time.Millisecond))
 		if j.opts.Events != nil { // the forecasts are for the ETA: no listener, no looks

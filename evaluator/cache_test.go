@@ -330,28 +330,6 @@ func TestRun_CacheSamples(t *testing.T) {
 	}
 }
 
-// TestJob_BuildEnv: pairs are keyed by sources only where the build reads
-// nothing from outside the tree; a replace by a directory rules that out.
-func TestJob_BuildEnv(t *testing.T) {
-	for _, tt := range []struct {
-		name, gomod string
-		keyed       bool
-	}{
-		{"Plain", "module example.com/m\n\ngo 1.22\n", true},
-		{"ReplaceByVersion", "module example.com/m\n\ngo 1.22\n\nreplace example.com/x => example.com/y v1.0.0\n", true},
-		{"ReplaceByDir", "module example.com/m\n\ngo 1.22\n\nreplace example.com/x => ../x\n", false},
-		{"ReplaceBlock", "module example.com/m\n\ngo 1.22\n\nreplace (\n\texample.com/x => /src/x\n)\n", false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			repo, base := newTestRepo(t, map[string]string{"go.mod": tt.gomod})
-			j := &job{opts: Options{Repo: repo, Base: base}}
-			if got := j.buildEnv(context.Background()) != ""; got != tt.keyed {
-				t.Errorf("keyed by sources: %v, want %v", got, tt.keyed)
-			}
-		})
-	}
-}
-
 // TestRun_CacheProfile: a repeat whose winner settles from stored pairs
 // reuses the winner's profile too, copied into its own artifacts and
 // recorded as its own, with no binary built; --no-cache profiles anew.

@@ -5,17 +5,12 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
-	"github.com/optimizer-dev/optimizer/evaluator/gobench"
-	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
@@ -174,91 +169,5 @@ func TestRun_ProfileCommand(t *testing.T) {
 				t.Errorf("state %s", rep.State)
 			}
 		})
-	}
-}
-
-// opsBenchmarks has one benchmark with three sub-benchmarks and two plain
-// ones; each says when it runs.
-const opsBenchmarks = `package ops
-
-import "testing"
-
-func BenchmarkOps(b *testing.B) {
-	for _, n := range []string{"Prev", "Next", "Seek"} {
-		b.Run(n, func(b *testing.B) { b.Log("ran " + b.Name()) })
-	}
-}
-
-func BenchmarkA(b *testing.B) { b.Log("ran " + b.Name()) }
-func BenchmarkB(b *testing.B) { b.Log("ran " + b.Name()) }
-`
-
-// TestBenchPattern: the winner's profile runs the benchmarks that improved
-// and no other: the sub-benchmarks a --bench-filter chose, not their whole
-// top-level benchmark. Checked on a real test binary.
-func TestBenchPattern(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("needs the go command")
-	}
-	dir := t.TempDir()
-	for name, body := range map[string]string{"go.mod": "module example.com/ops\n\ngo 1.22\n", "ops_test.go": opsBenchmarks} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "ops.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go test -c: %v\n%s", err, out)
-	}
-	ran := regexp.MustCompile(`ran (\S+)`)
-	for _, tt := range []struct{ names []string }{
-		{[]string{"BenchmarkOps/Prev", "BenchmarkOps/Next"}},
-		{[]string{"BenchmarkOps/Seek"}},
-		{[]string{"BenchmarkA"}},
-		{[]string{"BenchmarkA", "BenchmarkOps/Next"}},
-	} {
-		pattern := benchPattern(tt.names)
-		out, err := exec.Command(bin, "-test.run=^$", "-test.bench="+pattern, "-test.benchtime=1x", "-test.v").CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s -test.bench=%s: %v\n%s", bin, pattern, err, out)
-		}
-		var got []string
-		for _, m := range ran.FindAllStringSubmatch(string(out), -1) {
-			got = append(got, m[1])
-		}
-		slices.Sort(got)
-		want := slices.Sorted(slices.Values(tt.names))
-		if !slices.Equal(slices.Compact(got), want) {
-			t.Errorf("benchPattern(%q) = %q ran %q, want %q", tt.names, pattern, slices.Compact(got), want)
-		}
-	}
-}
-
-// TestImproved_TheChangedBenchmarks: a winner faster on 2 of its 8
-// benchmarks (issue 36) is profiled on those two, whose intervals clear
-// the threshold, though they were stored labelled not-faster, and not on
-// the six that did not change.
-func TestImproved_TheChangedBenchmarks(t *testing.T) {
-	names := []string{"BenchmarkGet", "BenchmarkPut", "BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD", "BenchmarkE", "BenchmarkF"}
-	pkg := gobench.Package{ImportPath: "example.com/kv", Dir: ".", Benchmarks: names}
-	w := &cand{measured: &measured{}}
-	for i, name := range names {
-		row := BenchResult{Name: name, Unit: "sec/op", Base: 1e-6, Speedup: 1, CI: [2]float64{0.97, 1.03}, Pairs: 10}
-		if i < 2 {
-			row.Speedup, row.CI = 2.99, [2]float64{2.85, 3.15}
-		}
-		row.Verdict = VerdictNotFaster
-		w.res.Benchmarks = append(w.res.Benchmarks, row)
-		w.measured.goBench = append(w.measured.goBench, &measure.GoBench{Pkg: pkg, Name: name})
-	}
-	w.res.FasterOn = names[:2]
-	tg := improved(w, DefaultMinSpeedup)
-	if tg == nil {
-		t.Fatal("the winner faster on 2 of 8 benchmarks is not profiled")
-	}
-	if want := "^(BenchmarkGet|BenchmarkPut)$"; tg.pattern != want {
-		t.Errorf("profiled on %q, want %q: the benchmarks that changed", tg.pattern, want)
 	}
 }

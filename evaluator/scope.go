@@ -13,6 +13,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/resultcache"
 	"github.com/optimizer-dev/optimizer/evaluator/scope"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
@@ -207,7 +208,7 @@ func (j *job) traces(ctx context.Context, slot *worktreepool.Slot, b *measure.Go
 	}
 	key := ""
 	if bin := j.binHash(b.BaseBin); bin != "" {
-		key = hashKey(store.CacheCoverage, j.opts.Base, bin, pkg, strings.Join(b.Pkg.Benchmarks, "\x00"),
+		key = resultcache.Key(store.CacheCoverage, j.opts.Base, bin, pkg, strings.Join(b.Pkg.Benchmarks, "\x00"),
 			strings.Join(j.opts.BuildFlags, "\x00"), strings.Join(j.opts.BenchArgs, "\x00"))
 	}
 	if key != "" && !j.opts.NoCache {

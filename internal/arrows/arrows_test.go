@@ -26,6 +26,7 @@ var layers = [][]string{
 	{"watch"},
 	{"report"},
 	{"evaluator"},
+	{"evaluator/resultcache", "evaluator/winprofile"},
 	{"eta", "evaluator/apply", "evaluator/hackcheck", "evaluator/measure", "evaluator/testedits", "api"},
 	{"result"},
 	{"evaluator/benchformat", "evaluator/junit", "evaluator/scope"},
