@@ -346,6 +346,7 @@ func (j *job) decide(ctx context.Context, c *cand, s *measure.Series, dec stats.
 		c.res.Benchmarks = append(c.res.Benchmarks, x)
 		rows = append(rows, benchRow(j.id, c.spec.Name, x))
 	}
+	j.layoutCheck(c, s)
 	c.res.Unsettled = !dec.Settled
 	if !dec.Settled {
 		c.res.Note = fmt.Sprintf("not settled after %d pairs", s.Rounds())
@@ -354,6 +355,46 @@ func (j *job) decide(ctx context.Context, c *cand, s *measure.Series, dec stats.
 		}
 	}
 	j.storeBenchResults(ctx, rows)
+}
+
+// layoutCheck calls a faster candidate layout-sensitive when its speedup
+// rests on one of the two code layouts its pairs took turns in
+// (measure.Setting, stats.LayoutSensitive): each pair's log-ratio, averaged
+// over the judged benchmarks, is grouped by the pair's layout. It is called
+// with j.mu held.
+func (j *job) layoutCheck(c *cand, s *measure.Series) {
+	if c.res.Verdict != VerdictFaster || c.measured == nil || !twoLayouts(c.measured.goBench) {
+		return
+	}
+	var g [measure.Layouts][]float64
+	for r, round := range s.Pairs() {
+		if len(round) == 0 {
+			continue
+		}
+		var sum float64
+		for _, p := range round {
+			sum += p.LogRatio()
+		}
+		layout, _ := measure.Setting(r)
+		g[layout] = append(g[layout], sum/float64(len(round)))
+	}
+	sensitive, sp := stats.LayoutSensitive(g[0], g[1], j.opts.MinSpeedup, DefaultAlpha)
+	if !sensitive {
+		return
+	}
+	c.res.Verdict, c.res.Qualifier = VerdictLayoutSensitive, ""
+	c.res.Note = joinNote(c.res.Note, fmt.Sprintf("%.3g× in the first code layout and %.3g× in the second: the speedup depends on where the code sits, not on the change alone", sp[0], sp[1]))
+}
+
+// twoLayouts reports whether every benchmark's pairs took turns in two
+// code layouts.
+func twoLayouts(benches []*measure.GoBench) bool {
+	for _, b := range benches {
+		if b.BaseAlt == "" || b.CandAlt == "" {
+			return false
+		}
+	}
+	return len(benches) > 0
 }
 
 // tooSlow settles a candidate whose sample ran far past the base's.

@@ -36,6 +36,8 @@ const (
 	VerdictOverfit   = result.VerdictOverfit
 	VerdictSuspect   = result.VerdictSuspect
 
+	VerdictLayoutSensitive = result.VerdictLayoutSensitive
+
 	QualifierFasterOnSome = result.QualifierFasterOnSome
 
 	FailApply   = result.FailApply

@@ -111,7 +111,7 @@ func commentHeadline(rep *result.Report, g Gate) string {
 		if n := len(c.SlowerOn); n > 0 && n < timedBenchmarks(c) {
 			what += fmt.Sprintf("; slower on %d of %d benchmarks", n, timedBenchmarks(c))
 		}
-	case result.VerdictOverfit, result.VerdictSuspect:
+	case result.VerdictOverfit, result.VerdictSuspect, result.VerdictLayoutSensitive:
 		what = fmt.Sprintf("**%s**, %s %s: %s", c.Verdict, speedupText(c.Speedup), ciFor(rep, c), mdText(Reason(rep, c)))
 	case result.VerdictMixed:
 		f, s := countBenchmarks(c, rep.MinSpeedup)

@@ -98,6 +98,8 @@ func Reason(rep *result.Report, c result.CandidateResult) string {
 		s += changedOn(c)
 	case c.Verdict == result.VerdictOverfit:
 		s = fmt.Sprintf("%s overall %s, but its speedup does not carry over to the held-out benchmarks", speedupText(c.Speedup), ci)
+	case c.Verdict == result.VerdictLayoutSensitive:
+		s = fmt.Sprintf("%s overall %s, but faster in one code layout only", speedupText(c.Speedup), ci)
 	case c.Verdict == result.VerdictSuspect:
 		s = fmt.Sprintf("%s overall %s, but not by doing the work faster: %s", speedupText(c.Speedup), ci, hacksText(c.Hacks))
 	case c.Verdict == result.VerdictMixed:

@@ -148,7 +148,7 @@ func benchText(c *result.CandidateResult, minSpeedup float64) string {
 		s = fmt.Sprintf("%s%s slower%s", what, speedupText(c.Speedup), ci)
 	case result.VerdictMixed:
 		s = fmt.Sprintf("%s%s%s mixed: some benchmark is slower", what, speedupText(c.Speedup), ci)
-	case result.VerdictOverfit, result.VerdictSuspect:
+	case result.VerdictOverfit, result.VerdictSuspect, result.VerdictLayoutSensitive:
 		s = fmt.Sprintf("%s%s%s %s", what, speedupText(c.Speedup), ci, c.Verdict.Info().Words)
 	default:
 		s = fmt.Sprintf("%s%s%s not faster", what, speedupText(c.Speedup), ci)

@@ -8,7 +8,8 @@ import (
 )
 
 // TestReason_OverfitSuspect: the text, the line and the PR comment say
-// what an overfit or a suspect candidate is, never that it is faster.
+// what an overfit, a suspect or a layout-sensitive candidate is, never
+// that it is faster.
 func TestReason_OverfitSuspect(t *testing.T) {
 	rep := &result.Report{MinSpeedup: 0.05, State: "finished"}
 	ci := &[2]float64{1.8, 2.2}
@@ -22,6 +23,9 @@ func TestReason_OverfitSuspect(t *testing.T) {
 		{c: result.CandidateResult{Name: "s", Verdict: result.VerdictSuspect, Speedup: 2, CI: ci,
 			Hacks: []result.Hack{{Bench: "BenchmarkX", Kind: result.HackCached, Detail: "first iteration 50µs"}}},
 			want: "BenchmarkX: cached (first iteration 50µs)"},
+		{c: result.CandidateResult{Name: "l", Verdict: result.VerdictLayoutSensitive, Speedup: 1.4, CI: ci,
+			Note: "1.8× in the first code layout and 1× in the second"},
+			want: "faster in one code layout only; 1.8× in the first code layout"},
 	} {
 		t.Run(string(tt.c.Verdict), func(t *testing.T) {
 			reason := Reason(rep, tt.c)

@@ -29,6 +29,10 @@ const (
 	// VerdictSuspect: faster by not doing the work, as far as the hack
 	// check can tell (Hacks says what it saw).
 	VerdictSuspect Verdict = "suspect"
+	// VerdictLayoutSensitive: faster in one of the code layouts its pairs
+	// took turns in and not in the other, by more than the pairs' noise
+	// explains: an effect of where the code sits, not of the change.
+	VerdictLayoutSensitive Verdict = "layout-sensitive"
 )
 
 // QualifierFasterOnSome qualifies a candidate that is not faster over all

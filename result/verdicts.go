@@ -22,6 +22,7 @@ var Verdicts = []VerdictInfo{
 	{Verdict: VerdictFaster, Words: "faster", Faster: true, Measured: true},
 	{Verdict: VerdictOverfit, Words: "overfit: faster only on the benchmarks it was shown", Measured: true},
 	{Verdict: VerdictSuspect, Words: "suspect: faster by not doing the work", Measured: true},
+	{Verdict: VerdictLayoutSensitive, Words: "layout-sensitive: faster in one code layout only", Measured: true},
 	{Verdict: VerdictNotFaster, Words: "not faster", Measured: true},
 	{Verdict: VerdictMixed, Words: "mixed", Regression: true, Measured: true},
 	{Verdict: VerdictSlower, Words: "slower", Regression: true, Measured: true},
