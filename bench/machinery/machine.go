@@ -14,8 +14,9 @@ import (
 // (worktreepool.DefaultMachineLock). No other optimizer's tests or
 // benchmarks run meanwhile, so they neither disturb f's timings nor are
 // disturbed by them. The harness's own pools use a lock of their own (see
-// openPool), so they never wait for this one. Function f must not run the CLI, which
-// takes the default lock itself. With -no-machine-lock, f just runs.
+// openPool), so they never wait for this one. Function f must not run the
+// CLI, which takes the default lock itself. With -no-machine-lock, f just
+// runs.
 func (h *harness) exclusive(f func() error) error {
 	if h.noMachineLock {
 		return f()
