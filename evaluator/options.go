@@ -11,14 +11,13 @@ import (
 	"github.com/optimizer-dev/optimizer/shard"
 )
 
-// Defaults for Options.
+// Defaults for Options; DefaultMinSpeedup is in spec.go.
 const (
-	DefaultMinSpeedup = 0.05
-	DefaultTimeout    = 10 * time.Minute
-	DefaultMinPairs   = 6
-	DefaultMaxPairs   = 30
-	DefaultBudget     = 5 * time.Minute
-	DefaultAlpha      = 0.05
+	DefaultTimeout  = 10 * time.Minute
+	DefaultMinPairs = 6
+	DefaultMaxPairs = 30
+	DefaultBudget   = 5 * time.Minute
+	DefaultAlpha    = 0.05
 )
 
 // Metric selects the metric the verdict rests on. By default it is time:

@@ -8,6 +8,14 @@ import (
 	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
+// DefaultMinSpeedup is the threshold of Options whose MinSpeedup is zero:
+// jobspec's default, a percentage, as the fraction Options hold.
+const DefaultMinSpeedup = jobspec.DefaultMinSpeedup / percent
+
+// percent turns a spec's percentage into a fraction: the one place the
+// threshold changes unit.
+const percent = 100.0
+
 // OptionsOf is the options a job with the settings s runs with: the one
 // mapping from a job spec, which the CLI and the daemon share. The caller
 // adds what s does not say: the repository, base, candidates, slots,
@@ -22,7 +30,7 @@ func OptionsOf(s jobspec.Spec) Options {
 		BenchFormat:         s.BenchFormat,
 		BenchReports:        s.BenchReports,
 		Timeout:             time.Duration(s.Timeout),
-		MinSpeedup:          s.MinSpeedup / 100,
+		MinSpeedup:          s.MinSpeedup / percent,
 		MinPairs:            s.MinPairs,
 		MaxPairs:            s.MaxPairs,
 		Budget:              time.Duration(s.BenchBudget),

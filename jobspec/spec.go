@@ -14,6 +14,10 @@ import (
 	"time"
 )
 
+// DefaultMinSpeedup is the threshold, in percent, of a Spec whose
+// MinSpeedup is zero: faster means at least 5% faster.
+const DefaultMinSpeedup = 5.0
+
 // Spec is a job's settings: the options of a daemon's job request. Its
 // JSON form is the API's (openapi.json, JobOptions).
 type Spec struct {

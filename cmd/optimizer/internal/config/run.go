@@ -11,6 +11,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/benchformat"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/shard"
 )
 
@@ -89,7 +90,7 @@ func Defaults() Run {
 		Base:        "HEAD",
 		Parallel:    ParallelAuto,
 		Timeout:     evaluator.DefaultTimeout,
-		MinSpeedup:  evaluator.DefaultMinSpeedup * 100,
+		MinSpeedup:  jobspec.DefaultMinSpeedup,
 		Format:      FormatText,
 		MinPairs:    evaluator.DefaultMinPairs,
 		MaxPairs:    evaluator.DefaultMaxPairs,
