@@ -19,14 +19,15 @@
 //     had, are one job of the evaluator (evaluator.Run): this package never
 //     judges a candidate itself.
 //  5. Repair and refine: each failed candidate goes back to its generator
-//     with its failure, up to Repairs times along its line; the best so far
+//     with its failure, up to Repairs times along its line. The best so far
 //     goes back with its speedup and profile when the round improved it.
-//     The loop stops after Rounds, when Budget is spent, or when a round
-//     neither improved the best significantly (its interval's lower bound
-//     above the best's estimate) nor left anything to repair.
-//  6. Re-measure: the best candidate is measured against base again, in a
-//     job of its own with RemeasureFactor times the pairs and budget, on
-//     the shown and the held-out benchmarks, and the report says whether
+//     The loop stops after Rounds, or when Budget is spent. It also stops
+//     when a round neither improved the best significantly nor left
+//     anything to repair. Significantly means its interval's lower bound is
+//     above the best's estimate.
+//  6. Re-measure: the best candidate is measured against base again, on the
+//     shown and the held-out benchmarks. It runs in a job of its own with
+//     RemeasureFactor times the pairs and budget. The report says whether
 //     that confirmed it, or found it overfit or suspect.
 //
 // Every call and every candidate's lineage (generator, round, mode,

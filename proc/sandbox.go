@@ -190,11 +190,11 @@ func sandboxArgs(s *Sandbox, dir string, args []string) ([]string, error) {
 //
 //   - first a line "+", which says that bwrap set the sandbox up and the
 //     command is starting (startedMark);
-//   - then its CPU time. bwrap reports its child's exit status without
-//     reaping it, so the rusage of a sandboxed run never reaches Run: this
-//     shell's times line for its children is the CPU time instead, to the
-//     millisecond with bash (from getrusage), in clock ticks (10 ms) with
-//     dash.
+//   - then its CPU time. Since bwrap reports its child's exit status
+//     without reaping it, the rusage of a sandboxed run never reaches Run.
+//     This shell's times line for its children is the CPU time instead. It
+//     is to the millisecond with bash (from getrusage), and in clock ticks
+//     (10 ms) with dash.
 const cpuScript = `echo + >&3; "$@" 3>&-; s=$?; times >&3; exit $s`
 
 // startedMark is cpuScript's first line on fd 3.

@@ -192,8 +192,9 @@ func (t *Tracker) etaText(est eta.Estimate) string {
 // runs and the ETA now when:
 //   - no ETA is on screen;
 //   - the ETA on screen, counted down, is off the estimate now by more than
-//     refreshDrift and a second (or half the time left, when that is less:
-//     in a phase's last seconds a second is most of what is left);
+//     refreshDrift and a second. When half the time left is less than that,
+//     half the time left is the limit: in a phase's last seconds a second
+//     is most of what is left;
 //   - heartbeatAfter has passed since the last line.
 //
 // It gives none within refreshAfter of another line, except once after an

@@ -15,12 +15,12 @@ import (
 // directory of the name it was made through. So Verify does what the watch
 // cannot:
 //   - every regular file in the slot with more than one link is removed, and
-//     a tracked one is written anew from the index, so that whoever holds
-//     the other link can no longer write into the slot;
-//   - one full git status compares every tracked file with the index (by
-//     stat, and by content where the stat differs: a write changes a file's
-//     ctime whatever path it came through) and lists every untracked and
-//     ignored path; whatever it finds is restored.
+//     a tracked one is written anew from the index. So whoever holds the
+//     other link can no longer write into the slot;
+//   - one full git status compares every tracked file with the index, and
+//     lists every untracked and ignored path. It compares by stat, and by
+//     content where the stat differs: a write changes a file's ctime
+//     whatever path it came through. Whatever it finds is restored.
 //
 // It returns how many paths were not clean (0 for a clean slot). Only the
 // holder may call it. It costs a walk of the tree and one git status.

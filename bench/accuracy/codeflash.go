@@ -29,11 +29,11 @@ const (
 //     measured first, then the candidate, with as many loops each: the
 //     protocol of codeflash, within the time of one of our trials.
 //   - job: the baseline is the minimum of all base samples of the job's
-//     first trial, measured once before every later trial, exactly as
-//     codeflash measures the original once per function, and shared by
-//     every candidate of the job. The candidate is the minimum of all its
-//     samples. The job's first trial reads its own base samples, so for it
-//     this is the "all" reading.
+//     first trial, measured once before every later trial. That is exactly
+//     how codeflash measures the original once per function, and the
+//     baseline is shared by every candidate of the job. The candidate is
+//     the minimum of all its samples. The job's first trial reads its own
+//     base samples, so for it this is the "all" reading.
 //   - all: the minimum of all base samples against the minimum of all
 //     candidate samples of the trial, interleaved with them. This is not
 //     codeflash's protocol; it gives its rule our pairing's protection from

@@ -7,9 +7,10 @@
 //     the daemon's peak RSS (VmHWM);
 //
 //   - first test: on a repository of -files files, the time from submitting
-//     to the daemon (its pool warm) to the first test process starting,
-//     against the CLI's from its start to its first test with --keep-slots
-//     (its slots warm too); medians of -reps, and their ratio;
+//     to the daemon (its pool warm) to the first test process starting. It
+//     is set against the CLI's time from its start to its first test with
+//     --keep-slots (its slots warm too). It gives medians of -reps, and
+//     their ratio;
 //
 //   - repeat: the same job submitted twice; the repeat's time (submit to
 //     end) against the first's, with what the result cache reused.

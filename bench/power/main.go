@@ -10,9 +10,9 @@
 //
 // What flows through it:
 //   - for each target the harness writes a base repository whose function
-//     runs its body K times per call (targets.go), and one candidate per
-//     trial: K−m times (K/(K−m) faster), or K times with a comment changed
-//     (A/A);
+//     runs its body K times per call (targets.go). It writes one candidate
+//     per trial: K−m times (K/(K−m) faster), or K times with a comment
+//     changed (A/A);
 //   - it builds the CLI once and runs one optimizer job per target, with
 //     its default budget and --bench-filter on the function's benchmark;
 //   - for each trial it runs `go test -run ^$ -bench B -count=N` on base

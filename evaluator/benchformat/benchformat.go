@@ -17,11 +17,10 @@
 //     the median, over repetitions, of real_time (cpu_time when CPU time is
 //     asked for) of the "iteration" entries; aggregates (mean, median,
 //     stddev, cv, BigO) are skipped.
-//   - criterion: the bencher lines of --output-format bencher
-//     ("test NAME ... bench: 1,234 ns/iter (+/- 5)"), which cargo bench on
-//     nightly's libtest prints too, or an estimates.json, whose
-//     median.point_estimate (ns) is read and whose name is its directory
-//     below "criterion/".
+//   - criterion: the bencher lines of --output-format bencher ("test NAME
+//     ... bench: 1,234 ns/iter (+/- 5)"), which cargo bench on nightly's
+//     libtest prints too. Or an estimates.json, whose median.point_estimate
+//     (ns) is read and whose name is its directory below "criterion/".
 //   - vitest bench JSON (--outputJson): each benchmark's median, in ms.
 //   - tinybench: a JSON array of tasks, {name, result} as bench.tasks
 //     holds them (result.latency.p50 from tinybench 3 on, result.median

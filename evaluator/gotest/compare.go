@@ -8,9 +8,9 @@ type Diff struct {
 	// Regressed lists the keys that passed at base and do not pass now:
 	//   - tests that fail;
 	//   - tests that are missing, when their package ran and built in the
-	//     candidate (a test that vanished from a package that ran did not
+	//     candidate. A test that vanished from a package that ran did not
 	//     pass: it was deleted or renamed, or a panic or os.Exit ended the
-	//     test binary before it ran);
+	//     test binary before it ran;
 	//   - packages that passed at base and now fail at package level
 	//     (a panic in TestMain, an os.Exit after the tests).
 	// A test that passed and is now skipped is not a regression.

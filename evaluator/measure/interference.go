@@ -28,9 +28,9 @@ import (
 //     context switches;
 //   - for Go benchmarks, base's own time per op against its calibration's
 //     (the same binary, the same iteration count, run once per job before
-//     any sample): a base sample far slower than when it was calibrated
-//     shared its CPU, whatever the probes saw (they cannot see a
-//     hypervisor's neighbours without steal, or a busy memory bus).
+//     any sample). A base sample far slower than when it was calibrated
+//     shared its CPU, whatever the probes saw. They cannot see a
+//     hypervisor's neighbours without steal, or a busy memory bus.
 //
 // The busy time that is neither the benchmark's nor optimizer's is other
 // work: OtherCPU is its share of the probed CPU time. It is recorded per

@@ -10,9 +10,9 @@
 //     --bench-arg, how its process runs and the host (Keys.Calibration).
 //   - A candidate's benchmark pairs (Round), keyed by the hashes of both
 //     sides' test binaries, every benchmark with its iteration count, and
-//     the same arguments, placement and host (Keys.Samples); and again by
-//     the sources that make those binaries (Keys.Source), so that a repeat
-//     needs no build to find them.
+//     the same arguments, placement and host (Keys.Samples). They are keyed
+//     again by the sources that make those binaries (Keys.Source), so that
+//     a repeat needs no build to find them.
 //   - A winner's Go profile (Profile), keyed by its pairs' source key and
 //     the benchmarks it was found faster on.
 //
