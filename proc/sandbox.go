@@ -38,7 +38,7 @@ var (
 //   - the user's sockets are hidden whatever Hidden says. /run/user and
 //     $XDG_RUNTIME_DIR are replaced by an empty tmpfs. Every unix socket
 //     bound to a path on the host (/proc/net/unix) that would still be seen
-//     is covered by /dev/null, so that connect finds nothing to talk to: a
+//     is covered by /dev/null. So connect finds nothing to talk to: a
 //     read-only mount does not stop connect.
 //   - every namespace is unshared (user where it can be, IPC, PID, network,
 //     UTS, cgroup). The process sees no other process, and no network but

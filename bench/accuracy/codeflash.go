@@ -23,8 +23,8 @@ const (
 // "loop", and each benchmark is one of its "inputs". Three readings are
 // computed from the same samples, from the most faithful to the kindest:
 //
-//   - first: the trial's rounds are cut in two halves; the baseline is the
-//     minimum of the base samples of the first half, the candidate the
+//   - first: the trial's rounds are cut in two halves. The baseline is the
+//     minimum of the base samples of the first half, and the candidate the
 //     minimum of the candidate samples of the second half. The baseline is
 //     measured first, then the candidate, with as many loops each: the
 //     protocol of codeflash, within the time of one of our trials.

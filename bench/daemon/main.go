@@ -2,9 +2,9 @@
 // binary and its real API, and prints Markdown:
 //
 //   - load: -jobs small jobs (one candidate, --test true, --bench none)
-//     submitted by -clients concurrent clients; accepted and finished
-//     counts, jobs run twice, p50/p99 accept latency, jobs per second, and
-//     the daemon's peak RSS (VmHWM);
+//     submitted by -clients concurrent clients. It gives accepted and
+//     finished counts, jobs run twice, p50/p99 accept latency, jobs per
+//     second, and the daemon's peak RSS (VmHWM);
 //
 //   - first test: on a repository of -files files, the time from submitting
 //     to the daemon (its pool warm) to the first test process starting. It

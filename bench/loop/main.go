@@ -6,8 +6,8 @@
 //   - go: the fixture module's sumsq.SumSquares with the example generator
 //     (a wrong rewrite, its repair, a refinement);
 //   - shell: a shell project whose sum of squares is a slow loop, with a
-//     scripted generator that proposes four rewrites a round (one wrong, one
-//     that does not run, two right), repairs, and refines.
+//     scripted generator. The generator proposes four rewrites a round (one
+//     wrong, one that does not run, two right), repairs, and refines.
 //
 // It prints a Markdown table (docs/speed.md).
 //

@@ -16,7 +16,7 @@
 //   - it builds the CLI once and runs one optimizer job per target, with
 //     its default budget and --bench-filter on the function's benchmark;
 //   - for each trial it runs `go test -run ^$ -bench B -count=N` on base
-//     and then on the candidate, as a user of benchstat would, and compares
+//     and then on the candidate, as a user of benchstat would. It compares
 //     them with benchstat's test.
 //
 // It prints a Markdown table per target.

@@ -14,9 +14,9 @@
 //   - pytest-benchmark JSON (--benchmark-json): stats.median of each
 //     benchmark, in seconds.
 //   - Google Benchmark JSON (--benchmark_format=json or --benchmark_out):
-//     the median, over repetitions, of real_time (cpu_time when CPU time is
-//     asked for) of the "iteration" entries; aggregates (mean, median,
-//     stddev, cv, BigO) are skipped.
+//     the median, over repetitions, of real_time of the "iteration"
+//     entries. It reads cpu_time when CPU time is asked for. Aggregates
+//     (mean, median, stddev, cv, BigO) are skipped.
 //   - criterion: the bencher lines of --output-format bencher ("test NAME
 //     ... bench: 1,234 ns/iter (+/- 5)"), which cargo bench on nightly's
 //     libtest prints too. Or an estimates.json, whose median.point_estimate

@@ -21,10 +21,10 @@
 //   - FILE.jsonl: one candidate a line, {"name": …, "patch": …} or
 //     {"name": …, "files": {PATH: CONTENT, …}} with optional "parent" and
 //     "explanation" (see [ParseJSONL]; a null CONTENT deletes PATH).
-//   - a directory holding any mix of the above and of NAME/ directories,
-//     each a tree of whole files laid over the repository by relative path
-//     (hidden files inside it, such as .gitignore, included). A tree cannot
-//     delete files: use a patch or a JSONL line for that.
+//   - a directory holding any mix of the above and of NAME/ directories.
+//     Each NAME/ is a tree of whole files laid over the repository by
+//     relative path, hidden files inside it (such as .gitignore) included.
+//     A tree cannot delete files: use a patch or a JSONL line for that.
 //
 // In a candidates directory, entries whose names start with "." are skipped,
 // and so are other files (README.md, notes.txt). They are not errors. When
@@ -50,12 +50,12 @@
 //
 //   - a path that [ValidatePath] refuses: absolute, with a ".." or ".git"
 //     component, unclean, empty, or holding a NUL ([*PathError]);
-//   - a patch in which no file header can be found ([ErrNotDiff]), or that
-//     changes a file as binary data, "GIT binary patch" or "Binary files …
-//     differ" ([ErrBinaryPatch]); whole files may hold any bytes;
+//   - a patch in which no file header can be found ([ErrNotDiff]). So is
+//     one that changes a file as binary data, "GIT binary patch" or "Binary
+//     files … differ" ([ErrBinaryPatch]). Whole files may hold any bytes;
 //   - a symlink in a candidates directory or candidate tree that points
-//     outside it, dangles, or (in a tree) points to a directory
-//     ([ErrSymlink]); a symlink to a file inside is read as that file;
+//     outside it or dangles ([ErrSymlink]). So is one in a tree that points
+//     to a directory. A symlink to a file inside is read as that file;
 //   - a device, socket or pipe in a tree ([ErrNotRegular]);
 //   - more than [MaxBytes] (50 MB) of patch and files in one candidate
 //     ([ErrTooLarge]): the content is then not kept;
