@@ -31,7 +31,7 @@ const (
 	VerdictSuspect Verdict = "suspect"
 	// VerdictLayoutSensitive: faster in one of the code layouts its pairs
 	// took turns in and not in the other, by more than the pairs' noise
-	// explains: an effect of where the code sits, not of the change.
+	// explains. It is an effect of where the code sits, not of the change.
 	VerdictLayoutSensitive Verdict = "layout-sensitive"
 )
 

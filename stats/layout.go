@@ -10,14 +10,14 @@ import (
 // rank-sum p is 2/70, under 0.05.
 const MinLayoutPairs = 4
 
-// LayoutSensitive reports whether a speedup rests on one code layout. a
-// and b are the per-pair log-ratios (log cand − log base, as
-// Pair.LogRatio) of the pairs run in each of two layouts. It is true when
-// the median speedup of one layout clears 1+minSpeedup and the other's does
-// not, and the two layouts' log-ratios differ by an exact two-sided
-// Wilcoxon rank-sum test at level alpha: the effect changed with the layout
-// by more than the pairs' noise explains. It also returns each layout's
-// median speedup.
+// LayoutSensitive reports whether a speedup rests on one code layout. Its a
+// and b are the per-pair log-ratios (log cand − log base, as Pair.LogRatio)
+// of the pairs run in each of two layouts. It is true when the median
+// speedup of one layout clears 1+minSpeedup and the other's does not. The
+// two layouts' log-ratios must also differ by an exact two-sided Wilcoxon
+// rank-sum test at level alpha. Then the effect changed with the layout by
+// more than the pairs' noise explains. It also returns each layout's median
+// speedup.
 func LayoutSensitive(a, b []float64, minSpeedup, alpha float64) (bool, [2]float64) {
 	sa, sb := math.Exp(-Median(a)), math.Exp(-Median(b))
 	speedups := [2]float64{sa, sb}
@@ -31,12 +31,12 @@ func LayoutSensitive(a, b []float64, minSpeedup, alpha float64) (bool, [2]float6
 }
 
 // RankSumP is the exact two-sided p-value of the Wilcoxon rank-sum
-// (Mann-Whitney) test of x against y: the chance, if every split of the
-// pooled values into groups of len(x) and len(y) were equally likely, of a
-// U statistic as far from its mean as the observed one. A tie between the
-// groups counts one half toward U, and the p-value of a non-integer U is
-// taken at the integer further from the mean, so that ties never make it
-// smaller.
+// (Mann-Whitney) test of x against y. It is the chance of a U statistic as
+// far from its mean as the observed one. That assumes every split of the
+// pooled values into groups of len(x) and len(y) is equally likely. A tie
+// between the groups counts one half toward U. The p-value of a non-integer
+// U is taken at the integer further from the mean, so that ties never make
+// it smaller.
 func RankSumP(x, y []float64) float64 {
 	n, m := len(x), len(y)
 	if n == 0 || m == 0 {

@@ -122,13 +122,13 @@ func (k Keys) Samples(benches []*measure.GoBench, hash func(path string) string)
 
 // Source is the key of a candidate's pairs by what makes its test binaries
 // and how they run. It holds the candidate's tree and base's (id and the
-// baseline's key), whose test files judge it, --build-flags, the
-// benchmarks chosen and their arguments, the calibration target,
-// placement and host, and env, all of go env (BuildEnv).
+// baseline's key), whose test files judge it, and --build-flags. It holds
+// the benchmarks chosen and their arguments, the calibration target,
+// placement and host. It also holds env, all of go env (BuildEnv).
 //
 // Built with -trimpath, the binaries are a function of these, except for
-// what lies outside the tree: so there is no key ("") when env is "", and
-// none is asked for when the candidate changes a module (ChangesModules).
+// what lies outside the tree. So there is no key ("") when env is "". None
+// is asked for when the candidate changes a module (ChangesModules).
 func (k Keys) Source(baseline, id, env string) string {
 	if env == "" || id == "" {
 		return ""

@@ -42,8 +42,9 @@ func Faster(rows []result.BenchResult, minSpeedup float64) []string {
 }
 
 // Improved picks, of the Go benchmarks measured, the package whose
-// benchmark in rows improved most, and the benchmarks of that package
-// labelled faster: the benchmarks that changed. nil when none did.
+// benchmark in rows improved most. It returns the benchmarks of that
+// package labelled faster: the benchmarks that changed. It returns nil when
+// none did.
 func Improved(measured []*measure.GoBench, rows []result.BenchResult, minSpeedup float64) *Target {
 	var best *result.BenchResult
 	for i, b := range rows {
@@ -105,9 +106,9 @@ func (t *Target) Captures(dir, cand, baseDir, candDir string, cpu int, args []st
 	return base, c
 }
 
-// Pattern is the -test.bench pattern that runs the benchmarks names
-// (full names, BenchmarkX/n=10) and, in the common cases, nothing else.
-// go test matches a pattern level by level, split at its slashes, so each
+// Pattern is the -test.bench pattern that runs the benchmarks names (full
+// names, BenchmarkX/n=10) and, in the common cases, nothing else. The go
+// command matches a pattern level by level, split at its slashes. So each
 // level is an alternation of the names' parts at that level. A benchmark
 // measured without sub-benchmarks runs whole, whatever the deeper levels
 // say. Names that differ at two levels (A/x and B/y) select their cross
