@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -46,12 +47,12 @@ func (e *BaseTestError) Error() string {
 
 // cannotRun says whether a base run of the test command shows that it could
 // not run at all, as opposed to a suite with some failing tests.
-func cannotRun(out *testOutcome) *BaseTestError {
+func cannotRun(out *testjudge.Outcome) *BaseTestError {
 	if out.TimedOut || out.Exit == 0 || out.Exit < 0 {
 		return nil
 	}
 	if out.Exit == 127 || out.Exit == 126 || (out.Stdout == 0 && !ranTests(out.Output)) {
-		return &BaseTestError{Exit: out.Exit, Output: tail(excerpt.Strip(out.Output), 20)}
+		return &BaseTestError{Exit: out.Exit, Output: testjudge.Tail(excerpt.Strip(out.Output), 20)}
 	}
 	return nil
 }
@@ -62,7 +63,7 @@ func cannotRun(out *testOutcome) *BaseTestError {
 type baseline struct {
 	once   sync.Once
 	done   chan struct{}
-	out    *testOutcome
+	out    *testjudge.Outcome
 	err    error
 	cancel context.CancelFunc // stops the run; nil when the outcome was cached
 	wg     sync.WaitGroup     // the run's goroutine
@@ -74,9 +75,9 @@ func (j *job) startBaseline(ctx context.Context) *baseline {
 	b := &baseline{done: make(chan struct{})}
 	j.base = b
 	if out, ok := j.cachedBaseline(ctx); ok && !j.opts.NoCache {
-		j.log.Debug("baseline cached", "result", out.summary())
+		j.log.Debug("baseline cached", "result", out.Summary())
 		b.set(out, nil)
-		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.summary(), AtBase: dur(out.Seconds)})
+		j.emit(Event{Kind: EventBaseline, Message: "baseline tests (cached): " + out.Summary(), AtBase: dur(out.Seconds)})
 		return b
 	}
 	bctx, cancel := context.WithCancel(ctx)
@@ -104,11 +105,11 @@ func (b *baseline) stop() {
 	b.wg.Wait()
 }
 
-func (b *baseline) set(out *testOutcome, err error) {
+func (b *baseline) set(out *testjudge.Outcome, err error) {
 	b.once.Do(func() { b.out, b.err = out, err; close(b.done) })
 }
 
-func (b *baseline) wait(ctx context.Context) (*testOutcome, error) {
+func (b *baseline) wait(ctx context.Context) (*testjudge.Outcome, error) {
 	select {
 	case <-b.done:
 		return b.out, b.err
@@ -129,7 +130,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	}
 	j.download(ctx, slot)
 	j.log.Debug("baseline tests start", "slot", slot.Name())
-	out, err := func() (*testOutcome, error) {
+	out, err := func() (*testjudge.Outcome, error) {
 		defer j.pool.Release(slot)
 		return j.runTests(ctx, slot, nil)
 	}()
@@ -137,7 +138,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 		out, err = j.baseAlone(ctx)
 	}
 	if err == nil && ctx.Err() == nil {
-		j.log.Debug("baseline tests end", "took", dur(out.Seconds), "result", out.summary())
+		j.log.Debug("baseline tests end", "took", dur(out.Seconds), "result", out.Summary())
 		if bte := cannotRun(out); bte != nil {
 			base.set(nil, bte)
 			return
@@ -161,11 +162,11 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	}
 	// Judging reads only the statuses of base's tests: keep no more of its
 	// raw output, in memory or in the cache, than a message shows.
-	out.Output = tail(out.Output, 40)
+	out.Output = testjudge.Tail(out.Output, 40)
 	base.set(out, nil)
 	j.storeTests(ctx, "", out)
 	j.putBaseline(ctx, out)
-	j.emit(Event{Kind: EventBaseline, Message: "baseline tests: " + out.summary(), AtBase: dur(out.Seconds)})
+	j.emit(Event{Kind: EventBaseline, Message: "baseline tests: " + out.Summary(), AtBase: dur(out.Seconds)})
 }
 
 // The baseline cache: keyed by base commit, test command and the environment
@@ -202,19 +203,19 @@ func (j *job) baselineKey() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (j *job) cachedBaseline(ctx context.Context) (*testOutcome, bool) {
+func (j *job) cachedBaseline(ctx context.Context) (*testjudge.Outcome, bool) {
 	b, err := j.db.Baseline(ctx, j.baselineKey())
 	if err != nil {
 		return nil, false
 	}
-	var out testOutcome
+	var out testjudge.Outcome
 	if json.Unmarshal(b, &out) != nil {
 		return nil, false
 	}
 	return &out, true
 }
 
-func (j *job) putBaseline(ctx context.Context, out *testOutcome) {
+func (j *job) putBaseline(ctx context.Context, out *testjudge.Outcome) {
 	if out.TimedOut || ctx.Err() != nil {
 		return
 	}

@@ -4,35 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/optimizer-dev/optimizer/excerpt"
-	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/evaluator/reportfiles"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
-
-// testOutcome is one run of the test command in one tree.
-type testOutcome struct {
-	Exit     int         `json:"exit"`
-	TimedOut bool        `json:"timed_out"`
-	Output   string      `json:"output,omitempty"`
-	Tests    *gotest.Run `json:"tests,omitempty"`
-	Seconds  float64     `json:"seconds"`
-	// Stdout counts the bytes the command wrote to stdout: a runner that
-	// ran tests prints something there.
-	Stdout int64 `json:"stdout_bytes,omitempty"`
-	// JUnit says Tests came from the command's JUnit XML reports;
-	// NoReport says why a run that should have written them has none.
-	JUnit    bool   `json:"junit,omitempty"`
-	NoReport string `json:"no_report,omitempty"`
-}
 
 // behavior is phase 1: every candidate's tests run concurrently with the
 // baseline's (started earlier), at most N at a time, gated by the pool. A
@@ -117,7 +100,7 @@ func (j *job) behaveOne(ctx context.Context, c *cand, base *baseline) {
 		}
 		return
 	}
-	if f := j.judge(b, out); f != nil {
+	if f := testjudge.Judge(b, out); f != nil {
 		f.Message += judgedHint(c)
 		j.keepTests(ctx, c, b, f)
 		j.fail(ctx, c, start, f)
@@ -163,7 +146,7 @@ func (j *job) passed(ctx context.Context, c *cand, start time.Time) {
 }
 
 // testIn stages c in slot and runs the tests there.
-func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, *Failure) {
+func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testjudge.Outcome, *Failure) {
 	start := time.Now()
 	if err := j.stageJudged(ctx, slot, c); err != nil {
 		j.log.Debug("stage failed", "candidate", c.spec.Name, "slot", slot.Name(), "err", err)
@@ -178,7 +161,7 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 	if err != nil {
 		return nil, &Failure{Kind: FailError, Message: err.Error()}
 	}
-	j.log.Debug("tests end", "candidate", c.spec.Name, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
+	j.log.Debug("tests end", "candidate", c.spec.Name, "took", dur(out.Seconds), "result", out.Summary(), "timed_out", out.TimedOut)
 	if out.TimedOut {
 		building := j.goTest && (out.Tests == nil || len(out.Tests.Tests) == 0)
 		if building {
@@ -191,16 +174,16 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 		}
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
-			Output:  tail(out.text(), 40)}
+			Output:  testjudge.Tail(out.Text(), 40)}
 		if building && ctx.Err() == nil {
 			f.Message += "; no test had started: it compiles, so building alone took longer than the timeout (is the machine loaded?)"
 		}
-		if unfinished := failing(out.Tests); len(unfinished) > 0 {
+		if unfinished := testjudge.Failing(out.Tests); len(unfinished) > 0 {
 			// go test -json: the tests still running when it was killed
 			// count as failed; their own output says more than the stream.
 			f.Tests = unfinished
-			f.Message += "; still running: " + strings.Join(first(gotest.Names(unfinished), 5), ", ")
-			f.Output = excerpts(out.Tests, unfinished, out.Output)
+			f.Message += "; still running: " + strings.Join(testjudge.First(gotest.Names(unfinished), 5), ", ")
+			f.Output = testjudge.Excerpts(out.Tests, unfinished, out.Output)
 		}
 		return nil, f
 	}
@@ -233,23 +216,7 @@ func (j *job) buildCheck(ctx context.Context, slot *worktreepool.Slot) *Failure 
 	}
 	return &Failure{Kind: FailBuild,
 		Message: "does not compile: " + strings.Join(run.BuildFailed, ", ") + fmt.Sprintf(" (found by building alone after the tests ran past --timeout %s while building)", j.opts.Timeout),
-		Output:  excerpts(run, run.BuildFailed, string(res.Output))}
-}
-
-// failing lists the tests of a go test run that did not pass, sorted; nil
-// for a run that was not go test -json.
-func failing(run *gotest.Run) []string {
-	if run == nil {
-		return nil
-	}
-	var out []string
-	for key, st := range run.Tests {
-		if st == gotest.StatusFail {
-			out = append(out, key)
-		}
-	}
-	slices.Sort(out)
-	return out
+		Output:  testjudge.Excerpts(run, run.BuildFailed, string(res.Output))}
 }
 
 // stage lays candidate c over the slot's tree.
@@ -272,7 +239,7 @@ func stage(ctx context.Context, slot *worktreepool.Slot, c candidate.Candidate) 
 
 // runTests runs the test command in a slot, for candidate c (nil: base).
 // The error is only for a command that could not start.
-func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testOutcome, error) {
+func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*testjudge.Outcome, error) {
 	gotmp, done, err := j.goTmpDir()
 	if err != nil {
 		return nil, err
@@ -281,17 +248,17 @@ func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*
 	cmd := proc.Cmd{Dir: slot.Dir(), Env: j.testEnv(slot.Env(), gotmp), Args: proc.Shell(j.test), Timeout: j.opts.Timeout, CPU: -1,
 		MemLimit: j.opts.MemLimit, Sandbox: j.box(slot, nil, []string{gotmp})}
 	var parser *gotest.Parser
-	stdout := &counter{}
+	stdout := &testjudge.Counter{}
 	cmd.Stdout = stdout
 	if j.goTest {
 		parser = gotest.NewParser()
-		stdout.w = parser
+		stdout.W = parser
 	}
 	stopWatch := func() {}
 	if c != nil {
 		stopWatch = j.watchStuck(ctx, c, parser)
 	}
-	if err := clearReports(slot.Dir(), j.reports); err != nil {
+	if err := reportfiles.Clear(slot.Dir(), j.reports); err != nil {
 		return nil, err
 	}
 	res, err := proc.Run(ctx, cmd)
@@ -299,121 +266,16 @@ func (j *job) runTests(ctx context.Context, slot *worktreepool.Slot, c *cand) (*
 	if err != nil {
 		return nil, err
 	}
-	out := &testOutcome{Exit: res.ExitCode, TimedOut: res.TimedOut, Output: string(res.Output), Seconds: res.Wall.Seconds(),
-		Stdout: stdout.n}
+	out := &testjudge.Outcome{Exit: res.ExitCode, TimedOut: res.TimedOut, Output: string(res.Output), Seconds: res.Wall.Seconds(),
+		Stdout: stdout.N}
 	if parser != nil {
 		out.Tests = parser.Result()
 	}
 	if len(j.reports) > 0 {
-		out.Tests, out.NoReport = readReports(slot.Dir(), j.reports)
+		out.Tests, out.NoReport = testjudge.ReadJUnit(slot.Dir(), j.reports)
 		out.JUnit = out.Tests != nil
 	}
 	return out, nil
-}
-
-// counter counts the bytes written through it, passing them on to w.
-type counter struct {
-	w io.Writer
-	n int64
-}
-
-// An error of w stops only w: the count goes on.
-func (c *counter) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	if c.w != nil {
-		if _, err := c.w.Write(p); err != nil {
-			c.w = nil
-		}
-	}
-	return len(p), nil
-}
-
-// judge compares a candidate's passing run with the baseline's. It returns
-// nil when the candidate keeps every test that passed at base.
-func (j *job) judge(base, out *testOutcome) *Failure {
-	if out.Tests != nil && base.Tests != nil {
-		d := gotest.Compare(base.Tests, out.Tests)
-		if len(d.BuildFailed) > 0 {
-			return &Failure{Kind: FailBuild,
-				Message: "does not compile: " + strings.Join(d.BuildFailed, ", "),
-				Output:  excerpts(out.Tests, d.BuildFailed, out.Output)}
-		}
-		if crashed := crashers(d, out.Tests); len(crashed) > 0 {
-			return &Failure{Kind: FailTest, Tests: append(crashed, d.Regressed...),
-				Message: "new tests fail: " + strings.Join(first(gotest.Names(crashed), 5), ", ") +
-					"; tests that pass at base did not run after them: " + strings.Join(first(gotest.Names(d.Regressed), 5), ", "),
-				Output: excerpts(out.Tests, crashed, out.Output)}
-		}
-		if len(d.Regressed) > 0 {
-			return &Failure{Kind: FailTest, Tests: d.Regressed,
-				Message: "tests that pass at base fail: " + strings.Join(first(gotest.Names(d.Regressed), 5), ", "),
-				Output:  excerpts(out.Tests, d.Regressed, out.Output)}
-		}
-	}
-	if f := judgeReport(base, out); f != nil {
-		return f
-	}
-	if out.Exit != 0 && base.Exit == 0 {
-		return &Failure{Kind: FailTest,
-			Message: fmt.Sprintf("the test command exits %d where base exits 0", out.Exit),
-			Output:  tail(out.text(), 40)}
-	}
-	return nil
-}
-
-// judgeReport judges what JUnit reports add to the per-test comparison: a
-// candidate that writes no report where base wrote one fails, and one that
-// exits non-zero where base exits 0 names its new failing tests.
-func judgeReport(base, out *testOutcome) *Failure {
-	switch {
-	case base.JUnit && !out.JUnit:
-		return &Failure{Kind: FailTest,
-			Message: fmt.Sprintf("%s where base wrote one (exit %d)", out.NoReport, out.Exit),
-			Output:  tail(out.text(), 40)}
-	case !out.JUnit || !base.JUnit || out.Exit == 0 || base.Exit != 0:
-		return nil
-	}
-	if d := gotest.Compare(base.Tests, out.Tests); len(d.NewFailures) > 0 {
-		return &Failure{Kind: FailTest, Tests: d.NewFailures,
-			Message: fmt.Sprintf("the test command exits %d where base exits 0; new tests fail: %s", out.Exit,
-				strings.Join(first(d.NewFailures, 5), ", ")),
-			Output: excerpts(out.Tests, d.NewFailures, out.Output)}
-	}
-	return nil
-}
-
-// crashers returns the failing tests that are new in the candidate when
-// every regression is a test that did not run at all: a new test that panics
-// or exits ends its test binary, and the old tests after it never run. The
-// failure is the new test's, not theirs.
-func crashers(d gotest.Diff, cand *gotest.Run) []string {
-	if len(d.Regressed) == 0 || len(d.NewFailures) == 0 {
-		return nil
-	}
-	pkgs := map[string]bool{}
-	for _, key := range d.Regressed {
-		if cand.Tests[key] != "" {
-			return nil // a test that ran and failed: it speaks for itself
-		}
-		pkg, _ := cand.Split(key)
-		pkgs[pkg] = true
-	}
-	var out []string
-	for _, key := range d.NewFailures {
-		if pkg, test := cand.Split(key); test != "" && pkgs[pkg] {
-			out = append(out, key)
-		}
-	}
-	return out
-}
-
-// text is the run's output as a person would read it: go test -json
-// decoded, terminal escapes stripped.
-func (o *testOutcome) text() string {
-	if o.Tests != nil && !o.JUnit {
-		return gotest.Decode(o.Output)
-	}
-	return o.Output
 }
 
 func (j *job) fail(ctx context.Context, c *cand, start time.Time, f *Failure) {
@@ -423,71 +285,4 @@ func (j *job) fail(ctx context.Context, c *cand, start time.Time, f *Failure) {
 	c.res.Seconds = time.Since(start).Seconds()
 	j.mu.Unlock()
 	j.settle(ctx, c)
-}
-
-func (o *testOutcome) summary() string {
-	if o.Tests != nil {
-		return fmt.Sprintf("%d passed, %d failed, %d skipped in %.1fs", o.Tests.Passed, o.Tests.Failed, o.Tests.Skipped, o.Seconds)
-	}
-	return fmt.Sprintf("exit %d in %.1fs", o.Exit, o.Seconds)
-}
-
-// excerpts joins the recorded output of the first five named tests or
-// packages that have some (a run keeps the output of its first
-// gotest.MaxFailureExcerpts failures only), falling back to the tail of the
-// whole output. A subtest whose output a test shown before it already
-// holds is not shown again: a parent's output collects its failing
-// subtests' (gotest.Parser), and the demo's broken candidate showed each
-// of its four failures twice.
-func excerpts(run *gotest.Run, names []string, whole string) string {
-	var b strings.Builder
-	var shown []string // the names shown
-	for _, n := range names {
-		s := strings.TrimRight(run.Output[n], "\n")
-		if s == "" || len(shown) >= 5 || heldBy(run, shown, n, s) {
-			continue
-		}
-		fmt.Fprintf(&b, "--- %s\n%s\n", n, s)
-		shown = append(shown, n)
-	}
-	if b.Len() == 0 {
-		return tail(gotest.Decode(whole), 40)
-	}
-	return capString(excerpt.Strip(b.String()), 8<<10)
-}
-
-// heldBy says whether the output of one of shown that is an ancestor of
-// test n holds n's output s.
-func heldBy(run *gotest.Run, shown []string, n, s string) bool {
-	for _, m := range shown {
-		if strings.HasPrefix(n, m+"/") && strings.Contains(run.Output[m], s) {
-			return true
-		}
-	}
-	return false
-}
-
-func first(s []string, n int) []string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
-// tail is the last lines of s, without escape sequences, at most 8 KiB.
-func tail(s string, lines int) string {
-	return capString(proc.Tail([]byte(excerpt.Strip(s)), lines), 8<<10)
-}
-
-func capString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
-}
-
-// isGoTestJSON reports whether a test command line produces test2json events.
-func isGoTestJSON(cmd string) bool {
-	f := strings.Fields(cmd)
-	return len(f) >= 2 && f[0] == "go" && f[1] == "test" && strings.Contains(cmd, "-json")
 }

@@ -3,13 +3,12 @@ package evaluator
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator/benchformat"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/reportfiles"
 )
 
 // A bench command's results are read in the format of the tool that made
@@ -17,27 +16,6 @@ import (
 // (Options.BenchReports, or a path its flags name: benchformat.DetectReport).
 // A report is removed before each sample, so that each sample reads only
 // what its own run wrote.
-
-// benchReports returns the job's bench report patterns.
-func benchReports(opts Options) ([]string, error) {
-	pats := opts.BenchReports
-	detected := len(pats) == 0
-	if detected {
-		pats = benchformat.DetectReport(opts.Bench)
-	}
-	var out []string
-	for _, p := range pats {
-		clean, err := reportPattern(p)
-		if err != nil {
-			if detected {
-				continue // a path outside the tree: read stdout instead
-			}
-			return nil, fmt.Errorf("--bench-report: %w", err)
-		}
-		out = append(out, clean)
-	}
-	return out, nil
-}
 
 // errNoResults says a forced format found nothing in a sample.
 var errNoResults = errors.New("no benchmark results")
@@ -68,19 +46,13 @@ func (j *job) benchResults(dir string, stdout, output []byte) ([]gobench.Measure
 		return nil, err
 	}
 	defer root.Close()
-	var files []string
-	for _, p := range j.benchReports {
-		m, _ := fs.Glob(root.FS(), p)
-		files = append(files, m...)
-	}
-	slices.Sort(files)
-	files = slices.Compact(files)
+	files := reportfiles.Match(root, j.benchReports)
 	if len(files) == 0 {
 		return nil, fmt.Errorf("the bench command wrote no report (%s)", strings.Join(j.benchReports, ", "))
 	}
 	var out []benchformat.Measurement
 	for _, name := range files {
-		b, err := readCapped(root, name, maxReport)
+		b, err := reportfiles.ReadCapped(root, name, reportfiles.MaxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("read the bench report %s: %w", name, err)
 		}

@@ -38,7 +38,7 @@ func (j *job) warnInterference(ctx context.Context) {
 	j.warn(ctx, busyWarning+": other work shared %s while benchmarking (%s%s)%s. "+
 		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
 		"or raise --max-pairs and --bench-budget",
-		where, strings.Join(first(hit, 3), "; "), more(len(hit), 3), load, isolate)
+		where, strings.Join(hit[:min(3, len(hit))], "; "), more(len(hit), 3), load, isolate)
 }
 
 // more is ", …" when n things are more than the shown ones.

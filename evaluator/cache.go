@@ -12,6 +12,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/evaluator/resultcache"
 	"github.com/optimizer-dev/optimizer/evaluator/testedits"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/evaluator/winprofile"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/stats"
@@ -112,7 +113,7 @@ func (j *job) reuseTests(ctx context.Context, c *cand, start time.Time) bool {
 // keepTests puts c's phase-1 outcome in the cache, when it is c's own: a
 // pass or a build or test failure, judged against a baseline that ran to
 // its end, in a job that was not cancelled.
-func (j *job) keepTests(ctx context.Context, c *cand, base *testOutcome, f *Failure) {
+func (j *job) keepTests(ctx context.Context, c *cand, base *testjudge.Outcome, f *Failure) {
 	if ctx.Err() != nil || base == nil || base.TimedOut || c.res.ID == "" {
 		return
 	}

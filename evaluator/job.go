@@ -17,6 +17,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/testedits"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -249,7 +250,7 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		}
 		j.test = "go test -json ./..."
 	}
-	j.goTest = isGoTestJSON(j.test)
+	j.goTest = testjudge.IsGoTestJSON(j.test)
 	reports, err := testReports(opts, j.test, j.goTest)
 	if err != nil {
 		return nil, err

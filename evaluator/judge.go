@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/evaluator/testedits"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -139,7 +140,7 @@ func judgedHint(c *cand) string {
 		return ""
 	}
 	return fmt.Sprintf(" (judged with base's %s, which it changes; pass --trust-candidate-tests if that change is meant)",
-		strings.Join(first(c.res.TestEdits.Files, 3), ", "))
+		strings.Join(testjudge.First(c.res.TestEdits.Files, 3), ", "))
 }
 
 // crossing reports whether the job runs contributed tests: it needs go
@@ -299,7 +300,7 @@ func (j *job) runJUnitContributed(ctx context.Context, slot *worktreepool.Slot, 
 	if err != nil {
 		return nil, err
 	}
-	j.log.Debug("contributed tests end", "author", author.spec.Name, "on", on, "took", dur(out.Seconds), "result", out.summary(), "timed_out", out.TimedOut)
+	j.log.Debug("contributed tests end", "author", author.spec.Name, "on", on, "took", dur(out.Seconds), "result", out.Summary(), "timed_out", out.TimedOut)
 	switch {
 	case out.TimedOut:
 		return nil, fmt.Errorf("%w %s; its process group was killed", errContributedTimeout, j.opts.Timeout)
@@ -327,7 +328,7 @@ func passedAny(run *gotest.Run) bool {
 // that passes at base with the author's files.
 func (j *job) contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
 	if c == author {
-		bad := failing(run)
+		bad := testjudge.Failing(run)
 		bad = append(bad, run.BuildFailed...)
 		if !j.goTest {
 			bad = j.notFailingAtBase(bad)
@@ -336,15 +337,15 @@ func (j *job) contributedFailure(author, c *cand, atBase, run *gotest.Run) *Fail
 			return nil
 		}
 		return &Failure{Kind: FailTest, Tests: bad,
-			Message: "fails the tests it adds: " + strings.Join(first(gotest.Names(bad), 5), ", "),
-			Output:  excerpts(run, bad, "")}
+			Message: "fails the tests it adds: " + strings.Join(testjudge.First(gotest.Names(bad), 5), ", "),
+			Output:  testjudge.Excerpts(run, bad, "")}
 	}
 	d := gotest.Compare(atBase, run)
 	if len(d.BuildFailed) > 0 {
 		return &Failure{Kind: FailTest, Tests: d.BuildFailed,
 			Message: fmt.Sprintf("does not build with the tests that candidate %s adds, which pass at base: %s",
-				author.spec.Name, strings.Join(first(d.BuildFailed, 5), ", ")),
-			Output: excerpts(run, d.BuildFailed, "")}
+				author.spec.Name, strings.Join(testjudge.First(d.BuildFailed, 5), ", ")),
+			Output: testjudge.Excerpts(run, d.BuildFailed, "")}
 	}
 	if len(d.Regressed) == 0 {
 		return nil
@@ -352,13 +353,13 @@ func (j *job) contributedFailure(author, c *cand, atBase, run *gotest.Run) *Fail
 	if !j.goTest {
 		return &Failure{Kind: FailTest, Tests: d.Regressed,
 			Message: fmt.Sprintf("fails %s with the test files that candidate %s adds or changes (%s), which pass at base",
-				strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.spec.Name, strings.Join(first(sortedKeys(author.contrib.Files), 3), ", ")),
-			Output: excerpts(run, d.Regressed, "")}
+				strings.Join(testjudge.First(gotest.Names(d.Regressed), 5), ", "), author.spec.Name, strings.Join(testjudge.First(sortedKeys(author.contrib.Files), 3), ", ")),
+			Output: testjudge.Excerpts(run, d.Regressed, "")}
 	}
 	return &Failure{Kind: FailTest, Tests: d.Regressed,
 		Message: fmt.Sprintf("fails %s, added by candidate %s, which passes at base",
-			strings.Join(first(gotest.Names(d.Regressed), 5), ", "), author.spec.Name),
-		Output: excerpts(run, d.Regressed, "")}
+			strings.Join(testjudge.First(gotest.Names(d.Regressed), 5), ", "), author.spec.Name),
+		Output: testjudge.Excerpts(run, d.Regressed, "")}
 }
 
 // notFailingAtBase drops from keys the tests that fail in base's own run.

@@ -10,6 +10,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/evaluator/testedits"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
@@ -421,7 +422,7 @@ func TestContributedFailure_JUnit(t *testing.T) {
 	}
 	const pass, fail = gotest.StatusPass, gotest.StatusFail
 	base := &baseline{done: make(chan struct{})}
-	base.set(&testOutcome{JUnit: true, Tests: run(map[string]gotest.Status{
+	base.set(&testjudge.Outcome{JUnit: true, Tests: run(map[string]gotest.Status{
 		"test_calc.test_total": pass, "test_calc.test_broken": fail})}, nil)
 	j := &job{base: base}
 	author := &cand{spec: candidate.Candidate{Name: "strict"}, contrib: &testedits.Contribution{Files: map[string][]byte{"test_calc.py": nil}}}

@@ -3,6 +3,7 @@ package evaluator
 import (
 	"context"
 	"fmt"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 )
 
 // Oversubscription: with more slots than CPUs, tests share CPUs, and a test
@@ -16,7 +17,7 @@ func (j *job) oversubscribed() bool { return j.size > j.opts.CPUs }
 
 // testAlone stages c again in a slot of its own, with nothing else
 // running, and runs its tests once more.
-func (j *job) testAlone(ctx context.Context, c *cand) (*testOutcome, *Failure) {
+func (j *job) testAlone(ctx context.Context, c *cand) (*testjudge.Outcome, *Failure) {
 	j.log.Info("re-run alone after a timeout", "candidate", c.spec.Name, "slots", j.size, "cpus", j.opts.CPUs)
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {
@@ -40,7 +41,7 @@ func (j *job) testAlone(ctx context.Context, c *cand) (*testOutcome, *Failure) {
 }
 
 // baseAlone runs base's tests again alone, as testAlone does a candidate's.
-func (j *job) baseAlone(ctx context.Context) (*testOutcome, error) {
+func (j *job) baseAlone(ctx context.Context) (*testjudge.Outcome, error) {
 	j.log.Info("re-run the baseline alone after a timeout", "slots", j.size, "cpus", j.opts.CPUs)
 	slots, err := j.pool.AcquireExclusive(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/apply"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/shard"
 	"github.com/optimizer-dev/optimizer/store"
@@ -229,7 +230,7 @@ func (j *job) storeBenchResults(ctx context.Context, rows []store.BenchResult) {
 }
 
 // storeTests records per-test results; candidate "" is base.
-func (j *job) storeTests(ctx context.Context, name string, out *testOutcome) {
+func (j *job) storeTests(ctx context.Context, name string, out *testjudge.Outcome) {
 	if out == nil || out.Tests == nil {
 		return
 	}

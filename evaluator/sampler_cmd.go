@@ -10,6 +10,8 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/reportfiles"
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -50,10 +52,10 @@ func (s *cmdSampler) Sample(ctx context.Context, sd measure.Side) ([]measure.Met
 	if sd == measure.Cand && s.baseWall > 0 {
 		timeout = min(timeout, measure.SlowFactor*s.baseWall+measure.SlowGrace)
 	}
-	if err := clearReports(slot.Dir(), s.j.benchReports); err != nil {
+	if err := reportfiles.Clear(slot.Dir(), s.j.benchReports); err != nil {
 		return nil, err
 	}
-	stdout := &cappedBuffer{max: maxReport}
+	stdout := &cappedBuffer{max: reportfiles.MaxBytes}
 	res, err := proc.Run(ctx, proc.Cmd{Dir: slot.Dir(), Env: s.j.withEnv(slot.Env()), Args: proc.Shell(s.j.bench), Timeout: timeout,
 		CPU: s.j.cpu(), MemLimit: s.j.opts.MemLimit, Sandbox: s.j.box(slot, nil, nil), Stdout: stdout,
 		PeakRSS: s.j.opts.Metric == MetricRSS})
@@ -69,7 +71,7 @@ func (s *cmdSampler) Sample(ctx context.Context, sd measure.Side) ([]measure.Met
 	case res.Canceled:
 		return nil, ctx.Err()
 	case res.ExitCode != 0:
-		return nil, fmt.Errorf("the bench command exits %d:\n%s", res.ExitCode, tail(string(res.Output), 20))
+		return nil, fmt.Errorf("the bench command exits %d:\n%s", res.ExitCode, testjudge.Tail(string(res.Output), 20))
 	}
 	if sd == measure.Base && res.Wall > s.baseWall {
 		s.baseWall = res.Wall

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -23,7 +24,7 @@ const maxSlotTries = 3
 // failure may be the environment's. They then run again in another slot,
 // up to maxSlotTries slots. A candidate that breaks every slot it gets is
 // judged on its last try. The error is for no slot at all.
-func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, error) {
+func (j *job) testInSlot(ctx context.Context, c *cand) (*testjudge.Outcome, *Failure, error) {
 	for try := 1; ; try++ {
 		slot, err := j.pool.Acquire(ctx)
 		if err != nil {
@@ -46,7 +47,7 @@ func (j *job) testInSlot(ctx context.Context, c *cand) (*testOutcome, *Failure, 
 
 // testHeld is testIn on a slot the caller acquired: it releases the slot
 // on every path, a panic included, saying first whether the slot is sound.
-func (j *job) testHeld(ctx context.Context, slot *worktreepool.Slot, c *cand) (out *testOutcome, fail *Failure, sound bool) {
+func (j *job) testHeld(ctx context.Context, slot *worktreepool.Slot, c *cand) (out *testjudge.Outcome, fail *Failure, sound bool) {
 	defer j.pool.Release(slot)
 	defer func() { sound = slot.Sound() }()
 	out, fail = j.testIn(ctx, slot, c)

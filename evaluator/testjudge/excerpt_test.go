@@ -1,4 +1,4 @@
-package evaluator
+package testjudge
 
 import (
 	"fmt"
@@ -7,30 +7,6 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 )
-
-func TestCannotRun(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		out  testOutcome
-		want bool
-	}{
-		{"NotFound", testOutcome{Exit: 127, Output: "sh: 1: no-such-tool: not found\n"}, true},
-		{"NotExecutable", testOutcome{Exit: 126, Output: "sh: 1: ./run.sh: Permission denied\n"}, true},
-		{"RunnerMissing", testOutcome{Exit: 1, Output: "/usr/bin/python3: No module named pytest\n"}, true},
-		{"NodeScriptMissing", testOutcome{Exit: 1, Output: "node:internal/modules/cjs/loader:1080\n  throw err;\n\nError: Cannot find module '/r/x.js'\n"}, true},
-		{"SuiteFailsOnStdout", testOutcome{Exit: 1, Stdout: 300, Output: "F.\nFAILED test_a.py::test_x\n1 failed, 1 passed\n"}, false},
-		{"JestOnStderr", testOutcome{Exit: 1, Output: "FAIL src/sum.test.js\n  ✕ adds (3 ms)\nTests:       1 failed, 3 passed, 4 total\n"}, false},
-		{"UnittestOnStderr", testOutcome{Exit: 1, Output: "F.\n======\nFAIL: test_x (t.T)\n------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n"}, false},
-		{"Passes", testOutcome{Exit: 0}, false},
-		{"TimedOut", testOutcome{Exit: -1, TimedOut: true}, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := cannotRun(&tt.out) != nil; got != tt.want {
-				t.Errorf("cannotRun = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
 
 // TestExcerpts: a parent's output holds its failing subtests' (the
 // parser collects them), so a subtest it holds is not shown again; one
@@ -52,7 +28,7 @@ func TestExcerpts(t *testing.T) {
 	p.Write([]byte(stream))
 	run := p.Result()
 	names := []string{"m.TestHang", "m.TestHang/loop", "m.TestSum", "m.TestSum/one", "m.TestSum/two"}
-	got := excerpts(run, names, stream)
+	got := Excerpts(run, names, stream)
 	for _, want := range []string{"sum_test.go:20: Sum([3]) = 0, want 9", "sum_test.go:20: Sum([-4]) = 0, want 16",
 		"--- FAIL: TestSum/one", "--- FAIL: TestSum/two", "hang_test.go:9: looping", "(TestHang/loop did not finish)", "(TestHang did not finish)"} {
 		if n := strings.Count(got, want); n != 1 {
@@ -65,7 +41,7 @@ func TestExcerpts(t *testing.T) {
 	// The parent's output cut (it was past the excerpts kept): its
 	// subtests are shown on their own.
 	delete(run.Output, "m.TestSum")
-	if got := excerpts(run, names, stream); !strings.Contains(got, "--- m.TestSum/one\n") || !strings.Contains(got, "--- m.TestSum/two\n") {
+	if got := Excerpts(run, names, stream); !strings.Contains(got, "--- m.TestSum/one\n") || !strings.Contains(got, "--- m.TestSum/two\n") {
 		t.Errorf("without the parent's output, the subtests are not shown:\n%s", got)
 	}
 }
