@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/optimizer-dev/optimizer/excerpt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
+	"github.com/optimizer-dev/optimizer/excerpt"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -52,7 +52,7 @@ func cannotRun(out *testjudge.Outcome) *BaseTestError {
 		return nil
 	}
 	if out.Exit == 127 || out.Exit == 126 || (out.Stdout == 0 && !ranTests(out.Output)) {
-		return &BaseTestError{Exit: out.Exit, Output: testjudge.Tail(excerpt.Strip(out.Output), 20)}
+		return &BaseTestError{Exit: out.Exit, Output: excerpt.Tail(excerpt.Strip(out.Output), 20)}
 	}
 	return nil
 }
@@ -162,7 +162,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	}
 	// Judging reads only the statuses of base's tests: keep no more of its
 	// raw output, in memory or in the cache, than a message shows.
-	out.Output = testjudge.Tail(out.Output, 40)
+	out.Output = excerpt.Tail(out.Output, 40)
 	base.set(out, nil)
 	j.storeTests(ctx, "", out)
 	j.putBaseline(ctx, out)

@@ -12,6 +12,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/evaluator/reportfiles"
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
+	"github.com/optimizer-dev/optimizer/excerpt"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -174,7 +175,7 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 		}
 		f := &Failure{Kind: FailTimeout,
 			Message: fmt.Sprintf("the test command ran past --timeout %s; its process group was killed", j.opts.Timeout),
-			Output:  testjudge.Tail(out.Text(), 40)}
+			Output:  excerpt.Tail(out.Text(), 40)}
 		if building && ctx.Err() == nil {
 			f.Message += "; no test had started: it compiles, so building alone took longer than the timeout (is the machine loaded?)"
 		}

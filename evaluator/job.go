@@ -16,6 +16,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/evaluator/testedits"
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/profiler"
@@ -46,7 +47,7 @@ var (
 	// being judged. They are left unjudged, not failed.
 	ErrEnvironment = errors.New("the environment failed the job, not its candidates")
 	// ErrBenchFilter stops a job whose --bench-filter selects no benchmark.
-	ErrBenchFilter = errors.New("bad benchmark filter")
+	ErrBenchFilter = measure.ErrBenchFilter
 	// ErrMetric stops a job whose --metric its benchmarks cannot measure.
 	ErrMetric = errors.New("no such metric here")
 )

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
+	"github.com/optimizer-dev/optimizer/excerpt"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -105,9 +105,9 @@ func (j *job) prepare(ctx context.Context, slot *worktreepool.Slot) error {
 		return fail(&SetupError{Err: fmt.Errorf("run the setup command: %w", err)})
 	case res.TimedOut:
 		return fail(&SetupError{Err: fmt.Errorf("the setup command ran past --timeout %s", j.opts.Timeout),
-			Output: testjudge.Tail(string(res.Output), 20)})
+			Output: excerpt.Tail(string(res.Output), 20)})
 	case res.ExitCode != 0:
-		return fail(&SetupError{Exit: res.ExitCode, Output: testjudge.Tail(string(res.Output), 20)})
+		return fail(&SetupError{Exit: res.ExitCode, Output: excerpt.Tail(string(res.Output), 20)})
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // escapes matches terminal escape sequences: CSI (colours, cursor moves),
@@ -65,4 +67,18 @@ func KeyLines(output string, n int) (lines []string, more int) {
 		lines = all[len(all)-n:]
 	}
 	return lines, len(all) - len(lines)
+}
+
+// Tail is the last lines of a command's output s, without escape
+// sequences, at most 8 KiB: what an error message quotes.
+func Tail(s string, lines int) string {
+	return Cap(proc.Tail([]byte(Strip(s)), lines), 8<<10)
+}
+
+// Cap keeps the last n bytes of s, marked with an ellipsis when it cuts.
+func Cap(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }

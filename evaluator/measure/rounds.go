@@ -2,10 +2,9 @@
 // against base in pairs until a sequential test settles the verdict.
 //
 // A Sampler takes one sample of every benchmark on one side; GoSampler runs
-// Go test binaries, and the evaluator's command sampler runs a --bench
-// command. Rounds is the measuring loop, Series holds its samples, Watch
-// probes the machine around each sample, and Noise measures base against
-// base. Nothing here knows of jobs, slots or the store. The evaluator builds
+// Go test binaries, and Command runs a --bench command. Rounds is the
+// measuring loop, Series holds its samples, Watch probes the machine around
+// each sample, and Noise measures base against base. Nothing here knows of jobs, slots or the store. The evaluator builds
 // the sampler and receives what was measured through hooks, so a verdict
 // can be tested with a fake sampler in milliseconds.
 package measure

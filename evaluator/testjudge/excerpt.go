@@ -6,7 +6,6 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/excerpt"
-	"github.com/optimizer-dev/optimizer/proc"
 )
 
 // Excerpts joins the recorded output of the first five named tests or
@@ -27,9 +26,9 @@ func Excerpts(run *gotest.Run, names []string, whole string) string {
 		shown = append(shown, n)
 	}
 	if b.Len() == 0 {
-		return Tail(gotest.Decode(whole), 40)
+		return excerpt.Tail(gotest.Decode(whole), 40)
 	}
-	return capString(excerpt.Strip(b.String()), 8<<10)
+	return excerpt.Cap(excerpt.Strip(b.String()), 8<<10)
 }
 
 // heldBy says whether the output of one of shown that is an ancestor of
@@ -49,16 +48,4 @@ func First(s []string, n int) []string {
 		return s[:n]
 	}
 	return s
-}
-
-// Tail is the last lines of s, without escape sequences, at most 8 KiB.
-func Tail(s string, lines int) string {
-	return capString(proc.Tail([]byte(excerpt.Strip(s)), lines), 8<<10)
-}
-
-func capString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
+	"github.com/optimizer-dev/optimizer/excerpt"
 	"github.com/optimizer-dev/optimizer/result"
 )
 
@@ -37,7 +38,7 @@ func Judge(base, out *Outcome) *result.Failure {
 	if out.Exit != 0 && base.Exit == 0 {
 		return &result.Failure{Kind: result.FailTest,
 			Message: fmt.Sprintf("the test command exits %d where base exits 0", out.Exit),
-			Output:  Tail(out.Text(), 40)}
+			Output:  excerpt.Tail(out.Text(), 40)}
 	}
 	return nil
 }
@@ -50,7 +51,7 @@ func judgeReport(base, out *Outcome) *result.Failure {
 	case base.JUnit && !out.JUnit:
 		return &result.Failure{Kind: result.FailTest,
 			Message: fmt.Sprintf("%s where base wrote one (exit %d)", out.NoReport, out.Exit),
-			Output:  Tail(out.Text(), 40)}
+			Output:  excerpt.Tail(out.Text(), 40)}
 	case !out.JUnit || !base.JUnit || out.Exit == 0 || base.Exit != 0:
 		return nil
 	}

@@ -1,14 +1,12 @@
-package evaluator
+package measure
 
 import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/optimizer-dev/optimizer/evaluator/measure"
 )
 
-func TestBenchCheck_Verdict(t *testing.T) {
+func TestTimeCheck_Verdict(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		base, cand func(i int) (float64, string)
@@ -26,16 +24,16 @@ func TestBenchCheck_Verdict(t *testing.T) {
 			func(i int) (float64, string) { return 0.30, "ok" }, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var b benchCheck
+			var b timeCheck
 			var got string
 			for i := range 6 {
 				if got != "" {
 					t.Fatalf("warned before 6 pairs: %s", got)
 				}
 				s, out := tt.base(i)
-				b.add(measure.Base, s, []byte(out))
+				b.add(Base, s, []byte(out))
 				s, out = tt.cand(i)
-				b.add(measure.Cand, s, []byte(out))
+				b.add(Cand, s, []byte(out))
 				got = b.verdict(6)
 			}
 			if (got != "") != tt.warn {

@@ -1,4 +1,4 @@
-package evaluator
+package measure
 
 import (
 	"fmt"
@@ -6,13 +6,12 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // A generic bench command is judged by its wall (or CPU) time unless it
 // prints Go benchmark lines. Two mistakes make that judgement meaningless,
-// and benchCheck looks for both in the samples of one candidate:
+// and timeCheck looks for both in the samples of one candidate:
 //   - a command that times itself and calibrates its own loop count
 //     (python -m timeit: "1000 loops, best of 5: 234 usec per loop") runs
 //     for about the same time whatever the code does;
@@ -28,15 +27,15 @@ var number = regexp.MustCompile(`[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?`)
 // maxNumbers bounds the numbers kept of one sample's output.
 const maxNumbers = 16
 
-// benchCheck collects what the checks need from each sample.
-type benchCheck struct {
+// timeCheck collects what the checks need from each sample.
+type timeCheck struct {
 	times [2][]float64   // per side: the judged time of each sample
 	nums  [2][][]float64 // per side: the numbers each sample printed
 	done  bool           // warned, or judged fine
 }
 
 // add records one sample of side sd.
-func (b *benchCheck) add(sd measure.Side, seconds float64, output []byte) {
+func (b *timeCheck) add(sd Side, seconds float64, output []byte) {
 	b.times[sd] = append(b.times[sd], seconds)
 	var ns []float64
 	for _, m := range number.FindAll(output, maxNumbers) {
@@ -50,16 +49,16 @@ func (b *benchCheck) add(sd measure.Side, seconds float64, output []byte) {
 // verdict returns a warning once there are at least minPairs samples of
 // each side and a printed number differs by more than a fifth between the
 // sides while the time hardly moves; "" otherwise. It decides once.
-func (b *benchCheck) verdict(minPairs int) string {
-	if b.done || len(b.times[measure.Base]) < minPairs || len(b.times[measure.Cand]) < minPairs {
+func (b *timeCheck) verdict(minPairs int) string {
+	if b.done || len(b.times[Base]) < minPairs || len(b.times[Cand]) < minPairs {
 		return ""
 	}
 	b.done = true
-	ratio := stats.Median(b.times[measure.Base]) / stats.Median(b.times[measure.Cand])
+	ratio := stats.Median(b.times[Base]) / stats.Median(b.times[Cand])
 	moved := math.Abs(math.Log(ratio))
-	n := min(minLen(b.nums[measure.Base]), minLen(b.nums[measure.Cand]))
+	n := min(minLen(b.nums[Base]), minLen(b.nums[Cand]))
 	for i := range n {
-		base, cand := column(b.nums[measure.Base], i), column(b.nums[measure.Cand], i)
+		base, cand := column(b.nums[Base], i), column(b.nums[Cand], i)
 		if base <= 0 || cand <= 0 {
 			continue
 		}

@@ -1,4 +1,4 @@
-package evaluator
+package measure
 
 import (
 	"errors"
@@ -17,18 +17,21 @@ import (
 // A report is removed before each sample, so that each sample reads only
 // what its own run wrote.
 
-// errNoResults says a forced format found nothing in a sample.
-var errNoResults = errors.New("no benchmark results")
+// Results says how to read a bench command's results.
+type Results struct {
+	Format  benchformat.Format // "": any known format
+	Reports []string           // report patterns; none: the results are on stdout
+	CPU     bool               // CPU time, where a format has it beside wall time
+}
 
-// benchResults reads one sample's results: from the reports in dir when the
-// job has report patterns, else from stdout, or for Go's format from the
-// whole output, stderr included. It returns nil, nil when the output is
-// in no known format and none was asked for: then the command's time is
-// judged.
-func (j *job) benchResults(dir string, stdout, output []byte) ([]gobench.Measurement, error) {
-	f := benchformat.Format(j.opts.BenchFormat)
-	opt := benchformat.Options{CPU: j.opts.Metric == MetricCPU}
-	if len(j.benchReports) == 0 {
+// Read reads one sample's results: from the reports in dir when there are
+// report patterns, else from stdout, or for Go's format from the whole
+// output, stderr included. It returns nil, nil when the output is in no
+// known format and none was asked for: then the command's time is judged.
+func (r Results) Read(dir string, stdout, output []byte) ([]gobench.Measurement, error) {
+	f := r.Format
+	opt := benchformat.Options{CPU: r.CPU}
+	if len(r.Reports) == 0 {
 		got, ms, err := benchformat.Parse(stdout, "", f, opt)
 		if got == benchformat.Go || (got == "" && err == nil) {
 			got, ms, err = benchformat.Parse(output, "", benchformat.Go, opt)
@@ -46,9 +49,9 @@ func (j *job) benchResults(dir string, stdout, output []byte) ([]gobench.Measure
 		return nil, err
 	}
 	defer root.Close()
-	files := reportfiles.Match(root, j.benchReports)
+	files := reportfiles.Match(root, r.Reports)
 	if len(files) == 0 {
-		return nil, fmt.Errorf("the bench command wrote no report (%s)", strings.Join(j.benchReports, ", "))
+		return nil, fmt.Errorf("the bench command wrote no report (%s)", strings.Join(r.Reports, ", "))
 	}
 	var out []benchformat.Measurement
 	for _, name := range files {
