@@ -23,16 +23,16 @@
 //     slot, stages the candidate, runs the test command (slot_faults.go retries
 //     in another slot when the slot broke; oversubscribed.go runs a timed-out test
 //     again alone when slots outnumber CPUs), releases the slot, then
-//     judges the tests against base's. Test files a candidate changes are
-//     judged as testedits.go and test_env.go say, and tests it adds judge the
-//     others (judge.go).
+//     judges the tests against base's (package testjudge). Test files a
+//     candidate changes are judged as package testedits and test_env.go
+//     say, and tests it adds judge the others (judge.go).
 //  5. Phase 2, benchmark (benchmark.go): each candidate that passed, one at
 //     a time with the machine to itself (machine.go waits for other
 //     optimizers), is measured against base in pairs: Go benchmarks
 //     (calibrate.go builds them and makes a measure.GoSampler) or a bench
-//     command (sampler_cmd.go, checked by benchcheck.go). Package measure
-//     runs the pairs until stats decides, probes the machine around each
-//     sample, and measures the noise floor; busy.go warns of a busy
+//     command (sampler_cmd.go lays out the trees, measure.Command runs
+//     it). Package measure runs the pairs until stats decides, probes the
+//     machine around each sample, and measures the noise floor; busy.go warns of a busy
 //     machine; cache.go reuses what an earlier job learned of the same
 //     content.
 //  6. Select (selection.go): the winner, among the candidates significantly

@@ -65,7 +65,7 @@ type job struct {
 	goMod   bool                    // the repo root holds a go.mod
 	test    string                  // effective test command
 	goTest  bool                    // test output is go test -json
-	reports []string                // JUnit XML reports the test command writes (testreport.go)
+	reports []string                // JUnit XML reports the test command writes (reports.go)
 	bench   string                  // effective bench command; "" means Go benchmarks
 	noBench bool                    // no benchmark phase
 	tmp     string                  // scratch directory for binaries, removed at the end
@@ -76,7 +76,7 @@ type job struct {
 	cancelled <-chan struct{}
 
 	// benchReports are the files the bench command writes its results to
-	// (benchreport.go).
+	// (reports.go).
 	benchReports []string
 
 	base    *baseline     // set by startBaseline, before any candidate's tests start
