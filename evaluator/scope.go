@@ -15,7 +15,6 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/evaluator/resultcache"
 	"github.com/optimizer-dev/optimizer/evaluator/scope"
-	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -150,7 +149,7 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 			benches[i] = &measure.GoBench{Name: name}
 		}
 		msg = fmt.Sprintf("measures %d benchmarks declared at base (%s%s) for %s: %s%s each",
-			len(names), strings.Join(testjudge.First(names, 5), ", "), more(len(names), 5), each, why, j.estimate(benches, nil))
+			len(names), strings.Join(names[:min(5, len(names))], ", "), more(len(names), 5), each, why, j.estimate(benches, nil))
 	}
 	j.emit(Event{Kind: EventScope, Message: msg})
 	j.event(ctx, string(EventScope), "", msg)
