@@ -39,9 +39,9 @@ import (
 	"github.com/optimizer-dev/optimizer/store"
 )
 
-// Version changes every key when the meaning of an entry changes.
-// v2: Go samples run from one path, a fresh copy of their binary each.
-// v3: each pair runs in one of two code layouts and four stack offsets.
+// Version changes every key when the meaning of an entry changes. In v2, Go
+// samples run from one path, each from a fresh copy of their binary. In v3,
+// each pair runs in one of two code layouts and four stack offsets.
 const Version = "cache-v3"
 
 // Key hashes kind and parts, each length-prefixed, under Version.
