@@ -211,9 +211,10 @@ func (j *job) keepRounds(ctx context.Context, c *cand, rounds []resultcache.Roun
 
 // settleFromSources settles c's benchmark phase from the pairs stored under
 // the key of its sources (sourceKey), without the machine, slots or
-// builds, when they settle its verdict or reach --max-pairs. Otherwise it
-// returns false, and phase 2 builds the binaries and goes on from the same
-// pairs under their key.
+// builds, when they settle its verdict or reach --max-pairs. A verdict
+// they call faster also needs the hack check's first iterations of the
+// same sources. Otherwise it returns false, and phase 2 builds the
+// binaries and goes on from the same pairs under their key.
 func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
 	c.sourceKey = j.sourceKey(ctx, c)
 	rounds := j.storedRounds(ctx, c.sourceKey)
@@ -233,9 +234,18 @@ func (j *job) settleFromSources(ctx context.Context, c *cand) bool {
 	if !dec.Settled && len(rounds) < j.opts.MaxPairs {
 		return false
 	}
+	var firsts []resultcache.First
+	if Verdict(dec.Verdict) == VerdictFaster || dec.Subset {
+		if _, ok := j.cached(ctx, store.CacheFirsts, resultcache.FirstsKey(c.sourceKey), &firsts); !ok {
+			return false // the hack check needs the binaries
+		}
+	}
 	start := time.Now()
 	j.recordReused(ctx, c, rounds)
 	j.decide(ctx, c, series, dec)
+	if firsts != nil {
+		j.judgeHacks(c, firsts)
+	}
 	c.unbuilt = true
 	j.benched(c, start)
 	j.settle(ctx, c)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator/hackcheck"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/resultcache"
+	"github.com/optimizer-dev/optimizer/store"
 )
 
 // firstSampler times a lone first iteration of each benchmark on a side
@@ -24,23 +26,15 @@ const firstRuns = 5
 // checkHacks runs the hack check (package hackcheck) on a candidate its
 // series called faster, on Go benchmarks, while the job still holds the
 // machine. Each side's benchmarks run firstRuns times for one iteration. A
-// candidate whose speedup comes from not doing the work is suspect.
+// candidate whose speedup comes from not doing the work is suspect. The
+// first iterations are kept beside its pairs, for a job that reuses them.
 func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 	g, ok := smp.(firstSampler)
-	j.mu.Lock()
-	res := c.res
-	j.mu.Unlock()
-	if !ok || !(res.Verdict == VerdictFaster || res.Qualifier == QualifierFasterOnSome) {
+	if !ok || !j.claimsFaster(c) {
 		return
 	}
-	var benches []hackcheck.Bench
 	at := map[string]int{}
-	for _, b := range res.Benchmarks {
-		if !b.Aside() && b.Unit == "sec/op" {
-			at[b.Name] = len(benches)
-			benches = append(benches, hackcheck.Bench{Name: b.Name, BaseOp: b.Base, CandOp: b.Candidate})
-		}
-	}
+	var firsts []resultcache.First
 	for range firstRuns {
 		for _, s := range []measure.Side{measure.Base, measure.Cand} {
 			ms, err := g.First(ctx, s)
@@ -49,17 +43,57 @@ func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 				return
 			}
 			for _, m := range ms {
-				i, ok := at[m.Bench]
-				if !ok || m.Unit != "sec/op" {
+				if m.Unit != "sec/op" {
 					continue
 				}
+				i, ok := at[m.Bench]
+				if !ok {
+					i, at[m.Bench] = len(firsts), len(firsts)
+					firsts = append(firsts, resultcache.First{Bench: m.Bench})
+				}
 				if s == measure.Base {
-					benches[i].BaseFirst = append(benches[i].BaseFirst, m.Value)
+					firsts[i].Base = append(firsts[i].Base, m.Value)
 				} else {
-					benches[i].CandFirst = append(benches[i].CandFirst, m.Value)
+					firsts[i].Cand = append(firsts[i].Cand, m.Value)
 				}
 			}
 		}
+	}
+	if key := resultcache.FirstsKey(c.sourceKey); key != "" && ctx.Err() == nil {
+		j.putCache(ctx, store.CacheFirsts, key, c.spec.Name, firsts)
+	}
+	j.judgeHacks(c, firsts)
+}
+
+// claimsFaster reports whether c's verdict so far calls it faster, on all
+// its benchmarks or on some.
+func (j *job) claimsFaster(c *cand) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return c.res.Verdict == VerdictFaster || c.res.Qualifier == QualifierFasterOnSome
+}
+
+// judgeHacks makes c suspect when its series and the first iterations
+// timed of it show a speedup that comes from not doing the work.
+func (j *job) judgeHacks(c *cand, firsts []resultcache.First) {
+	if !j.claimsFaster(c) {
+		return
+	}
+	j.mu.Lock()
+	res := c.res
+	j.mu.Unlock()
+	var benches []hackcheck.Bench
+	for _, b := range res.Benchmarks {
+		if b.Aside() || b.Unit != "sec/op" {
+			continue
+		}
+		hb := hackcheck.Bench{Name: b.Name, BaseOp: b.Base, CandOp: b.Candidate}
+		for _, f := range firsts {
+			if f.Bench == b.Name {
+				hb.BaseFirst, hb.CandFirst = f.Base, f.Cand
+			}
+		}
+		benches = append(benches, hb)
 	}
 	hacks := hackcheck.Check(benches, hackcheck.Floor())
 	if len(hacks) == 0 {

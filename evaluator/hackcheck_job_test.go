@@ -92,16 +92,8 @@ func hackCand(fn, body string) map[string]string {
 	return map[string]string{"hx/hx.go": src[:start] + body + src[end:]}
 }
 
-// TestRun_HackCheck: a candidate that keeps its result across iterations
-// and one whose benchmark body the compiler removes are suspect, with
-// what gave each away; honest candidates, one far faster and one about
-// 2x, are not.
-func TestRun_HackCheck(t *testing.T) {
-	testenv.Once(t)
-	h := newHarness(t, hackRepo)
-	shortSamples(t, 50*time.Millisecond)
-	cands := map[string]map[string]string{
-		"cached": hackCand("Sum", `var last struct {
+// cachedSum is a Sum that keeps its result across iterations.
+const cachedSum = `var last struct {
 	p    *int
 	n, v int
 }
@@ -121,7 +113,18 @@ func Sum(xs []int) int {
 	}
 	return t
 }
-`),
+`
+
+// TestRun_HackCheck: a candidate that keeps its result across iterations
+// and one whose benchmark body the compiler removes are suspect, with
+// what gave each away; honest candidates, one far faster and one about
+// 2x, are not.
+func TestRun_HackCheck(t *testing.T) {
+	testenv.Once(t)
+	h := newHarness(t, hackRepo)
+	shortSamples(t, 50*time.Millisecond)
+	cands := map[string]map[string]string{
+		"cached":  hackCand("Sum", cachedSum),
 		"removed": hackCand("Tri", "func Tri(n int) int { return n * (n + 1) / 2 }\n"),
 		"plain":   hackCand("Sum", "var _, _ = fmt.Sprint, strconv.Atoi\n\nfunc Sum(xs []int) int {\n\tt := 0\n\tfor _, x := range xs {\n\t\tt += x\n\t}\n\treturn t\n}\n"),
 		"twice": hackCand("Tri", `func Tri(n int) int {
@@ -160,6 +163,29 @@ func Sum(xs []int) int {
 		}
 		if rep.Winner != nil && *rep.Winner == name {
 			t.Errorf("the suspect %s won", name)
+		}
+	}
+}
+
+// TestRun_HackCheckReused: a candidate found suspect stays suspect when a
+// later job on the same store settles it from the pairs the first stored.
+func TestRun_HackCheckReused(t *testing.T) {
+	testenv.Once(t)
+	h := newHarness(t, hackRepo)
+	shortSamples(t, 50*time.Millisecond)
+	opts := Options{Candidates: []candidate.Candidate{filesCand("cached", hackCand("Sum", cachedSum))},
+		MinPairs: 8, MaxPairs: 12, Pin: true, Timeout: 2 * time.Minute}
+	for i := range 2 {
+		rep, err := h.run(t, context.Background(), 2, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rep.Candidates[0]
+		if c.Verdict != VerdictSuspect || len(c.Hacks) == 0 || c.Hacks[0].Kind != result.HackCached {
+			t.Fatalf("job %d: %s %.3g× (%s), hacks %+v; want suspect, cached", i+1, c.Verdict, c.Speedup, c.Note, c.Hacks)
+		}
+		if (c.ReusedPairs > 0) != (i == 1) {
+			t.Errorf("job %d reused %d pairs; want reuse only in the second", i+1, c.ReusedPairs)
 		}
 	}
 }

@@ -15,6 +15,7 @@ const (
 	CacheSamples     = "samples"     // a candidate's benchmark pairs
 	CacheProfile     = "profile"     // a winner's Go profile
 	CacheCoverage    = "coverage"    // what a package's Go benchmarks execute at base
+	CacheFirsts      = "firsts"      // the hack check's first iterations of a candidate's pairs
 )
 
 // A CacheEntry is one row of the result cache: what job JobID learned of

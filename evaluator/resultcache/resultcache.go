@@ -13,6 +13,9 @@
 //     the same arguments, placement and host (Keys.Samples). They are keyed
 //     again by the sources that make those binaries (Keys.Source), so that
 //     a repeat needs no build to find them.
+//   - The lone first iterations the hack check timed (First), beside the
+//     pairs of the same sources, so that pairs reused without a build are
+//     checked as measured ones are.
 //   - A winner's Go profile (Profile), keyed by its pairs' source key and
 //     the benchmarks it was found faster on.
 //
@@ -156,6 +159,15 @@ func ProfileKey(source string, faster []string) string {
 	}
 	faster = slices.Sorted(slices.Values(faster))
 	return Key("profile", source, strings.Join(faster, "\x00"))
+}
+
+// FirstsKey is the key of the first iterations timed for the pairs under
+// source; "" when source is "".
+func FirstsKey(source string) string {
+	if source == "" {
+		return ""
+	}
+	return Key(store.CacheFirsts, source)
 }
 
 // Tests is a candidate's phase-1 outcome as the cache keeps it.

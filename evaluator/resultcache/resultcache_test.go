@@ -118,8 +118,11 @@ func TestKeys_Source(t *testing.T) {
 	if ChangesModules([]string{"a.go", "mod.go"}) {
 		t.Error("ChangesModules of Go files = true")
 	}
-	if ProfileKey("", []string{"BenchmarkA"}) != "" {
-		t.Error("a profile key derived from no source key")
+	if FirstsKey("") != "" || ProfileKey("", []string{"BenchmarkA"}) != "" {
+		t.Error("a key derived from no source key")
+	}
+	if FirstsKey(key) == key || FirstsKey(key) == ProfileKey(key, nil) {
+		t.Error("the first iterations share a key with the pairs or the profile")
 	}
 }
 

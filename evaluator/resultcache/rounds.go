@@ -60,6 +60,14 @@ func Jobs(rounds []Round) []string {
 	return jobs
 }
 
+// First is one benchmark's lone first iterations, in seconds, one per fresh
+// process of each side: what the hack check times.
+type First struct {
+	Bench string    `json:"bench"`
+	Base  []float64 `json:"base"`
+	Cand  []float64 `json:"cand"`
+}
+
 func toMetrics(ms []Metric) []measure.Metric {
 	out := make([]measure.Metric, len(ms))
 	for i, m := range ms {
