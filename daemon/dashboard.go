@@ -77,18 +77,21 @@ func (d dashSource) job(qj store.QueuedJob) dashboard.Job {
 	var rj *runningJob
 	switch {
 	case len(qj.Report) > 0:
-		rep = new(evaluator.Report)
-		if json.Unmarshal(qj.Report, rep) != nil {
-			rep = nil
+		var err error
+		if rep, err = decodeReport(qj); err != nil {
+			d.s.log.Error("jobs page", "err", err)
 		}
 	case qj.State == store.QueueRunning:
 		if rj = d.s.sched.get(qj.ID); rj != nil {
 			rep = rj.live.snapshot()
 		}
 	case qj.State == store.QueueQueued:
-		if spec, err := decodeSpec(qj); err == nil {
-			j.Total, j.Kind = len(spec.Candidates), spec.Request.Kind
+		spec, err := decodeSpec(qj)
+		if err != nil {
+			d.s.log.Error("jobs page", "err", err)
+			break
 		}
+		j.Total, j.Kind = len(spec.Candidates), spec.Request.Kind
 	}
 	if rj != nil {
 		gj := rj.gate.Load()
@@ -286,10 +289,20 @@ func dashEvent(e api.Event) dashboard.Event {
 	return dashboard.Event{ID: strconv.FormatUint(e.Seq, 10), Job: e.Job, Kind: e.Kind}
 }
 
+// decodeSpec reads the request the queue keeps of qj.
 func decodeSpec(qj store.QueuedJob) (*jobSpec, error) {
 	var spec jobSpec
 	if err := json.Unmarshal(qj.Request, &spec); err != nil {
 		return nil, fmt.Errorf("read the request of job %s: %w", qj.ID, err)
 	}
 	return &spec, nil
+}
+
+// decodeReport reads the report the queue keeps of qj, which has ended.
+func decodeReport(qj store.QueuedJob) (*evaluator.Report, error) {
+	rep, err := evaluator.DecodeReport(qj.Report)
+	if err != nil {
+		return nil, fmt.Errorf("read the report of job %s: %w", qj.ID, err)
+	}
+	return rep, nil
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/api"
-	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -130,14 +129,21 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 // running ones through their context.
 func (s *Server) supersede(ctx context.Context, session, keep string) {
 	queued, err := s.db.QueuedJobs(ctx, store.QueueFilter{States: []string{store.QueueQueued}})
-	if err == nil {
-		for _, qj := range queued {
-			var spec jobSpec
-			if qj.ID != keep && json.Unmarshal(qj.Request, &spec) == nil && spec.Request.Session == session &&
-				s.db.CancelQueued(ctx, qj.ID, errSuperseded.Error()) == nil {
-				s.met.ended(store.QueueCancelled)
-				s.broker.Publish(api.Event{Job: qj.ID, Kind: api.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
-			}
+	if err != nil {
+		s.log.Error("read the queue to supersede a session's jobs", "session", session, "err", err)
+	}
+	for _, qj := range queued {
+		if qj.ID == keep {
+			continue
+		}
+		spec, err := decodeSpec(qj)
+		if err != nil {
+			s.log.Error("supersede", "err", err) // the scheduler fails it when it comes up
+			continue
+		}
+		if spec.Request.Session == session && s.db.CancelQueued(ctx, qj.ID, errSuperseded.Error()) == nil {
+			s.met.ended(store.QueueCancelled)
+			s.broker.Publish(api.Event{Job: qj.ID, Kind: api.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
 		}
 	}
 	s.sched.supersede(session, keep)
@@ -213,10 +219,11 @@ func (s *Server) Job(ctx context.Context, id string) (api.Job, error) {
 	j := toJob(qj)
 	switch {
 	case len(qj.Report) > 0:
-		var rep evaluator.Report
-		if err := json.Unmarshal(qj.Report, &rep); err == nil {
-			j.Report = &rep
+		rep, err := decodeReport(qj)
+		if err != nil {
+			return api.Job{}, err
 		}
+		j.Report = rep
 	case qj.State == store.QueueRunning:
 		if rj := s.sched.get(id); rj != nil {
 			j.Report = rj.live.snapshot()

@@ -223,7 +223,10 @@ func (s *Server) finishJob(ctx context.Context, rj *runningJob, rep *evaluator.R
 	sc.mu.Unlock()
 	var b []byte
 	if rep != nil { // a cancelled job's report says interrupted, as a CLI run's does
-		b, _ = json.Marshal(rep)
+		var merr error
+		if b, merr = json.Marshal(rep); merr != nil {
+			s.log.Error("the job's report cannot be kept", "job", rj.id, "err", merr)
+		}
 	}
 	s.met.ran(state, time.Since(rj.started), rep)
 	s.endJob(context.WithoutCancel(ctx), rj.id, state, msg, b)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/excerpt"
 	"github.com/optimizer-dev/optimizer/proc"
+	"github.com/optimizer-dev/optimizer/store"
 )
 
 // BaseTestError is the job's error when the test command cannot run at
@@ -206,10 +208,14 @@ func (j *job) baselineKey() string {
 func (j *job) cachedBaseline(ctx context.Context) (*testjudge.Outcome, bool) {
 	b, err := j.db.Baseline(ctx, j.baselineKey())
 	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			j.log.Warn("read the baseline cache", "err", err)
+		}
 		return nil, false
 	}
 	var out testjudge.Outcome
-	if json.Unmarshal(b, &out) != nil {
+	if err := json.Unmarshal(b, &out); err != nil {
+		j.log.Warn("unreadable baseline cache entry: the baseline's tests run again", "err", err)
 		return nil, false
 	}
 	return &out, true

@@ -50,7 +50,10 @@ func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) 
 		rep.Warnings = append(rep.Warnings, "job error: "+j.Error)
 	}
 	for _, row := range rows {
-		res := rowResult(row)
+		res, err := rowResult(row)
+		if err != nil {
+			return nil, fmt.Errorf("read candidate %s of job %s: %w", row.Name, j.ID, err)
+		}
 		if rep.Winner == nil && res.Verdict == VerdictWinner {
 			// A job cut off after selection recorded its winner's row
 			// but not the job's end: the row is what is true.
@@ -72,11 +75,15 @@ func DecodeReport(b []byte) (*Report, error) {
 }
 
 // rowResult is a candidate row as the report shows it: its stored result
-// when there is one, else what the row's columns say.
-func rowResult(row store.Candidate) CandidateResult {
+// when there is one, else what the row's columns say. A result or failure
+// that is no JSON of one is an error: the store is damaged.
+func rowResult(row store.Candidate) (CandidateResult, error) {
 	var res CandidateResult
-	if len(row.Result) > 0 && json.Unmarshal(row.Result, &res) == nil {
-		return res
+	if len(row.Result) > 0 {
+		if err := json.Unmarshal(row.Result, &res); err != nil {
+			return res, fmt.Errorf("its stored result: %w", err)
+		}
+		return res, nil
 	}
 	res = CandidateResult{
 		Name:        row.Name,
@@ -98,9 +105,10 @@ func rowResult(row store.Candidate) CandidateResult {
 	}
 	if len(row.Failure) > 0 {
 		var f Failure
-		if json.Unmarshal(row.Failure, &f) == nil {
-			res.Failure = &f
+		if err := json.Unmarshal(row.Failure, &f); err != nil {
+			return res, fmt.Errorf("its stored failure: %w", err)
 		}
+		res.Failure = &f
 	}
-	return res
+	return res, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,4 +110,36 @@ func loadReport(ctx context.Context, db *store.DB, id string) (*Report, error) {
 		return nil, err
 	}
 	return JobReport(ctx, db, j)
+}
+
+// TestJobReport_DamagedRow: a candidate row whose stored result or failure
+// is no JSON makes the rebuilt report an error naming the candidate and
+// the job, not a row quietly rebuilt from its columns.
+func TestJobReport_DamagedRow(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now()
+	for i, damage := range []func(*store.Candidate){
+		func(c *store.Candidate) { c.Result = []byte(`{"name": "a", "verdict":`) },
+		func(c *store.Candidate) { c.Verdict, c.Failure = "failed", []byte(`[1]`) },
+	} {
+		id := fmt.Sprintf("20260101-000000-%012d", i)
+		job := store.Job{ID: id, Kind: "run", Repo: "/r", Base: "b", Parallel: 1, PID: 1, State: "running", Started: now}
+		row := store.Candidate{JobID: id, Name: "a", Verdict: "pending", Updated: now}
+		if err := db.StartJob(ctx, job, []store.Candidate{row}); err != nil {
+			t.Fatal(err)
+		}
+		damage(&row)
+		if err := db.UpdateCandidate(ctx, row); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := loadReport(ctx, db, id)
+		if want := "read candidate a of job " + id + ": its stored "; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("damage %d: report %+v, err %v; want an error starting %q", i, rep, err, want)
+		}
+	}
 }

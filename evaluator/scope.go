@@ -2,7 +2,6 @@ package evaluator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -211,14 +210,10 @@ func (j *job) traces(ctx context.Context, slot *worktreepool.Slot, b *measure.Go
 		key = resultcache.Key(store.CacheCoverage, j.opts.Base, bin, pkg, strings.Join(b.Pkg.Benchmarks, "\x00"),
 			strings.Join(j.opts.BuildFlags, "\x00"), strings.Join(j.opts.BenchArgs, "\x00"))
 	}
-	if key != "" && !j.opts.NoCache {
-		if e, err := j.db.CacheEntry(ctx, store.CacheCoverage, key); err == nil {
-			var ts []gobench.Trace
-			if json.Unmarshal(e.Value, &ts) == nil {
-				j.covered[pkg] = ts
-				return ts, nil
-			}
-		}
+	var ts []gobench.Trace
+	if _, ok := j.cached(ctx, store.CacheCoverage, key, &ts); ok {
+		j.covered[pkg] = ts
+		return ts, nil
 	}
 	module, err := gobench.ModulePath(filepath.Join(slot.Dir(), "go.mod"))
 	if err != nil {
@@ -234,7 +229,7 @@ func (j *job) traces(ctx context.Context, slot *worktreepool.Slot, b *measure.Go
 	}
 	at := j.place(slot, bin)
 	at.Sandbox = j.box(slot, []string{bin}, []string{dir})
-	ts, err := gobench.Cover(ctx, bin, filepath.Join(slot.Dir(), b.Pkg.Dir), module, dir, b.Pkg.Benchmarks, at, j.opts.BenchArgs)
+	ts, err = gobench.Cover(ctx, bin, filepath.Join(slot.Dir(), b.Pkg.Dir), module, dir, b.Pkg.Benchmarks, at, j.opts.BenchArgs)
 	if err != nil {
 		return nil, err
 	}

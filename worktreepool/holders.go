@@ -161,7 +161,7 @@ func readRecords(lock string) []Holder {
 		}
 		var r holderRecord
 		if json.Unmarshal(b, &r) != nil || r.PID <= 0 {
-			continue
+			continue // any user may write here: what is no record names no holder
 		}
 		h := Holder{PID: r.PID, What: r.What, Repo: r.Repo, Since: r.Since, Record: true,
 			Exclusive: r.What != WhatTesting}

@@ -99,7 +99,7 @@ func olderTicket(lock, mine string, arrived time.Time) bool {
 		}
 		var r holderRecord
 		if json.Unmarshal(b, &r) != nil || r.What != WhatWaiting || r.PID <= 0 {
-			continue
+			continue // no waiter's ticket: what is no record holds no place
 		}
 		if r.Since.After(arrived) || (r.Since.Equal(arrived) && (mine == "" || name > me)) {
 			continue
