@@ -11,61 +11,12 @@ import (
 	"github.com/optimizer-dev/optimizer/result"
 )
 
-// hackRepo is a module with two slow functions: Sum, benchmarked with
-// b.Loop, and Tri, benchmarked by a loop that drops its result, so that
-// the compiler may remove a body that has no loop of its own.
-var hackRepo = map[string]string{
-	"go.mod": "module example.com/hack\n\ngo 1.24\n",
-	"hx/hx.go": `package hx
-
-import (
-	"fmt"
-	"strconv"
-)
-
-// Sum adds xs up, slowly: each one through text.
-func Sum(xs []int) int {
-	t := 0
-	for _, x := range xs {
-		n, _ := strconv.Atoi(fmt.Sprint(x))
-		t += n
-	}
-	return t
-}
-
-// Tri is 1 + 2 + ... + n.
-func Tri(n int) int {
-	t := 0
-	for i := 1; i <= n; i++ {
-		t += i
-	}
-	return t
-}
-`,
-	"hx/hx_test.go": `package hx
-
-import "testing"
-
-func TestSum(t *testing.T) {
-	for _, xs := range [][]int{nil, {1}, {2, 3}, {-4, 4, 5}} {
-		want := 0
-		for _, x := range xs {
-			want += x
-		}
-		if got := Sum(xs); got != want {
-			t.Errorf("Sum(%v) = %d, want %d", xs, got, want)
-		}
-	}
-}
-
-func TestTri(t *testing.T) {
-	for n, want := range []int{0, 1, 3, 6, 10, 15, 21} {
-		if got := Tri(n); got != want {
-			t.Errorf("Tri(%d) = %d, want %d", n, got, want)
-		}
-	}
-}
-
+// hackRepo is a module with two slow functions: Sum (testenv.SlowSum),
+// benchmarked with b.Loop, and Tri, benchmarked by a loop that drops its
+// result, so that the compiler may remove a body that has no loop of its
+// own.
+var hackRepo = func() map[string]string {
+	m := testenv.SlowSum("example.com/hack", `
 func BenchmarkSum(b *testing.B) {
 	xs := make([]int, 500)
 	for i := range xs {
@@ -75,21 +26,47 @@ func BenchmarkSum(b *testing.B) {
 		Sum(xs)
 	}
 }
+`)
+	m["tri/tri.go"] = `package tri
+
+// Tri is 1 + 2 + ... + n.
+func Tri(n int) int {
+	t := 0
+	for i := 1; i <= n; i++ {
+		t += i
+	}
+	return t
+}
+`
+	m["tri/tri_test.go"] = `package tri
+
+import "testing"
+
+func TestTri(t *testing.T) {
+	for n, want := range []int{0, 1, 3, 6, 10, 15, 21} {
+		if got := Tri(n); got != want {
+			t.Errorf("Tri(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
 
 func BenchmarkTri(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Tri(3000)
 	}
 }
-`,
-}
+`
+	return m
+}()
 
-// hackCand is hackRepo's hx.go with one function's body replaced.
+// hackCand is hackRepo with one function's body replaced: Sum's in
+// sum/sum.go, or Tri's in tri/tri.go.
 func hackCand(fn, body string) map[string]string {
-	src := hackRepo["hx/hx.go"]
+	file := map[string]string{"Sum": "sum/sum.go", "Tri": "tri/tri.go"}[fn]
+	src := hackRepo[file]
 	start := strings.Index(src, "func "+fn+"(")
 	end := start + strings.Index(src[start:], "\n}\n") + 3
-	return map[string]string{"hx/hx.go": src[:start] + body + src[end:]}
+	return map[string]string{file: src[:start] + body + src[end:]}
 }
 
 // cachedSum is a Sum that keeps its result across iterations.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,49 +18,7 @@ import (
 
 // holdoutFixture is a module whose slow Sum four benchmarks execute, each
 // on an input of its own size.
-var holdoutFixture = map[string]string{
-	"go.mod": "module example.com/holdout\n\ngo 1.24\n",
-	"sum/sum.go": `package sum
-
-import (
-	"fmt"
-	"strconv"
-)
-
-// Sum adds xs up, slowly: each one through text.
-func Sum(xs []int) int {
-	t := 0
-	for _, x := range xs {
-		n, _ := strconv.Atoi(fmt.Sprint(x))
-		t += n
-	}
-	return t
-}
-`,
-	"sum/sum_test.go": `package sum
-
-import "testing"
-
-func input(n int) []int {
-	xs := make([]int, n)
-	for i := range xs {
-		xs[i] = i*7%13 - 6
-	}
-	return xs
-}
-
-func TestSum(t *testing.T) {
-	for _, xs := range [][]int{nil, {1}, {2, 3}, {-4, 4, 5}, input(7)} {
-		want := 0
-		for _, x := range xs {
-			want += x
-		}
-		if got := Sum(xs); got != want {
-			t.Errorf("Sum(%v) = %d, want %d", xs, got, want)
-		}
-	}
-}
-
+var holdoutFixture = testenv.SlowSum("example.com/holdout", `
 func bench(b *testing.B, n int) {
 	xs := input(n)
 	for b.Loop() {
@@ -71,14 +30,13 @@ func BenchmarkSum100(b *testing.B) { bench(b, 100) }
 func BenchmarkSum200(b *testing.B) { bench(b, 200) }
 func BenchmarkSum300(b *testing.B) { bench(b, 300) }
 func BenchmarkSum400(b *testing.B) { bench(b, 400) }
-`,
-}
+`)
 
 // The two generators' candidates for Sum. The special-casing one knows the
 // answers for the sizes of the benchmarks it was shown (@SHOWN@, which its
-// script fills in from the request). Elsewhere it is as slow as base.
-const (
-	honestSum = `package sum
+// script fills in from the request). Elsewhere it is base's Sum, renamed
+// slow.
+const honestSum = `package sum
 
 // Sum adds xs up.
 func Sum(xs []int) int {
@@ -89,13 +47,8 @@ func Sum(xs []int) int {
 	return t
 }
 `
-	specialSum = `package sum
 
-import (
-	"fmt"
-	"strconv"
-)
-
+var specialSum = strings.NewReplacer("// Sum adds", "// slow adds", "func Sum(", "func slow(").Replace(holdoutFixture["sum/sum.go"]) + `
 var known = map[int]int{}
 
 func init() {
@@ -115,17 +68,7 @@ func Sum(xs []int) int {
 	}
 	return slow(xs)
 }
-
-func slow(xs []int) int {
-	t := 0
-	for _, x := range xs {
-		n, _ := strconv.Atoi(fmt.Sprint(x))
-		t += n
-	}
-	return t
-}
 `
-)
 
 // TestLoop_HoldoutCatchesOverfit runs the loop on real jobs. A generator
 // that special-cases the inputs of the benchmarks its request names wins on
