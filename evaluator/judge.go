@@ -327,54 +327,17 @@ func passedAny(run *gotest.Run) bool {
 // test that does not fail in base's own run, and the others only on a test
 // that passes at base with the author's files.
 func (j *job) contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
-	if c == author {
-		bad := testjudge.Failing(run)
-		bad = append(bad, run.BuildFailed...)
-		if !j.goTest {
-			bad = j.notFailingAtBase(bad)
-		}
-		if len(bad) == 0 {
-			return nil
-		}
-		return &Failure{Kind: FailTest, Tests: bad,
-			Message: "fails the tests it adds: " + strings.Join(testjudge.First(gotest.Names(bad), 5), ", "),
-			Output:  testjudge.Excerpts(run, bad, "")}
+	if c != author {
+		return testjudge.Contributed(author.spec.Name, sortedKeys(author.contrib.Files), !j.goTest, atBase, run)
 	}
-	d := gotest.Compare(atBase, run)
-	if len(d.BuildFailed) > 0 {
-		return &Failure{Kind: FailTest, Tests: d.BuildFailed,
-			Message: fmt.Sprintf("does not build with the tests that candidate %s adds, which pass at base: %s",
-				author.spec.Name, strings.Join(testjudge.First(d.BuildFailed, 5), ", ")),
-			Output: testjudge.Excerpts(run, d.BuildFailed, "")}
-	}
-	if len(d.Regressed) == 0 {
-		return nil
-	}
+	var baseOwn *gotest.Run
 	if !j.goTest {
-		return &Failure{Kind: FailTest, Tests: d.Regressed,
-			Message: fmt.Sprintf("fails %s with the test files that candidate %s adds or changes (%s), which pass at base",
-				strings.Join(testjudge.First(gotest.Names(d.Regressed), 5), ", "), author.spec.Name, strings.Join(testjudge.First(sortedKeys(author.contrib.Files), 3), ", ")),
-			Output: testjudge.Excerpts(run, d.Regressed, "")}
-	}
-	return &Failure{Kind: FailTest, Tests: d.Regressed,
-		Message: fmt.Sprintf("fails %s, added by candidate %s, which passes at base",
-			strings.Join(testjudge.First(gotest.Names(d.Regressed), 5), ", "), author.spec.Name),
-		Output: testjudge.Excerpts(run, d.Regressed, "")}
-}
-
-// notFailingAtBase drops from keys the tests that fail in base's own run.
-func (j *job) notFailingAtBase(keys []string) []string {
-	base, err := j.base.wait(context.Background()) // done: crossTests waited for it
-	if err != nil || base.Tests == nil {
-		return keys
-	}
-	var out []string
-	for _, k := range keys {
-		if base.Tests.Tests[k] != gotest.StatusFail {
-			out = append(out, k)
+		// Done: crossTests waited for it.
+		if base, err := j.base.wait(context.Background()); err == nil {
+			baseOwn = base.Tests
 		}
 	}
-	return out
+	return testjudge.Own(run, baseOwn)
 }
 
 func sortedKeys(m map[string][]byte) []string {
