@@ -165,7 +165,9 @@ func (j *job) measureOne(ctx context.Context, c *cand) {
 	}
 	if j.stop != nil || fail != nil {
 		j.benched(c, start)
-		if fail == nil {
+		// A problem of the job (j.stop) is no candidate's failure, even
+		// when its sample's error ended the rounds.
+		if j.stop != nil {
 			j.unmeasured(ctx, c)
 		} else {
 			j.fail(ctx, c, start, fail)
