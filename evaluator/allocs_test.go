@@ -84,11 +84,11 @@ func rowOf(c CandidateResult, bench, unit string) (BenchResult, bool) {
 }
 
 // TestRun_Allocs checks issue 36 item 3 and issue 38 item 4 on real Go
-// benchmarks. A comment-only candidate reports no change in any
-// allocation row, though BenchmarkAmortised's B/op depends on b.N. A
-// candidate that halves Work's allocations is reported "decreased" with an
-// interval of 2×, while its time is not faster; with --metric allocs it is
-// faster, judged on allocs/op, with time beside.
+// benchmarks. A comment-only candidate reports no change in any allocation
+// row, though BenchmarkAmortised's B/op depends on b.N. A candidate that
+// halves Work's allocations is reported "decreased" with an interval of 2×,
+// while its time is not faster. With --metric allocs it is faster, judged
+// on allocs/op, with time beside.
 func TestRun_Allocs(t *testing.T) {
 	testenv.Long(t)
 	h := newHarness(t, allocRepo)
@@ -119,8 +119,8 @@ func TestRun_Allocs(t *testing.T) {
 }
 
 // TestRun_AllocsBenchCommand: go test -bench calibrates b.N itself,
-// differently in each sample, so BenchmarkAmortised's B/op differs between
-// samples of identical code; a comment-only candidate still reports no
+// differently in each sample. So BenchmarkAmortised's B/op differs between
+// samples of identical code. A comment-only candidate still reports no
 // change in any allocation row.
 func TestRun_AllocsBenchCommand(t *testing.T) {
 	testenv.Long(t)
@@ -159,10 +159,10 @@ func noAllocChange(t *testing.T, rep *Report) {
 }
 
 // TestRun_MetricRSS checks issue 38 item 4's --metric rss on a bench
-// command whose awk builds a string as long as a file says: the candidate
+// command whose awk builds a string as long as a file says. The candidate
 // that halves it is faster, judged on the peak (unit B, about 2×), with the
-// wall time beside; one that changes another file is not; and Go
-// benchmarks, which have no command, stop the job with ErrMetric.
+// wall time beside. One that changes another file is not. Go benchmarks,
+// which have no command, stop the job with ErrMetric.
 func TestRun_MetricRSS(t *testing.T) {
 	testenv.Long(t)
 	h := newHarness(t, map[string]string{

@@ -12,11 +12,11 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 )
 
-// TestKept_ApplyToTree runs a job that keeps its candidates' changes, reads
-// each back, checks it against its content id, and writes it into the
-// user's tree: a patch, and whole files with a deletion. A kept change edited after the job
-// is refused, and so is a tree with changes to the candidate's paths. The
-// index and refs are never touched.
+// TestKept_ApplyToTree runs a job that keeps its candidates' changes, and
+// reads each back. It checks each against its content id, and writes it
+// into the user's tree: a patch, and whole files with a deletion. A kept
+// change edited after the job is refused, and so is a tree with changes to
+// the candidate's paths. The index and refs are never touched.
 func TestKept_ApplyToTree(t *testing.T) {
 	h := newHarness(t, map[string]string{"ok": "yes\n", "test.sh": "test \"$(cat ok)\" = yes\n", "dir/old.txt": "old\n"})
 	ctx := context.Background()

@@ -22,10 +22,11 @@ import (
 )
 
 // BaseTestError is the job's error when the test command cannot run at
-// base: the shell could not find or execute it (exit 127 or 126), or it
-// exited non-zero having printed nothing to stdout and nothing that reads
-// like a test run on stderr, as a runner that is not installed does. No
-// candidate can be judged by such a command.
+// base. Either the shell could not find or execute it (exit 127 or 126), or
+// it exited non-zero having printed nothing that reads like a test run.
+// That means nothing on stdout and no test output on stderr, as from a
+// runner that is not installed. No candidate can be judged by such a
+// command.
 type BaseTestError struct {
 	Exit   int
 	Output string // the tail of its output: its stderr, when stdout was empty

@@ -231,10 +231,9 @@ func (j *job) cpu() int {
 }
 
 // rounds measures c with smp until its verdict is settled, the pairs reach
-// the cap, or the time budget is spent (measure.Rounds), storing every
-// sample and emitting each pair for the ETA. The budget and the deadline
-// count first one-iteration runs of each side to come after it (the hack
-// check).
+// the cap, or the time budget is spent (measure.Rounds). It stores every
+// sample and emits each pair for the ETA. The budget and the deadline count
+// the one-iteration runs of each side that come after it (the hack check).
 func (j *job) rounds(ctx context.Context, c *cand, smp measure.Sampler, start time.Time, first int) *Failure {
 	loop := measure.Rounds{
 		Seq: stats.Sequential{
@@ -361,7 +360,7 @@ func (j *job) decide(ctx context.Context, c *cand, s *measure.Series, dec stats.
 
 // layoutCheck calls a faster candidate layout-sensitive when its speedup
 // rests on one of the two code layouts its pairs took turns in
-// (measure.Setting, stats.LayoutSensitive): each pair's log-ratio, averaged
+// (measure.Setting, stats.LayoutSensitive). Each pair's log-ratio, averaged
 // over the judged benchmarks, is grouped by the pair's layout. It is called
 // with j.mu held.
 func (j *job) layoutCheck(c *cand, s *measure.Series) {

@@ -19,12 +19,12 @@ import (
 var ErrUnjudged = errors.New("candidates no shard has judged")
 
 // Bench is phase 2, selection and the winner's profile for a job whose
-// behaviour phase ran elsewhere: the job of a merged store (package shard),
-// recorded in db with every candidate judged. It measures, on this machine,
-// every candidate that passed its tests, and finishes the job in db with
-// its report. opts gives phase 2's configuration; its Base, Candidates and
-// (when empty) Test come from the stored job, and pool must have been
-// opened at that base.
+// behaviour phase ran elsewhere. That is the job of a merged store (package
+// shard), recorded in db with every candidate judged. It measures, on this
+// machine, every candidate that passed its tests, and finishes the job in
+// db with its report. The opts argument gives phase 2's configuration. Its
+// Base, Candidates and (when empty) Test come from the stored job, and pool
+// must have been opened at that base.
 //
 // The job's samples must all come from one host: a job that has samples
 // from another machine is refused with a *store.HostError before anything
@@ -92,10 +92,10 @@ func allJudged(rows []store.Candidate) error {
 	return fmt.Errorf("%w: %s: merge the stores of every shard first", ErrUnjudged, strings.Join(names, ", "))
 }
 
-// storedCandidates rebuilds the job's candidates: with the changes the
-// store kept, which those that passed need to be staged and every measured
-// one needs for the winner's tie-break (the smaller change), and by name
-// alone for the rest, which are not staged again.
+// storedCandidates rebuilds the job's candidates. Those that passed get the
+// changes the store kept, as they need to be staged. So does every measured
+// one, for the winner's tie-break (the smaller change). The rest are
+// rebuilt by name alone, and are not staged again.
 func storedCandidates(rows []store.Candidate) ([]candidate.Candidate, error) {
 	out := make([]candidate.Candidate, len(rows))
 	for i, r := range rows {
@@ -178,12 +178,12 @@ func (j *job) benchOnly(ctx context.Context) (*Report, error) {
 	return rep, err
 }
 
-// replayJudged says what the shards found, as phase 1 would have: the
+// replayJudged says what the shards found, as phase 1 would have. The
 // candidates that passed their tests wait for their benchmarks
-// (EventTested), the rest are settled (EventDone). Without it, a reader of
-// the events (the progress line, its ETA, the daemon's live report) would
-// count the settled ones as tests still to run and know of no benchmark to
-// come but the one being measured.
+// (EventTested), and the rest are settled (EventDone). Without it, a reader
+// of the events would count the settled ones as tests still to run. Such
+// readers are the progress line, its ETA and the daemon's live report. They
+// would know of no benchmark to come but the one being measured.
 func (j *job) replayJudged() {
 	for _, c := range j.cands {
 		j.mu.Lock()

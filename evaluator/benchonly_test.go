@@ -14,14 +14,14 @@ import (
 )
 
 // TestBench_Events: Bench, finishing a job run in one shard, first says
-// what the shard found: the failed candidate is settled (EventDone, counted
-// in Done), the two that passed wait for their benchmarks (EventTested).
-// So its ETA knows both benchmarks from the first pair on, and the job's
-// last event counts every candidate. Run again on the same store, Bench
-// chooses the same winner and only it: noted and fast are equally fast, so
-// the smaller change, fast's, breaks the tie, and the second run must know
-// the changes of candidates it does not measure again. Real git, store and
-// bench command.
+// what the shard found. The failed candidate is settled (EventDone, counted
+// in Done), and the two that passed wait for their benchmarks
+// (EventTested). So its ETA knows both benchmarks from the first pair on,
+// and the job's last event counts every candidate. Run again on the same
+// store, Bench chooses the same winner and only it. Since noted and fast
+// are equally fast, the smaller change, fast's, breaks the tie. So the
+// second run must know the changes of candidates it does not measure again.
+// Real git, store and bench command.
 func TestBench_Events(t *testing.T) {
 	// The bench command prints its time as a Go benchmark line, so that
 	// the verdicts do not depend on the machine's load.
@@ -138,8 +138,8 @@ func TestBench_Events(t *testing.T) {
 }
 
 // TestRestoreResult_Winner: a stored winner comes back with the verdict it
-// had before the earlier bench chose it, so that choosing again ranks it as
-// that choice did: faster, or not-faster when it won as faster on some
+// had before the earlier bench chose it. So choosing again ranks it as that
+// choice did: faster, or not-faster when it won as faster on some
 // benchmarks.
 func TestRestoreResult_Winner(t *testing.T) {
 	for _, tt := range []struct {

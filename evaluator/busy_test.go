@@ -34,7 +34,7 @@ func startHog(t *testing.T, cpu int) {
 }
 
 // TestRun_BusyMachine: with a CPU hog pinned beside the benchmark, the
-// samples are recorded as disturbed in the store, the candidate's
+// samples are recorded as disturbed in the store. The candidate's
 // interference says how much, and the job warns with what helps.
 func TestRun_BusyMachine(t *testing.T) {
 	testenv.Once(t)
@@ -89,8 +89,8 @@ func TestRun_BusyMachine(t *testing.T) {
 
 // slowAfterCalibration is a Go module whose benchmark does ten times the
 // work when run for a fixed count (-test.benchtime=Nx, as samples are) than
-// when calibrated (a duration): what a base that calibrated on a quiet
-// machine and then shares its CPU looks like, without a hog's luck.
+// when calibrated (a duration). It looks like a base that calibrated on a
+// quiet machine and then shares its CPU, without a hog's luck.
 var slowAfterCalibration = map[string]string{
 	"go.mod":     "module example.com/slow\n\ngo 1.22\n",
 	"ops/ops.go": opsRepo["ops/ops.go"],
@@ -129,9 +129,9 @@ func BenchmarkWork(b *testing.B) {
 }
 
 // TestRun_BaseSlowerThanCalibrated checks issue 13's "base samples far
-// slower than their calibration": every base sample of a benchmark that
-// runs 3× slower than it calibrated is counted disturbed, said in the
-// candidate's interference, and the job warns.
+// slower than their calibration". Every base sample of a benchmark that
+// runs 3× slower than it calibrated is counted disturbed. That is said in
+// the candidate's interference, and the job warns.
 func TestRun_BaseSlowerThanCalibrated(t *testing.T) {
 	testenv.Once(t)
 	h := newHarness(t, slowAfterCalibration)

@@ -110,9 +110,9 @@ func (j *job) reuseTests(ctx context.Context, c *cand, start time.Time) bool {
 	return true
 }
 
-// keepTests puts c's phase-1 outcome in the cache, when it is c's own: a
-// pass or a build or test failure, judged against a baseline that ran to
-// its end, in a job that was not cancelled.
+// keepTests puts c's phase-1 outcome in the cache, when it is c's own. That
+// is a pass or a build or test failure, judged against a baseline that ran
+// to its end, in a job that was not cancelled.
 func (j *job) keepTests(ctx context.Context, c *cand, base *testjudge.Outcome, f *Failure) {
 	if ctx.Err() != nil || base == nil || base.TimedOut || c.res.ID == "" {
 		return
@@ -284,8 +284,8 @@ func (j *job) profileKey(w *cand) string {
 }
 
 // reuseProfile gives the winner the profile an earlier job took of the same
-// binaries on the same benchmarks, when its raw profiles are still there:
-// they are copied to this job's profile directory, and recorded as its own.
+// binaries on the same benchmarks, when its raw profiles are still there.
+// They are copied to this job's profile directory, and recorded as its own.
 func (j *job) reuseProfile(ctx context.Context, w *cand, dir string) bool {
 	var pe resultcache.Profile
 	e, ok := j.cached(ctx, store.CacheProfile, j.profileKey(w), &pe)

@@ -53,9 +53,9 @@ func byName(rep *Report, name string) CandidateResult {
 }
 
 // TestRun_CacheTests checks the result cache's phase-1 reuse with real git,
-// a real store and real test processes: a repeat reuses a pass and a
+// a real store and real test processes. A repeat reuses a pass and a
 // failure (with its excerpt), and says from which job, without running
-// them; a timeout is never reused; a changed test command, environment,
+// them. A timeout is never reused. A changed test command, environment,
 // timeout or base, or NoCache, runs the tests again.
 func TestRun_CacheTests(t *testing.T) {
 	marks := t.TempDir()
@@ -226,9 +226,9 @@ func TestRun_CacheInterrupted(t *testing.T) {
 }
 
 // TestRun_CacheSamples checks the reuse of Go benchmark pairs on real
-// binaries: a repeat reuses the pairs measured on byte-identical binaries
+// binaries. A repeat reuses the pairs measured on byte-identical binaries
 // (and the tests' outcome), records them as reused, and gets the same
-// numbers; more pairs allowed measures only the extra pairs; other
+// numbers. With more pairs allowed, it measures only the extra pairs. Other
 // --bench-arg arguments, or NoCache, reuse none.
 func TestRun_CacheSamples(t *testing.T) {
 	testenv.Once(t)
@@ -331,8 +331,9 @@ func TestRun_CacheSamples(t *testing.T) {
 }
 
 // TestRun_CacheProfile: a repeat whose winner settles from stored pairs
-// reuses the winner's profile too, copied into its own artifacts and
-// recorded as its own, with no binary built; --no-cache profiles anew.
+// reuses the winner's profile too. It is copied into its own artifacts and
+// recorded as its own, with no binary built. With --no-cache it profiles
+// anew.
 func TestRun_CacheProfile(t *testing.T) {
 	testenv.Once(t)
 	h := newHarness(t, opsRepo)

@@ -21,11 +21,11 @@ import (
 // was linked with another sampleTime. Tests shorten it (shortSamples).
 var calibrateTarget = sampleLength(sampleTime, 300*time.Millisecond)
 
-// sampleTime, when set at link time, replaces the 300 ms of calibrateTarget.
-// It is how bench/power compares sample lengths at the same time cost
-// through the real CLI (its -samples flag builds one CLI per length, with
-// -ldflags "-X github.com/optimizer-dev/optimizer/evaluator.sampleTime=150ms"):
-// a measurement of the tool, not an option of it (docs/measuring.md, "Sample
+// sampleTime, when set at link time, replaces the 300 ms of calibrateTarget. It
+// is how bench/power compares sample lengths at the same time cost through the
+// real CLI. Its -samples flag builds one CLI per length, with -ldflags "-X
+// github.com/optimizer-dev/optimizer/evaluator.sampleTime=150ms". It is a
+// measurement of the tool, not an option of it (docs/measuring.md, "Sample
 // length").
 var sampleTime string
 
@@ -39,13 +39,12 @@ func sampleLength(s string, def time.Duration) time.Duration {
 }
 
 // newGoSampler finds the benchmarks of the packages c touches (or that import
-// them), or every benchmark matching --bench-filter, builds base's test
+// them), or every benchmark matching --bench-filter. It builds base's test
 // binaries and calibrates every benchmark on base once per job, then builds
-// c's binaries. Problems of the job rather than of c (a filter that matches
-// nothing, a benchmark without a result at base) are found here, at the
-// first calibration, before any of c's own time is spent: a filter that
-// matches nothing stops the job (j.stop), a benchmark without a result at
-// base is left out with one warning for the whole job.
+// c's binaries. Problems of the job rather than of c are found here, at the
+// first calibration, before any of c's own time is spent. A filter that
+// matches nothing stops the job (j.stop). A benchmark without a result at
+// base is left out, with one warning for the whole job.
 func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.Slot, filter *gobench.Filter) (measure.Sampler, string, *Failure) {
 	candSlot, baseSlot := slots[0], slots[0]
 	if len(slots) > 1 {
@@ -204,9 +203,9 @@ func (j *job) baseLayout(ctx context.Context, slot *worktreepool.Slot, p gobench
 }
 
 // layout builds pkg's test binary in slot in the second code layout
-// (gobench.BuildLayout) to bin, and returns bin, or "" when it cannot be
-// built: the pairs then all run in the first layout. A failure is logged,
-// not reported: the candidate's own build has already passed, and the
+// (gobench.BuildLayout) to bin. It returns bin, or "" when it cannot be
+// built; the pairs then all run in the first layout. A failure is logged,
+// not reported. The candidate's own build has already passed, and the
 // second layout only spreads the samples.
 func (j *job) layout(ctx context.Context, slot *worktreepool.Slot, p gobench.Package, bin string) string {
 	t0 := time.Now()

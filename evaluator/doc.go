@@ -1,7 +1,7 @@
-// Package evaluator runs one job: it evaluates candidate changes against a
-// base commit, tests first, then benchmarks, and says which one, if any,
-// is faster. What flows in is [Options] (the base, the candidates, the
-// commands and the statistics' settings), a slot [Pool] and a store; what
+// Package evaluator runs one job. It evaluates candidate changes against a
+// base commit, tests first, then benchmarks, and says which one, if any, is
+// faster. What flows in is [Options] (the base, the candidates, the
+// commands and the statistics' settings), a slot [Pool] and a store. What
 // flows out is a [Report], the [Event]s of Options.Events while it runs,
 // and the job's rows in the store.
 //
@@ -10,31 +10,31 @@
 // [Run] (job.go) checks the options and makes the job (newJob), then:
 //
 //  1. Record (record.go): the job and all its candidates are written in one
-//     transaction, and each candidate's change is kept under the job's
+//     transaction. Each candidate's change is kept under the job's
 //     artifacts for optimizer apply (package apply reads it back).
 //  2. Baseline (baseline.go): base's tests start in a slot at once, or come
 //     from the store's cache; a test command that cannot run at base stops
 //     the job (BaseTestError).
 //  3. Resolve (resolve.go): each candidate gets its content id, the git
-//     tree it makes on base; one that does not apply fails, one equal to
-//     base or to an earlier candidate is a duplicate. A candidate goes on
-//     as soon as its own id is known.
+//     tree it makes on base. One that does not apply fails, and one equal
+//     to base or to an earlier candidate is a duplicate. A candidate goes
+//     on as soon as its own id is known.
 //  4. Phase 1, behaviour (behavior.go): one goroutine per candidate takes a
-//     slot, stages the candidate, runs the test command (slot_faults.go retries
-//     in another slot when the slot broke; oversubscribed.go runs a timed-out test
-//     again alone when slots outnumber CPUs), releases the slot, then
-//     judges the tests against base's (package testjudge). Test files a
-//     candidate changes are judged as package testedits and test_env.go
-//     say, and tests it adds judge the others (judge.go).
-//  5. Phase 2, benchmark (benchmark.go): each candidate that passed, one at
-//     a time with the machine to itself (machine.go waits for other
-//     optimizers), is measured against base in pairs: Go benchmarks
+//     slot, stages the candidate and runs the test command. It releases the
+//     slot, then judges the tests against base's (package testjudge). When
+//     the slot broke, slot_faults.go retries in another slot. When slots
+//     outnumber CPUs, oversubscribed.go runs a timed-out test again alone.
+//     Test files a candidate changes are judged as package testedits and
+//     test_env.go say, and tests it adds judge the others (judge.go).
+//  5. Phase 2, benchmark (benchmark.go): each candidate that passed is
+//     measured against base in pairs, one at a time with the machine to
+//     itself (machine.go waits for other optimizers). It runs Go benchmarks
 //     (calibrate.go builds them and makes a measure.GoSampler) or a bench
-//     command (sampler_cmd.go lays out the trees, measure.Command runs
-//     it). Package measure runs the pairs until stats decides, probes the
-//     machine around each sample, and measures the noise floor; busy.go warns of a busy
-//     machine; cache.go reuses what an earlier job learned of the same
-//     content.
+//     command. For the latter, sampler_cmd.go lays out the trees and
+//     measure.Command runs it. Package measure runs the pairs until stats
+//     decides, probes the machine around each sample, and measures the
+//     noise floor. Then busy.go warns of a busy machine, and cache.go
+//     reuses what an earlier job learned of the same content.
 //  6. Select (selection.go): the winner, among the candidates significantly
 //     faster by at least the threshold.
 //  7. Profile (profile.go): base and the winner are profiled.

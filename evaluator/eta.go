@@ -7,7 +7,8 @@ import (
 )
 
 // NewETA is an estimator of what is left of a job run with o on a pool of
-// slots slots (its Size; 0 waits for the job's start event to say).
+// slots slots. That is the pool's Size; 0 waits for the job's start event
+// to say.
 func NewETA(o Options, slots int) *eta.ETA {
 	d := withDefaults(o)
 	var sample time.Duration

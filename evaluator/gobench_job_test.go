@@ -13,8 +13,8 @@ import (
 )
 
 // opsRepo is a Go module whose benchmarks have sub-benchmarks, a tiny and a
-// huge one among them, and one benchmark that skips without -datadir, as
-// benchmarks that need data files do.
+// huge one among them. One benchmark skips without -datadir, as benchmarks
+// that need data files do.
 var opsRepo = map[string]string{
 	"go.mod":     "module example.com/ops\n\ngo 1.22\n",
 	"ops/ops.go": "package ops\n\n// Work sums n values.\nfunc Work(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i ^ n\n\t}\n\treturn s\n}\n",
@@ -95,13 +95,13 @@ func timedNames(c CandidateResult) []string {
 	return names
 }
 
-// TestRun_GoBenchJobLevel checks issue 13 items 4–7 on real Go benchmarks:
-// each sub-benchmark is calibrated and measured on its own; a benchmark that
+// TestRun_GoBenchJobLevel checks issue 13 items 4–7 on real Go benchmarks.
+// Each sub-benchmark is calibrated and measured on its own. A benchmark that
 // skips at base is one warning for the job, with its own message and the
-// --bench-arg advice, not a failure of every candidate; --bench-arg reaches
-// calibration; a benchmark that exists only at base is left out for that
-// candidate; and --bench-filter matches full sub-benchmark names, or stops
-// the job listing what exists.
+// --bench-arg advice, not a failure of every candidate. The --bench-arg
+// arguments reach calibration. A benchmark that exists only at base is left
+// out for that candidate. A --bench-filter matches full sub-benchmark names,
+// or stops the job listing what exists.
 func TestRun_GoBenchJobLevel(t *testing.T) {
 	testenv.Once(t)
 	if testing.Short() {
@@ -220,7 +220,7 @@ func TestRun_GoBenchJobLevel(t *testing.T) {
 
 // TestRun_BenchCommandFilterNothing: with a --bench command, a filter that
 // matches none of the benchmarks it prints stops the job at the first base
-// sample, listing what it prints, and fails no candidate.
+// sample. It lists what the command prints, and fails no candidate.
 func TestRun_BenchCommandFilterNothing(t *testing.T) {
 	h := newHarness(t, map[string]string{
 		"test.sh":  "true\n",

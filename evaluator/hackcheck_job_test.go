@@ -11,8 +11,8 @@ import (
 	"github.com/optimizer-dev/optimizer/result"
 )
 
-// hackRepo is a module with two slow functions: Sum (testenv.SlowSum),
-// benchmarked with b.Loop, and Tri, benchmarked by a loop that drops its
+// hackRepo is a module with two slow functions. Sum (testenv.SlowSum) is
+// benchmarked with b.Loop. Tri is benchmarked by a loop that drops its
 // result, so that the compiler may remove a body that has no loop of its
 // own.
 var hackRepo = func() map[string]string {
@@ -93,9 +93,9 @@ func Sum(xs []int) int {
 `
 
 // TestRun_HackCheck: a candidate that keeps its result across iterations
-// and one whose benchmark body the compiler removes are suspect, with
-// what gave each away; honest candidates, one far faster and one about
-// 2x, are not.
+// and one whose benchmark body the compiler removes are suspect, with what
+// gave each away. Honest candidates, one far faster and one about 2x, are
+// not.
 func TestRun_HackCheck(t *testing.T) {
 	testenv.Once(t)
 	h := newHarness(t, hackRepo)

@@ -10,16 +10,17 @@ import (
 	"os"
 )
 
-// HistoryJobs is how many of the latest earlier jobs like this one give
-// the job's ETA its history (Event.History): enough to average out one
-// job's candidates, few enough to follow the machine and the code.
+// HistoryJobs is how many of the latest earlier jobs like this one give the
+// job's ETA its history (Event.History). It is enough to average out one
+// job's candidates, and few enough to follow the machine and the code.
 const HistoryJobs = 5
 
 // benchKey names what decides how many pairs a job's benchmarks take,
-// besides its candidates: the bench command or the Go benchmarks chosen,
-// how they are run, the pair limits, the threshold and the budget, and
-// the machine (its name and CPU). Jobs on the same repository with the
-// same key share their history. "" for a job that benchmarks nothing.
+// besides its candidates. That is the bench command or the Go benchmarks
+// chosen, how they are run, the pair limits, the threshold and the budget.
+// It is also the machine (its name and CPU). Jobs on the same repository
+// with the same key share their history. It is "" for a job that benchmarks
+// nothing.
 func benchKey(o Options) string {
 	host, _ := os.Hostname()
 	h := sha256.New()
@@ -29,8 +30,8 @@ func benchKey(o Options) string {
 }
 
 // history is the pairs the benchmarks of the latest HistoryJobs earlier
-// jobs like this one took, by candidate (store.DB.BenchHistory); nil when
-// there are none, or the store cannot say (an ETA does without).
+// jobs like this one took, by candidate (store.DB.BenchHistory). It is nil
+// when there are none, or the store cannot say (an ETA does without).
 func (j *job) history(ctx context.Context) []PastBenchmark {
 	if j.benchKey == "" {
 		return nil

@@ -10,9 +10,9 @@ import (
 )
 
 // TestRun_History: a job's start event carries, as its History, the pairs
-// the benchmarks of the latest earlier jobs on the repo with the same
-// benchmark settings measured, by candidate, latest job first; a job with
-// other settings has none. Real git, store and bench command.
+// the benchmarks of the latest earlier jobs measured, by candidate, latest
+// job first. Those are jobs on the repo with the same benchmark settings; a
+// job with other settings has none. Real git, store and bench command.
 func TestRun_History(t *testing.T) {
 	h := newHarness(t, shellRepo)
 	ctx := context.Background()

@@ -11,9 +11,9 @@ import (
 )
 
 // judgeHoldout gives each measured candidate of a job with held-out
-// benchmarks (Options.Holdout) its speedup on the shown and on the
-// held-out ones, and calls overfit the candidates faster on the shown and
-// not on the held-out: they never win.
+// benchmarks (Options.Holdout) its speedup on the shown and on the held-out
+// ones. It calls overfit the candidates faster on the shown and not on the
+// held-out: they never win.
 func (j *job) judgeHoldout() {
 	if len(j.opts.Holdout) == 0 {
 		return

@@ -8,7 +8,7 @@ import (
 )
 
 // TestJudgeHoldout: a candidate faster on the shown benchmarks and not on
-// the held-out ones is overfit; one faster on both keeps its verdict; one
+// the held-out ones is overfit. One faster on both keeps its verdict. One
 // without a claim, or without rows on both sides, is left alone.
 func TestJudgeHoldout(t *testing.T) {
 	row := func(name string, speedup float64) result.BenchResult {

@@ -164,12 +164,12 @@ func verdicts(rep *Report) map[string]Verdict {
 
 // TestRun_VerdictsAtEveryParallelism checks that one candidate set gets the
 // same verdicts at -j 1, 2, 4 and 8, and that results come in input order.
-//
-// The benchmarks are sleeps, timed by the wall clock, so a burst of load on
-// the machine (CI runs the long tests of every package at once on 2 CPUs)
-// can leave fast or also-fast not settled after the most pairs: an honest
-// answer, since the tool would not tell them apart from the base then. Such
-// a job runs once more; a settled wrong verdict fails at once.
+// The benchmarks are sleeps, timed by the wall clock. So a burst of load on
+// the machine can leave fast or also-fast not settled after the most pairs.
+// CI runs the long tests of every package at once on 2 CPUs. Not settling
+// is an honest answer, since the tool would not tell them apart from the
+// base then. Such a job runs once more; a settled wrong verdict fails at
+// once.
 func TestRun_VerdictsAtEveryParallelism(t *testing.T) {
 	testenv.Long(t)
 	for _, n := range []int{1, 2, 4, 8} {
@@ -331,8 +331,9 @@ func TestRun_Store(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Each pair's event says what the pairs so far are on course to take
-	// (the ETA reads it): nothing from one pair; from two a look from the
-	// pairs so far on, no earlier than the first claim, at most the cap.
+	// (the ETA reads it). One pair says nothing. From two, it is a look
+	// from the pairs so far on, no earlier than the first claim, at most
+	// the cap.
 	first := stats.Sequential{MinPairs: DefaultMinPairs, MaxPairs: 12, MinSpeedup: DefaultMinSpeedup}.FirstClaim()
 	pair := map[string]int{}
 	for _, e := range pairEvents {
@@ -422,8 +423,9 @@ func TestRun_Cancel(t *testing.T) {
 }
 
 // A candidate runs as soon as its own content id and those before it are
-// known: here the last candidate's id is held back until the first
-// candidate's verdict is in, which never comes if phase 1 waits for every id.
+// known. Here the last candidate's id is held back until the first
+// candidate's verdict is in. That would never come if phase 1 waited for
+// every id.
 func TestRun_TestsStartWhileResolving(t *testing.T) {
 	h := newHarness(t, shellRepo)
 	firstDone := make(chan struct{})
@@ -469,8 +471,9 @@ func TestRun_TestsStartWhileResolving(t *testing.T) {
 }
 
 // TestRun_CancelBeforeBenchmark: a job stopped after a candidate's tests
-// passed and before its benchmark says so, in its report and in the store
-// (what optimizer show reads), rather than a verdict that sounds final.
+// passed and before its benchmark says so. It says it in its report and in
+// the store (what optimizer show reads), rather than give a verdict that
+// sounds final.
 func TestRun_CancelBeforeBenchmark(t *testing.T) {
 	h := newHarness(t, shellRepo)
 	opts := shellOptions()

@@ -24,17 +24,17 @@ import (
 //
 //   - The judged cannot edit the judge. A candidate's changes to _test.go
 //     files are found function by function (TestEdits). Unless
-//     Options.TrustCandidateTests is set, every stage of the candidate
-//     (tests, benchmarks, profile) lays base's versions of those files back
-//     over it, so that a deleted assertion or a halved benchmark changes
-//     nothing.
+//     Options.TrustCandidateTests is set, every stage of the candidate lays
+//     base's versions of those files back over it. That covers tests,
+//     benchmarks and profile, so a deleted assertion or a halved benchmark
+//     changes nothing.
 //   - Contributed tests judge everyone. After phase 1, the test functions a
 //     candidate adds or changes are run at base, in its own versions of
 //     their files, alone (go test -run '^(TestA|TestB)$' in their
 //     packages). Those that pass at base are run, the same way, on every
-//     candidate that passed phase 1, laid over its code; a candidate that
-//     fails one fails with kind test, naming the candidate that added it.
-//     A test command judged through JUnit reports runs whole, with the
+//     candidate that passed phase 1, laid over its code. A candidate that
+//     fails one fails with kind test, naming the candidate that added it. A
+//     test command judged through JUnit reports runs whole, with the
 //     author's test files laid over each tree (crossJUnit below).
 
 // errContributedTimeout marks a run of contributed tests killed at --timeout.
@@ -91,9 +91,9 @@ func readFiles(dir string, paths []string) map[string][]byte {
 	return out
 }
 
-// stageJudged is phase 1's first staging of c in slot: it reads base's
-// versions of the test files c touches, stages c, compares the two
-// versions, and decides whose versions judge it from now on.
+// stageJudged is phase 1's first staging of c in slot. It reads base's
+// versions of the test files c touches, stages c, and compares the two
+// versions. Then it decides whose versions judge c from then on.
 func (j *job) stageJudged(ctx context.Context, slot *worktreepool.Slot, c *cand) error {
 	paths := testPaths(c)
 	if len(paths) == 0 {
@@ -323,8 +323,8 @@ func passedAny(run *gotest.Run) bool {
 }
 
 // contributedFailure judges c's run of author's tests against base's run.
-// In a JUnit job the run is of every test, so the author fails only on a
-// test that does not fail in base's own run, and the others only on a test
+// In a JUnit job the run is of every test. So the author fails only on a
+// test that does not fail in base's own run. The others fail only on a test
 // that passes at base with the author's files.
 func (j *job) contributedFailure(author, c *cand, atBase, run *gotest.Run) *Failure {
 	if c != author {

@@ -205,13 +205,12 @@ func judgeEditCandidates() []candidate.Candidate {
 }
 
 // TestRun_JudgeEdits: the judged cannot edit the judge. By default each
-// candidate is judged and measured with base's test file: the one that
-// deleted its assertion fails, the one that halved its benchmark measures as
-// base does (about 1x, not 2x), the one that renamed a test passes. All
-// three are flagged, in the report and the store.
-//
+// candidate is judged and measured with base's test file. The one that
+// deleted its assertion fails, and the one that halved its benchmark
+// measures as base does (about 1x, not 2x). The one that renamed a test
+// passes. All three are flagged, in the report and the store.
 // The same job again reuses every candidate's outcome from the result cache
-// (cache.go), and must judge them the same: what the first staging learned
+// (cache.go), and must judge them the same. What the first staging learned
 // of their test files is kept with the outcome.
 func TestRun_JudgeEdits(t *testing.T) {
 	testenv.Once(t)
@@ -380,8 +379,8 @@ func TestRun_ContributedTestTimeout(t *testing.T) {
 }
 
 // TestRun_OwnAddedTestsBeforeTested: a candidate judged with base's test
-// files passes phase 1 before the tests it adds have run on it, so it is not
-// announced as tested (watch prints that line at once); the tests it adds
+// files passes phase 1 before the tests it adds have run on it. So it is not
+// announced as tested (watch prints that line at once). The tests it adds
 // then fail it.
 func TestRun_OwnAddedTestsBeforeTested(t *testing.T) {
 	h := newHarness(t, titleRepo)
@@ -408,7 +407,7 @@ func TestRun_OwnAddedTestsBeforeTested(t *testing.T) {
 
 // TestContributedFailure_JUnit judges runs of a whole JUnit suite with an
 // author's test files laid over it. The author fails on a test that fails
-// on it and not in base's own run; another candidate fails on a test that
+// on it and not in base's own run. Another candidate fails on a test that
 // passes at base with the author's files, and the failure names them.
 func TestContributedFailure_JUnit(t *testing.T) {
 	run := func(tests map[string]gotest.Status) *gotest.Run {

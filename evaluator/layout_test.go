@@ -8,7 +8,7 @@ import (
 )
 
 // TestLayoutCheck: a faster candidate whose pairs are faster in one code
-// layout only is layout-sensitive, and says each layout's speedup; one
+// layout only is layout-sensitive, and says each layout's speedup. One
 // faster in both layouts, or measured in one layout, stays faster.
 func TestLayoutCheck(t *testing.T) {
 	series := func(speedup [measure.Layouts]float64) *measure.Series {

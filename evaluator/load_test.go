@@ -15,8 +15,8 @@ import (
 )
 
 // TestJobReport_WinnerFromRows: a job cut off after its winner was chosen
-// (its row says winner, the job's end was never recorded) is shown with
-// that winner, not "winner: none" above a winner row.
+// is shown with that winner, not "winner: none" above a winner row. Its row
+// says winner, and the job's end was never recorded.
 func TestJobReport_WinnerFromRows(t *testing.T) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))
@@ -48,9 +48,9 @@ func TestJobReport_WinnerFromRows(t *testing.T) {
 	}
 }
 
-// TestJobReport_Stored: a finished job's report comes back as written,
-// its profile as a *profiler.Summary and its state the job's; a rebuilt
-// one takes the threshold the store recorded; an unknown id is
+// TestJobReport_Stored: a finished job's report comes back as written, its
+// profile as a *profiler.Summary and its state the job's. A rebuilt one
+// takes the threshold the store recorded. An unknown id is
 // store.ErrNotFound.
 func TestJobReport_Stored(t *testing.T) {
 	ctx := context.Background()
@@ -113,8 +113,8 @@ func loadReport(ctx context.Context, db *store.DB, id string) (*Report, error) {
 }
 
 // TestJobReport_DamagedRow: a candidate row whose stored result or failure
-// is no JSON makes the rebuilt report an error naming the candidate and
-// the job, not a row quietly rebuilt from its columns.
+// is no JSON makes the rebuilt report an error. The error names the
+// candidate and the job. The row is not quietly rebuilt from its columns.
 func TestJobReport_DamagedRow(t *testing.T) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))

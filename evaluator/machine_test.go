@@ -36,9 +36,10 @@ func (h *heldMachine) set(w *worktreepool.MachineWait) {
 }
 
 // TestSayWaits_Repeats: a wait that goes on unchanged is said again once
-// machineRepeat has passed since it was last said, not at every poll, with
-// who holds the machine and since when; the store records it once; its end
-// is said once. The clock and the ticks are the test's: nothing sleeps.
+// machineRepeat has passed since it was last said, not at every poll. It
+// names who holds the machine and since when. The store records it once,
+// and its end is said once. The clock and the ticks are the test's: nothing
+// sleeps.
 func TestSayWaits_Repeats(t *testing.T) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))

@@ -57,7 +57,7 @@ func TestRun_NoiseCheck(t *testing.T) {
 // TestRun_MetricCPU: a candidate that sleeps instead of spinning is slower
 // by the wall clock and faster by CPU time. The sleep is long enough that a
 // spin slowed down 20 times by other work on the machine still ends first.
-// By CPU time the spin is 6 times longer: each sample's own CPU (sh, and
+// By CPU time the spin is 6 times longer. Each sample's own CPU (sh, and
 // bwrap setting up its sandbox) made 10,000 rounds only 1.12x the sleeper's
 // CPU in a CI run at load 5.
 func TestRun_MetricCPU(t *testing.T) {
@@ -102,9 +102,9 @@ echo PASS
 `,
 		"a": "8000\n",
 	}
-	// B alone is an A/A comparison of random numbers: the sequential test
-	// calls it slower at its false-positive rate (it did once in ten runs of
-	// the suite, 0.96× [0.88×, 0.99×]). What the filter must do is leave A,
+	// B alone is an A/A comparison of random numbers. The sequential test
+	// calls it slower at its false-positive rate: it did once in ten runs of
+	// the suite, 0.96× [0.88×, 0.99×]. What the filter must do is leave A,
 	// the one that wins, out: the job has no winner.
 	for _, tt := range []struct {
 		filter  string
@@ -169,15 +169,15 @@ func TestRun_BenchFilterOverridesScope(t *testing.T) {
 }
 
 // TestRun_BudgetStopsAtAClaim: a budget spent before the first look that
-// can claim anything does not stop the benchmark there, where a 5x faster
-// candidate could only end not settled (the demo on a busy machine: 6 pairs
-// in its 20 s budget, "not-faster 1312x [255x, 1530x]"); it goes on to
+// can claim anything does not stop the benchmark there. There a 5x faster
+// candidate could only end not settled. The demo on a busy machine did: 6
+// pairs in its 20 s budget, "not-faster 1312x [255x, 1530x]". It goes on to
 // that look, and the candidate wins.
 func TestRun_BudgetStopsAtAClaim(t *testing.T) {
 	testenv.Once(t)
-	// A second apart, so that process start-up on a loaded machine (at a
-	// load of 15 on 2 CPUs, 0.3 s was not enough) cannot bring the two
-	// sides within reach of each other.
+	// A second apart, so that process start-up on a loaded machine cannot
+	// bring the two sides within reach of each other. At a load of 15 on 2
+	// CPUs, 0.3 s was not enough.
 	h := newHarness(t, map[string]string{"test.sh": "true\n", "bench.sh": "sleep $(cat speed)\n", "speed": "1\n"})
 	opts := shellOptions()
 	opts.Candidates = []candidate.Candidate{filesCand("fast", map[string]string{"speed": "0\n"})}

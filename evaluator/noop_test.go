@@ -13,12 +13,12 @@ import (
 	"github.com/optimizer-dev/optimizer/testdata"
 )
 
-// TestRun_NoOpsNeverWin judges the no-op candidate set (issue 36): a file
-// that only imports net/http, a file whose init() does file I/O, SumSquares
-// moved to another file, and padding that moves its code are never faster
-// nor the winner, nor faster on any benchmark unless called
-// layout-sensitive; a real 2x change in the same job is the winner. It
-// measures whatever load the machine has.
+// TestRun_NoOpsNeverWin judges the no-op candidate set (issue 36). They are
+// a file that only imports net/http, a file whose init() does file I/O,
+// SumSquares moved to another file, and padding that moves its code. They
+// are never faster nor the winner. Nor are they faster on any benchmark,
+// unless called layout-sensitive. A real 2x change in the same job is the
+// winner. It measures whatever load the machine has.
 func TestRun_NoOpsNeverWin(t *testing.T) {
 	testenv.Once(t) // builds and benchmarks five candidates: 1-5 min, with the load
 	t.Logf("at the start: %s", measure.LoadAverage())
@@ -57,9 +57,9 @@ func TestRun_NoOpsNeverWin(t *testing.T) {
 	}
 }
 
-// logPairs logs a candidate's time pairs in measuring order: which side ran
-// first, both times, their ratio and the other work on the CPU, so that a
-// failure shows what the samples were.
+// logPairs logs a candidate's time pairs in measuring order, so that a
+// failure shows what the samples were. For each it logs which side ran
+// first, both times, their ratio and the other work on the CPU.
 func logPairs(t *testing.T, h *harness, job, name string) {
 	rows, err := h.db.BenchSamples(context.Background(), job, name)
 	if err != nil {

@@ -24,9 +24,10 @@ type Work struct {
 }
 
 // OpenWork opens the store at storePath for jobs (store.OpenForJob: a
-// corrupt one is moved aside and moved is told), kills what dead runs of the
-// optimizer left (their processes and scratch directories), and opens the
-// pool of slots. When the pool cannot be opened, the store is closed again.
+// corrupt one is moved aside and moved is told). It kills what dead runs of
+// the optimizer left (their processes and scratch directories), and opens
+// the pool of slots. When the pool cannot be opened, the store is closed
+// again.
 func OpenWork(ctx context.Context, storePath string, moved store.MovedAside, pool worktreepool.Options) (*Work, error) {
 	db, err := store.OpenForJob(ctx, storePath, proc.Alive, moved)
 	if err != nil {

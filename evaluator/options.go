@@ -75,7 +75,7 @@ type Options struct {
 	// hold a job with this id.
 	ID string
 	// Env is KEY=VALUE set for the test, bench and setup commands, over the
-	// optimizer's own environment: the daemon sets the client's PATH and
+	// optimizer's own environment. The daemon sets the client's PATH and
 	// what else its policy lets through. nil adds nothing.
 	Env        []string
 	Kind       string // run, watch, demo: recorded in the store
@@ -110,14 +110,15 @@ type Options struct {
 	Setup string
 	// CopyFiles lists files, relative to Repo and slash-separated, that are
 	// copied from the user's working tree into each slot whenever it is
-	// lent: ignored files the project needs, which a new worktree lacks.
+	// lent. They are ignored files the project needs, which a new worktree
+	// lacks.
 	CopyFiles []string
 
 	// Shard, when set, makes this job one shard of a job spread over
-	// machines: only the candidates whose content ids fall in it are tested
-	// (the others stay pending), the base's tests included, and there is no
-	// benchmark phase: shard.Merge combines the shards' stores, and Bench
-	// measures on one host.
+	// machines. Only the candidates whose content ids fall in it are
+	// tested, the base's tests included; the others stay pending. There is
+	// no benchmark phase: shard.Merge combines the shards' stores, and
+	// Bench measures on one host.
 	Shard shard.Spec
 
 	MinSpeedup float64 // fraction, 0.05 = 5%

@@ -6,11 +6,11 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 )
 
-// Oversubscription: with more slots than CPUs, tests share CPUs, and a test
-// that passes alone can run past --timeout beside the others (on 2 CPUs,
-// -j 0 turned 42 of 60 passes into timeouts). So a test command that times
-// out while the job runs more slots than CPUs is run again alone, with the
-// whole pool (AcquireExclusive), before its candidate fails.
+// Oversubscription: with more slots than CPUs, tests share CPUs. A test
+// that passes alone can run past --timeout beside the others; on 2 CPUs, -j
+// 0 turned 42 of 60 passes into timeouts. So a test command that times out
+// while the job runs more slots than CPUs is run again alone, before its
+// candidate fails. It runs with the whole pool (AcquireExclusive).
 
 // oversubscribed reports whether the job runs more slots than CPUs.
 func (j *job) oversubscribed() bool { return j.size > j.opts.CPUs }

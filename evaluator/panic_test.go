@@ -12,8 +12,8 @@ import (
 )
 
 // panicHandler is a log handler that panics on the record a candidate's
-// work logs once it is staged in its slot: the one way into that work from
-// outside, with no hook in the code.
+// work logs once it is staged in its slot. That is the one way into that
+// work from outside, with no hook in the code.
 type panicHandler struct{ candidate string }
 
 func (h panicHandler) Enabled(context.Context, slog.Level) bool { return true }
@@ -35,7 +35,7 @@ func (h panicHandler) Handle(_ context.Context, r slog.Record) error {
 
 // TestRun_PanicInCandidate: a panic in one candidate's work, while it holds
 // the only slot, becomes that candidate's error verdict with the stack in
-// the store; the slot is released, so the candidates after it still run,
+// the store. The slot is released, so the candidates after it still run,
 // and the job finishes.
 func TestRun_PanicInCandidate(t *testing.T) {
 	h := newHarness(t, shellRepo)

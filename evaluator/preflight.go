@@ -104,9 +104,9 @@ func shellWords(line string) []string {
 }
 
 // commandWord is the program a shell command line starts: its first word
-// after any VAR=value assignments, or "" for one that starts with none
-// (a builtin such as cd is still returned; preflight skips what the host
-// cannot find either).
+// after any VAR=value assignments. It is "" for a line that starts with
+// none. A builtin such as cd is still returned; preflight skips what the
+// host cannot find either.
 func commandWord(line string) string {
 	for _, w := range shellWords(line) {
 		if strings.Contains(w, "=") && !strings.HasPrefix(w, "=") && !strings.Contains(w, "/") {
@@ -196,9 +196,9 @@ func scriptNeeds(path string) []string {
 	return out
 }
 
-// missingInside runs, in a sandbox such as the job's (without a slot), a
-// check that word is found on PATH and that each of paths exists; it
-// returns what is missing.
+// missingInside runs a check in a sandbox such as the job's (without a
+// slot), and returns what is missing. The check is that word is found on
+// PATH and that each of paths exists.
 func (j *job) missingInside(ctx context.Context, word string, paths []string) ([]string, error) {
 	script := `w=$1; shift
 command -v "$w" >/dev/null 2>&1 || echo "missing $w on PATH"
@@ -222,9 +222,9 @@ for p; do [ -e "$p" ] || echo "missing $p"; done`
 }
 
 // bindSuggestion is the directory to show for the first missing path
-// (host's when only the program itself is missing): the top-level directory
-// under $HOME that holds it (~/.pyenv for a pyenv shim's libexec/pyenv),
-// else its directory.
+// (host's when only the program itself is missing). It is the top-level
+// directory under $HOME that holds it, else its directory. So a pyenv
+// shim's libexec/pyenv gives ~/.pyenv.
 func bindSuggestion(missing []string, host string) string {
 	p := host
 	for _, m := range missing {

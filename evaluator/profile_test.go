@@ -132,8 +132,8 @@ func TestRun_ProfileCommand(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// One candidate 20 times faster than base: the point is the
-			// winner's profile, and with the shell repository's 5× (and a
-			// slower candidate beside it) a busy machine (load 24 on 2
+			// winner's profile. With the shell repository's 5× (and a
+			// slower candidate beside it), a busy machine (load 24 on 2
 			// CPUs) left no winner to profile.
 			repo := maps.Clone(shellRepo)
 			repo["speed"] = "0.2\n"

@@ -19,12 +19,12 @@ import (
 
 // The store writes of a job. Every step writes as it finishes, so a job cut
 // off at any point leaves a store that says exactly what finished. A failed
-// write does not change any verdict, but it is a warning on the terminal and
+// write does not change any verdict. But it is a warning on the terminal and
 // in the report, and Run returns ErrNotRecorded: a full disk must not pass
 // for a finished job.
 
 // record writes the job and its candidates, in one transaction, before
-// anything runs (content ids follow as candidates settle), and keeps each
+// anything runs; content ids follow as candidates settle. It keeps each
 // candidate's change under the job's artifacts, for optimizer apply.
 func (j *job) record(ctx context.Context) error {
 	rows := make([]store.Candidate, len(j.cands))
@@ -90,9 +90,9 @@ func (j *job) saveChanges(dir string) {
 	}
 }
 
-// fileName makes a candidate name safe as a file name, one to one: '%',
-// path separators, ':', NUL and a leading '.' are written as %XX, so that
-// no two names (x/y and x_y, say) share a file.
+// fileName makes a candidate name safe as a file name, one to one. The
+// characters '%', path separators, ':', NUL and a leading '.' are written
+// as %XX. So no two names (x/y and x_y, say) share a file.
 func fileName(name string) string {
 	var b strings.Builder
 	for i := 0; i < len(name); i++ {

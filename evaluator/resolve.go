@@ -16,13 +16,13 @@ import (
 // base. A candidate that is invalid or does not apply fails with kind apply
 // here, before it costs a slot. One that produces base's tree, or an earlier
 // candidate's, is a duplicate and is not run again. Both are settled at once.
-//
 // Content ids are computed at most max(2, min(N, CPUs)) at a time, in
-// candidate order, while earlier candidates already run. resolve hands each
-// remaining candidate to run as soon as its own id and those of the
-// candidates before it are known: that is all a duplicate check needs. It
-// returns how many candidates it handed to run, after every id is known. A
-// candidate whose id was not known when ctx was cancelled stays pending.
+// candidate order, while earlier candidates already run. The resolve
+// function hands each remaining candidate to run as soon as its own id and
+// those of the candidates before it are known. That is all a duplicate
+// check needs. It returns how many candidates it handed to run, after every
+// id is known. A candidate whose id was not known when ctx was cancelled
+// stays pending.
 func (j *job) resolve(ctx context.Context, run func(*cand)) int {
 	type resolved struct {
 		id   string

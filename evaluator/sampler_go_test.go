@@ -14,9 +14,9 @@ import (
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
 
-// whoRepo's benchmark writes, for every process that runs it, a line to
-// the file -who names: its pid, the path it was run as, and the inode and
-// modification time of the file it runs.
+// whoRepo's benchmark writes a line to the file -who names, for every
+// process that runs it. The line has its pid, the path it was run as, and
+// the inode and modification time of the file it runs.
 var whoRepo = map[string]string{
 	"go.mod":     "module example.com/who\n\ngo 1.22\n",
 	"who/who.go": "package who\n\n// Work sums n values.\nfunc Work(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i ^ n\n\t}\n\treturn s\n}\n",
@@ -57,12 +57,12 @@ func BenchmarkWork(b *testing.B) {
 }
 
 // TestRun_SamplesRunFromOnePath: both sides' samples run from the same
-// path, each from a file of its own, so that nothing of the process but the
-// binary's bytes (and the tree it runs in) tells base from the candidate,
-// and no side keeps a file whose placement could bias it
-// (docs/measuring.md, "Identical binaries, different files"). Before, base
-// ran from TMP/base/PKG.test and the candidate from TMP/cand/NAME/PKG.test,
-// the same two files for the whole trial.
+// path, each from a file of its own. So nothing of the process but the
+// binary's bytes (and the tree it runs in) tells base from the candidate.
+// No side keeps a file whose placement could bias it (docs/measuring.md,
+// "Identical binaries, different files"). Such a bias would come from base
+// running from TMP/base/PKG.test and the candidate from
+// TMP/cand/NAME/PKG.test, the same two files for the whole trial.
 func TestRun_SamplesRunFromOnePath(t *testing.T) {
 	testenv.Once(t)
 	if testing.Short() {
@@ -107,10 +107,10 @@ func TestRun_SamplesRunFromOnePath(t *testing.T) {
 	}
 }
 
-// layoutRepo's benchmark appends, for every sample process, a line to the
-// file -who names: the size of the environment padding it got, the address
-// of Work's code, and what Work(64) returns (which tells base from the
-// candidate).
+// layoutRepo's benchmark appends a line to the file -who names, for every
+// sample process. The line has the size of the environment padding it got,
+// and the address of Work's code. It also has what Work(64) returns, which
+// tells base from the candidate.
 var layoutRepo = map[string]string{
 	"go.mod":     whoRepo["go.mod"],
 	"who/who.go": whoRepo["who/who.go"],
@@ -147,11 +147,11 @@ func BenchmarkWork(b *testing.B) {
 }
 
 // TestRun_PairsRotateLayoutAndEnvironment: both samples of a pair run with
-// the same environment padding and in the same code layout, and the
-// settings take turns across pairs as measure.Setting says: the layout
-// alternates, and Work's code is elsewhere in the second one, on both
-// sides, so that layout and stack alignment are noise that the interval
-// covers rather than a bias of one side (issue 36).
+// the same environment padding and in the same code layout. The settings
+// take turns across pairs as measure.Setting says. The layout alternates,
+// and Work's code is elsewhere in the second one, on both sides. So layout
+// and stack alignment are noise that the interval covers, rather than a
+// bias of one side (issue 36).
 func TestRun_PairsRotateLayoutAndEnvironment(t *testing.T) {
 	testenv.Once(t)
 	if testing.Short() {

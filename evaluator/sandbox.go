@@ -40,15 +40,15 @@ type jail struct {
 // setupSandbox decides, once per job, whether the job's processes run in a
 // sandbox, and what every sandbox hides and shows.
 //   - Hidden behind an empty tmpfs: the user's working tree and git
-//     directory; the store's and the artifacts' directories; the slots'
-//     directory (each run gets its own slot back); the temporary directory
-//     (scratch binaries, the machine lock) and $HOME; the daemon's socket
-//     and state directories. proc hides /run/user, $XDG_RUNTIME_DIR and
-//     every other socket.
-//   - Bound back read-only: what git needs to read the slot (the objects,
-//     refs, config and HEAD of the repository, and the slot's own git
-//     directory), the Go module cache, GOROOT, go's configuration file
-//     (GOENV) and PATH's directories under $HOME.
+//     directory, and the store's and the artifacts' directories. So are the
+//     slots' directory (each run gets its own slot back), the temporary
+//     directory (scratch binaries, the machine lock) and $HOME. So are the
+//     daemon's socket and state directories. Package proc hides /run/user,
+//     $XDG_RUNTIME_DIR and every other socket.
+//   - Bound back read-only: what git needs to read the slot, the Go module
+//     cache, GOROOT, and go's configuration file (GOENV). Git needs the
+//     objects, refs, config and HEAD of the repository, and the slot's own
+//     git directory. PATH's directories under $HOME are bound too.
 //   - Writable: the slot and the Go build cache.
 func (j *job) setupSandbox(ctx context.Context) error {
 	mode := j.opts.Sandbox
@@ -92,8 +92,8 @@ func (j *job) setupSandbox(ctx context.Context) error {
 		jl.hidden = append(jl.hidden, j.opts.Artifacts)
 	}
 	// The daemon's socket and state (its queue, its token): a candidate that
-	// reached them could queue a job of its own. proc hides every runtime
-	// directory and covers every listening socket as well.
+	// reached them could queue a job of its own. Package proc hides every
+	// runtime directory and covers every listening socket as well.
 	jl.hidden = append(jl.hidden, j.opts.SandboxHide...)
 	if sock := os.Getenv("OPTIMIZER_SOCKET"); filepath.IsAbs(sock) {
 		jl.hidden = append(jl.hidden, filepath.Dir(sock))
@@ -133,8 +133,8 @@ func (j *job) setupSandbox(ctx context.Context) error {
 }
 
 // box is the sandbox for a process run in slot, or nil when the job runs
-// unsandboxed. readOnly and writable are further paths the process needs:
-// a test binary, a profile's directory.
+// unsandboxed. The readOnly and writable arguments are further paths the
+// process needs: a test binary, a profile's directory.
 func (j *job) box(slot *worktreepool.Slot, readOnly, writable []string) *proc.Sandbox {
 	if j.jail == nil {
 		return nil

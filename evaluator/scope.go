@@ -155,11 +155,12 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 }
 
 // estimate is "; about 20s, up to 1m10s": the time benches should take to
-// calibrate and measure, from the first look that can claim anything to
-// the pair cap (or the budget), and the hack check's firstRuns runs of
-// each side. Each sample is taken as the calibration target plus what one
-// iteration with coverage took (traces; its set-up and start-up), or plus
-// nothing when that is not known; a hack check's run as that iteration.
+// calibrate and measure. It runs from the first look that can claim
+// anything to the pair cap (or the budget), plus the hack check's firstRuns
+// runs of each side. Each sample is taken as the calibration target plus
+// what one iteration with coverage took (traces; its set-up and start-up).
+// When that is not known, it is the target alone. A hack check's run is
+// taken as that iteration.
 func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]gobench.Trace) string {
 	var calib, pair, first time.Duration
 	for _, b := range benches {
@@ -197,9 +198,9 @@ func roundDuration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// traces returns what each benchmark of b's package executes at base, from
-// the job's memory, the store (keyed by base and base's test binary), or a
-// run with coverage (gobench.Cover) in slot.
+// traces returns what each benchmark of b's package executes at base. It
+// comes from the job's memory, the store (keyed by base and base's test
+// binary), or a run with coverage (gobench.Cover) in slot.
 func (j *job) traces(ctx context.Context, slot *worktreepool.Slot, b *measure.GoBench) ([]gobench.Trace, error) {
 	pkg := b.Pkg.ImportPath
 	if ts, ok := j.covered[pkg]; ok {

@@ -84,11 +84,11 @@ func topNames(c CandidateResult) []string {
 	return out
 }
 
-// TestRun_Scope checks issue 36 item 1 on real Go benchmarks: of 30, a
-// change to the function 2 execute measures those 2 and says so before
-// measuring; a change to a function none executes measures none, says so
-// and names the closest; --bench-filter wins; and (long) a change outside
-// any function and --all measure all 30.
+// TestRun_Scope checks issue 36 item 1 on real Go benchmarks, 30 of them. A
+// change to the function 2 execute measures those 2, and says so before
+// measuring. A change to a function none executes measures none, says so
+// and names the closest. A --bench-filter wins. In the long test, a change
+// outside any function and --all measure all 30.
 func TestRun_Scope(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and benchmarks a Go module")

@@ -22,19 +22,19 @@ func (j *job) selectWinner() *cand {
 	return w
 }
 
-// pickWinner applies the selection rule to cands and returns nil when
-// none is eligible. Eligible are the candidates whose
-// evidence says they are faster: over all their benchmarks (verdict
-// faster), or on the benchmarks they sped up while slower on none
-// (qualifier faster-on-some: "faster on 2 of 13 benchmarks, none slower").
+// pickWinner applies the selection rule to cands and returns nil when none
+// is eligible. Eligible are the candidates whose evidence says they are
+// faster. That is over all their benchmarks (verdict faster), or on the
+// benchmarks they sped up while slower on none. The latter have the
+// qualifier faster-on-some: "faster on 2 of 13 benchmarks, none slower".
 // Mixed ones never qualify. Then:
 //  1. The best is the one with the largest aggregate speedup (the geometric
 //     mean over all its benchmarks).
 //  2. Every eligible candidate whose aggregate interval overlaps the best's
 //     is tied with it: the evidence does not tell them apart.
 //  3. Among the tied, a candidate faster over all its benchmarks comes
-//     before one faster on a subset; then the one significantly faster on
-//     more benchmarks; then the smaller diff; then input order.
+//     before one faster on a subset. Then comes the one significantly
+//     faster on more benchmarks, then the smaller diff, then input order.
 func pickWinner(cands []*cand) *cand {
 	var eligible []*cand
 	for _, c := range cands {

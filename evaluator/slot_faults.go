@@ -11,9 +11,9 @@ import (
 
 // Faults of the environment: a slot that breaks under a candidate (its
 // directory deleted, say), no slot at all, or a baseline that cannot run.
-// None of them is the candidate's doing, so none becomes its verdict: a slot
-// that broke is retried on another, and a job that cannot go on fails as a
-// job (ErrEnvironment), with its candidates left unjudged.
+// None of them is the candidate's doing, so none becomes its verdict. A slot
+// that broke is retried on another. A job that cannot go on fails as a job
+// (ErrEnvironment), with its candidates left unjudged.
 
 // maxSlotTries bounds the slots one candidate's tests are tried in when
 // slots break under them.

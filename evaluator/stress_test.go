@@ -55,9 +55,9 @@ func stressCandidates(n int, seed uint64) ([]candidate.Candidate, map[string]Ver
 }
 
 // TestRun_Stress runs 200 candidates that pass, fail, time out, crash or
-// leave daemons, at -j 1, 2, 4 and 8: the verdicts are the same at every
-// level, and the pool accounting is clean after each job (the harness
-// checks that no slot is still lent out).
+// leave daemons, at -j 1, 2, 4 and 8. The verdicts are the same at every
+// level. The pool accounting is clean after each job: the harness checks
+// that no slot is still lent out.
 func TestRun_Stress(t *testing.T) {
 	testenv.Long(t)
 	cands, want := stressCandidates(200, 42)
@@ -104,9 +104,9 @@ func find(rep *Report, name string) CandidateResult {
 	return CandidateResult{}
 }
 
-// TestRun_RandomCancel cancels jobs at random moments: Run returns, every
-// slot comes back (checked by the harness), the job is recorded
-// interrupted, and no goroutine is left behind once the pool is closed.
+// TestRun_RandomCancel cancels jobs at random moments. Run returns, every
+// slot comes back (checked by the harness), and the job is recorded
+// interrupted. No goroutine is left behind once the pool is closed.
 func TestRun_RandomCancel(t *testing.T) {
 	testenv.Long(t)
 	before := runtime.NumGoroutine()
@@ -247,11 +247,11 @@ func TestRun_HugeOutput(t *testing.T) {
 	}
 }
 
-// attackRepo is a Go module whose test runs a script (which go test cannot
-// track, so a cached result would forge a pass) and reads a file, and whose
-// second test attacks its slot as the candidate's "attack" file says: it
-// writes a tracked file through a hard link it then removes, or checks out
-// the user's branch "other".
+// attackRepo is a Go module whose test runs a script and reads a file.
+// Since go test cannot track the script, a cached result would forge a
+// pass. Its second test attacks its slot as the candidate's "attack" file
+// says. It writes a tracked file through a hard link it then removes, or
+// checks out the user's branch "other".
 var attackRepo = map[string]string{
 	"go.mod":   "module example.com/attack\n\ngo 1.22\n",
 	"check.sh": "exit 0\n",
@@ -288,10 +288,10 @@ func TestAttack(t *testing.T) {
 `,
 }
 
-// TestRun_SlotAttacks runs candidates whose tests attack the slots, among
-// candidates that fail only in a script go test cannot see, at -j 1, 2, 4
-// and 8: every verdict is the expected one at every level, and no ref of the
-// user's moved.
+// TestRun_SlotAttacks runs candidates whose tests attack the slots, at -j 1,
+// 2, 4 and 8. Beside them run candidates that fail only in a script go test
+// cannot see. Every verdict is the expected one at every level, and no ref
+// of the user's moved.
 func TestRun_SlotAttacks(t *testing.T) {
 	testenv.Long(t)
 	if _, err := exec.LookPath("go"); err != nil {

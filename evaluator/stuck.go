@@ -33,11 +33,11 @@ const (
 )
 
 // watchStuck checks c's running tests, as p reads them, against base's
-// times until the returned stop is called, which waits for it to end. It
+// times until the returned stop is called. The stop waits for it to end. It
 // emits EventStuck for the test it finds stuck, and EventStuck with no
 // Message if that test then ends. It does nothing before base's tests have
-// finished, or when they have no times (a cached baseline from before they
-// were kept, or a test command that is not go test -json).
+// finished. Nor does it when they have no times: a cached baseline from
+// before they were kept, or a test command that is not go test -json.
 func (j *job) watchStuck(ctx context.Context, c *cand, p *gotest.Parser) (stop func()) {
 	if j.base == nil || p == nil {
 		return func() {}

@@ -10,16 +10,16 @@ import (
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// noTestCache returns the GOFLAGS that every test command runs with: the
-// user's GOFLAGS with -count=1 appended, unless they set a -count of their
-// own. go test answers from its cache only when every flag is one of its
-// cacheable flags, and -count is not one. So with it, go test really runs
-// every test. Without it, a test whose outcome depends on something go test
-// does not track (a script it runs, a file read by a child process) would
-// pass in every candidate after passing once in the same slot. The cache
-// would forge passes. A user's own --test that runs go test gets the same.
-// A command line that sets GOFLAGS itself, or passes -count, decides for
-// itself.
+// noTestCache returns the GOFLAGS that every test command runs with. They
+// are the user's GOFLAGS with -count=1 appended, unless they set a -count
+// of their own. The go command answers from its cache only when every flag
+// is one of its cacheable flags, and -count is not one. So with it, go test
+// really runs every test. Without it, a test whose outcome depends on
+// something go test does not track would pass in every candidate after
+// passing once in the same slot. Such a thing is a script it runs, or a
+// file read by a child process. The cache would forge passes. A user's own
+// --test that runs go test gets the same. A command line that sets GOFLAGS
+// itself, or passes -count, decides for itself.
 func noTestCache(user string) string {
 	if setsFlag(user, "count") {
 		return user
@@ -27,9 +27,9 @@ func noTestCache(user string) string {
 	return strings.TrimSpace(user + " -count=1")
 }
 
-// testGOFLAGS returns the GOFLAGS that every test command runs with: the
-// user's, with -count=1 (noTestCache) and the build tags of buildFlags
-// (--tags, or a -tags in --build-flags), so that tests build as the
+// testGOFLAGS returns the GOFLAGS that every test command runs with. They
+// are the user's, with -count=1 (noTestCache) and the build tags of
+// buildFlags (--tags, or a -tags in --build-flags). So tests build as the
 // benchmark binaries do. A -tags in the user's GOFLAGS wins.
 func testGOFLAGS(user string, buildFlags []string) string {
 	flags := noTestCache(user)
@@ -89,10 +89,10 @@ func (j *job) getenv(name string) string {
 }
 
 // goTmpDir makes a directory of its own for one run of a go command, to be
-// its GOTMPDIR. go keeps its build directory (go-build*) there, and a run
-// killed at its timeout cannot remove it; done removes the directory with
-// whatever the run left. It is in the job's scratch directory, or in the
-// user's GOTMPDIR when one is set.
+// its GOTMPDIR. The go command keeps its build directory (go-build*) there,
+// and a run killed at its timeout cannot remove it. The done function
+// removes the directory with whatever the run left. It is in the job's
+// scratch directory, or in the user's GOTMPDIR when one is set.
 func (j *job) goTmpDir() (dir string, done func(), err error) {
 	parent := os.Getenv("GOTMPDIR")
 	if parent == "" {
@@ -106,8 +106,8 @@ func (j *job) goTmpDir() (dir string, done func(), err error) {
 }
 
 // acquireForBase acquires a slot for base's tests, proven clean first (see
-// proveClean) and only then prepared (--copy-ignored, --setup), so that
-// the proof does not take what preparing adds for a trespass.
+// proveClean), and only then prepared (--copy-ignored, --setup). So the
+// proof does not take what preparing adds for a trespass.
 func (j *job) acquireForBase(ctx context.Context) (*worktreepool.Slot, error) {
 	inner := j.pool
 	pp, prepared := j.pool.(*preparedPool)

@@ -20,8 +20,8 @@ const changed = "sumsq/sumsq.go"
 
 // changes holds the A/B changes of this harness as NAME/ trees of whole
 // files, laid over the fixture. testdata/README.md says what each one does
-// and how fast it is. x2 is the no-op set's real change (testdata.NoOp's
-// twice), kept there once.
+// and how fast it is. The x2 change is the no-op set's real change
+// (testdata.NoOp's twice), kept there once.
 //
 //go:embed testdata/x125
 var changes embed.FS

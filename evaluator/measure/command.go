@@ -116,8 +116,8 @@ func benchNames(ms []gobench.Measurement) string {
 }
 
 // checkTime warns, once a job, when the time of a bench command cannot tell
-// code apart: its output looks like a self-calibrating timer's, or its time
-// is the same on both sides while the numbers it prints are not.
+// code apart. Either its output looks like a self-calibrating timer's, or
+// its time is the same on both sides while the numbers it prints are not.
 func (s *Command) checkTime(ctx context.Context, sd Side, v time.Duration, output []byte) {
 	if seen, ok := selfTimed(output); ok {
 		s.Warn(ctx, "self-timed", fmt.Sprintf("the bench command's output looks self-calibrated (%q): such a command runs for about the same time "+

@@ -12,10 +12,10 @@ import (
 )
 
 // A bench command's results are read in the format of the tool that made
-// them (benchformat): from its stdout, or from the report files it writes
-// (Options.BenchReports, or a path its flags name: benchformat.DetectReport).
-// A report is removed before each sample, so that each sample reads only
-// what its own run wrote.
+// them (benchformat). They come from its stdout, or from the report files
+// it writes. Those are Options.BenchReports, or a path its flags name
+// (benchformat.DetectReport). A report is removed before each sample, so
+// that each sample reads only what its own run wrote.
 
 // Results says how to read a bench command's results.
 type Results struct {

@@ -12,9 +12,9 @@ import (
 // A generic bench command is judged by its wall (or CPU) time unless it
 // prints Go benchmark lines. Two mistakes make that judgement meaningless,
 // and timeCheck looks for both in the samples of one candidate:
-//   - a command that times itself and calibrates its own loop count
-//     (python -m timeit: "1000 loops, best of 5: 234 usec per loop") runs
-//     for about the same time whatever the code does;
+//   - a command that times itself and calibrates its own loop count runs
+//     for about the same time whatever the code does. One such is python -m
+//     timeit: "1000 loops, best of 5: 234 usec per loop";
 //   - so does any command whose printed numbers change while its run time
 //     does not.
 
@@ -46,9 +46,10 @@ func (b *timeCheck) add(sd Side, seconds float64, output []byte) {
 	b.nums[sd] = append(b.nums[sd], ns)
 }
 
-// verdict returns a warning once there are at least minPairs samples of
-// each side and a printed number differs by more than a fifth between the
-// sides while the time hardly moves; "" otherwise. It decides once.
+// verdict returns a warning, or "" otherwise, once there are at least
+// minPairs samples of each side. It warns when a printed number differs by
+// more than a fifth between the sides while the time hardly moves. It
+// decides once.
 func (b *timeCheck) verdict(minPairs int) string {
 	if b.done || len(b.times[Base]) < minPairs || len(b.times[Cand]) < minPairs {
 		return ""
@@ -62,9 +63,9 @@ func (b *timeCheck) verdict(minPairs int) string {
 		if base <= 0 || cand <= 0 {
 			continue
 		}
-		// The number moved by more than a fifth, and the time stayed
-		// within 10% or moved less than a third as far (in log terms: a
-		// loaded machine blurs the time, not a 100× printed change).
+		// The number moved by more than a fifth, and the time stayed within
+		// 10% or moved less than a third as far. That is in log terms: a
+		// loaded machine blurs the time, not a 100× printed change.
 		printed := math.Abs(math.Log(base / cand))
 		if printed > math.Log(1.2) && (moved < math.Log(1.10) || moved < printed/3) {
 			return fmt.Sprintf("the bench command runs for about the same time on base and candidate (%.2f×), "+

@@ -8,8 +8,8 @@ import (
 	"github.com/optimizer-dev/optimizer/result"
 )
 
-// Own judges the author's run of the tests it adds. baseOwn, when not nil,
-// is base's own run of the whole suite (a JUnit job runs every test): a
+// Own judges the author's run of the tests it adds. When not nil, baseOwn
+// is base's own run of the whole suite (a JUnit job runs every test). A
 // test that fails there says nothing of the author.
 func Own(run, baseOwn *gotest.Run) *result.Failure {
 	bad := Failing(run)

@@ -9,11 +9,11 @@ import (
 )
 
 // Excerpts joins the recorded output of the first five named tests or
-// packages that have some (a run keeps the output of its first
-// gotest.MaxFailureExcerpts failures only), falling back to the tail of the
-// whole output. A subtest whose output a test shown before it already
-// holds is not shown again: a parent's output collects its failing
-// subtests' (gotest.Parser).
+// packages that have some, falling back to the tail of the whole output. A
+// run keeps the output of its first gotest.MaxFailureExcerpts failures
+// only. A subtest whose output a test shown before it already holds is not
+// shown again. A parent's output collects its failing subtests'
+// (gotest.Parser).
 func Excerpts(run *gotest.Run, names []string, whole string) string {
 	var b strings.Builder
 	var shown []string // the names shown

@@ -43,8 +43,8 @@ func Judge(base, out *Outcome) *result.Failure {
 	return nil
 }
 
-// judgeReport judges what JUnit reports add to the per-test comparison: a
-// candidate that writes no report where base wrote one fails, and one that
+// judgeReport judges what JUnit reports add to the per-test comparison. A
+// candidate that writes no report where base wrote one fails. One that
 // exits non-zero where base exits 0 names its new failing tests.
 func judgeReport(base, out *Outcome) *result.Failure {
 	switch {
@@ -65,7 +65,7 @@ func judgeReport(base, out *Outcome) *result.Failure {
 }
 
 // crashers returns the failing tests that are new in the candidate when
-// every regression is a test that did not run at all: a new test that panics
+// every regression is a test that did not run at all. A new test that panics
 // or exits ends its test binary, and the old tests after it never run. The
 // failure is the new test's, not theirs.
 func crashers(d gotest.Diff, cand *gotest.Run) []string {

@@ -1,7 +1,7 @@
-// Package testjudge judges one run of a test command against base's: the
-// run's outcome, the failure a candidate's run shows where base's passes,
-// excerpts of the output that explain it, and the JUnit reports a command
-// other than go test -json writes.
+// Package testjudge judges one run of a test command against base's. It
+// gives the run's outcome, the failure a candidate's run shows where base's
+// passes, and excerpts of the output that explain it. It reads the JUnit
+// reports a command other than go test -json writes.
 package testjudge
 
 import (
