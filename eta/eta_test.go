@@ -110,10 +110,10 @@ func testBenchmarks(t *testing.T, after time.Duration) {
 		t.Errorf("at the first pair: %+v, want the benchmarks at two base samples a pair", est)
 	}
 	r.at(12, result.Event{Kind: result.EventSample, Candidate: "a", BaseSample: s / 2, Forecast: 6, After: after})
-	// a: 4 pairs to its forecast of 6, 4 s. c and d: a set-up of 2 s and
-	// the geometric middle of 4 and 16 pairs, 8 s: 10 s each. At most a
-	// goes to 16 pairs (14 s) and c and d too (18 s each). Each of the
-	// three takes after on top.
+	// Candidate a has 4 pairs to its forecast of 6, 4 s. Candidates c and
+	// d take a set-up of 2 s and the geometric middle of 4 and 16 pairs,
+	// 8 s: 10 s each. At most a goes to 16 pairs (14 s) and c and d too
+	// (18 s each). Each of the three takes after on top.
 	if got, want := r.est(t, 12), (Estimate{Left: 24*s + 3*after, Most: 50*s + 3*after}); got != want {
 		t.Errorf("during a's benchmark: %+v, want %+v", got, want)
 	}

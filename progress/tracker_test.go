@@ -86,8 +86,9 @@ func TestTracker_ETA(t *testing.T) {
 	at(0, result.Event{Kind: result.EventPhase, Phase: "behavior"})
 	at(0, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "a"})
 	at(0, result.Event{Kind: result.EventStart, Phase: "behavior", Candidate: "b"})
-	// b has run as long as a took: as long again, 2 s; c queued at 2 s; up
-	// to b's timeout and the slack past it (evaluator's timeoutSlack, 1 s).
+	// Candidate b has run as long as a took, so it takes as long again,
+	// 2 s. Candidate c is queued at 2 s. At most, b runs up to its timeout
+	// and the slack past it (evaluator's timeoutSlack, 1 s).
 	if got := at(2, result.Event{Kind: result.EventDone, Candidate: "a", Done: 1, Result: failed}); !strings.HasSuffix(got, ", tests ETA 2.0s, up to 59s") {
 		t.Errorf("after a: %q, want the tests' 2.0s left, up to 59s", got)
 	}
