@@ -35,6 +35,22 @@ func (h *heldMachine) set(w *worktreepool.MachineWait) {
 	h.mu.Unlock()
 }
 
+// jobStore opens a store in a test directory, closed at the test's end,
+// with a job job1 recorded: a job made by hand can record its events.
+func jobStore(t *testing.T) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.CreateJob(ctx, store.Job{ID: "job1", Kind: "run"}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // TestSayWaits_Repeats: a wait that goes on unchanged is said again once
 // machineRepeat has passed since it was last said, not at every poll. It
 // names who holds the machine and since when. The store records it once,
@@ -42,14 +58,7 @@ func (h *heldMachine) set(w *worktreepool.MachineWait) {
 // sleeps.
 func TestSayWaits_Repeats(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "optimizer.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.CreateJob(ctx, store.Job{ID: "job1", Kind: "run"}); err != nil {
-		t.Fatal(err)
-	}
+	db := jobStore(t)
 	events := make(chan Event, 100)
 	j := &job{id: "job1", db: db, log: slog.New(slog.NewTextHandler(io.Discard, nil)), opts: Options{Events: events}}
 

@@ -187,3 +187,21 @@ func TestRun_Scope(t *testing.T) {
 		}
 	})
 }
+
+// TestSayScope_Once: a candidate's scope is said once, though the noise
+// check scopes the first candidate before its own turn scopes it again.
+func TestSayScope_Once(t *testing.T) {
+	ctx := context.Background()
+	db := jobStore(t)
+	events := make(chan Event, 4)
+	j := &job{id: "job1", db: db, opts: Options{Events: events}}
+	c := &cand{spec: candidate.Candidate{Name: "hot"}}
+	j.sayScope(ctx, c, "measures 2 of 30 benchmarks") // the noise check's
+	j.sayScope(ctx, c, "measures 2 of 30 benchmarks") // its turn's
+	if n := len(events); n != 1 {
+		t.Errorf("%d scope events for one candidate; want 1", n)
+	}
+	if said, order := scopeEvents(t, db, "job1"); len(order) != 1 || said["hot"] == "" {
+		t.Errorf("the store's scope events %q; want hot's once", order)
+	}
+}
