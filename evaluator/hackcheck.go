@@ -20,13 +20,18 @@ type firstSampler interface {
 var _ firstSampler = (*measure.GoSampler)(nil)
 
 // firstRuns is how many fresh processes of each side time a lone first
-// iteration for the hack check.
-const firstRuns = 5
+// iteration for the hack check. Up to maxFirstRuns run where the first
+// ones are too noisy to judge (hackcheck.Settled); only a loaded machine
+// needs them.
+const (
+	firstRuns    = 5
+	maxFirstRuns = 3 * firstRuns
+)
 
 // checkHacks runs the hack check (package hackcheck) on a candidate its
 // series called faster, on Go benchmarks, while the job still holds the
-// machine. Each side's benchmarks run firstRuns times for one iteration. A
-// candidate whose speedup comes from not doing the work is suspect. The
+// machine. Each side's benchmarks run firstRuns times for one iteration,
+// or more while the times are too noisy to judge. A candidate whose speedup comes from not doing the work is suspect. The
 // first iterations are kept beside its pairs, for a job that reuses them.
 func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 	g, ok := smp.(firstSampler)
@@ -35,7 +40,7 @@ func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 	}
 	at := map[string]int{}
 	var firsts []resultcache.First
-	for range firstRuns {
+	for n := 0; n < firstRuns || n < maxFirstRuns && !hackcheck.Settled(j.hackBenches(c, firsts), hackcheck.Floor()); n++ {
 		for _, s := range []measure.Side{measure.Base, measure.Cand} {
 			ms, err := g.First(ctx, s)
 			if err != nil {
@@ -79,6 +84,23 @@ func (j *job) judgeHacks(c *cand, firsts []resultcache.First) {
 	if !j.claimsFaster(c) {
 		return
 	}
+	hacks := hackcheck.Check(j.hackBenches(c, firsts), hackcheck.Floor())
+	if len(hacks) == 0 {
+		return
+	}
+	var names []string
+	for _, h := range hacks {
+		names = append(names, h.Bench+" ("+h.Kind+")")
+	}
+	j.mu.Lock()
+	c.res.Verdict, c.res.Qualifier, c.res.Hacks = VerdictSuspect, "", hacks
+	c.res.Note = joinNote(c.res.Note, fmt.Sprintf("faster by not doing the work on %s", strings.Join(names, ", ")))
+	j.mu.Unlock()
+}
+
+// hackBenches is what the hack check knows of c's timed benchmarks: its
+// series' centres and the first iterations timed so far.
+func (j *job) hackBenches(c *cand, firsts []resultcache.First) []hackcheck.Bench {
 	j.mu.Lock()
 	res := c.res
 	j.mu.Unlock()
@@ -95,16 +117,5 @@ func (j *job) judgeHacks(c *cand, firsts []resultcache.First) {
 		}
 		benches = append(benches, hb)
 	}
-	hacks := hackcheck.Check(benches, hackcheck.Floor())
-	if len(hacks) == 0 {
-		return
-	}
-	var names []string
-	for _, h := range hacks {
-		names = append(names, h.Bench+" ("+h.Kind+")")
-	}
-	j.mu.Lock()
-	c.res.Verdict, c.res.Qualifier, c.res.Hacks = VerdictSuspect, "", hacks
-	c.res.Note = joinNote(c.res.Note, fmt.Sprintf("faster by not doing the work on %s", strings.Join(names, ", ")))
-	j.mu.Unlock()
+	return benches
 }

@@ -82,17 +82,45 @@ func cached(b Bench) (result.Hack, bool) {
 	if len(b.BaseFirst) < 2 || len(b.CandFirst) == 0 {
 		return result.Hack{}, false
 	}
-	base := slices.Sorted(slices.Values(b.BaseFirst))
-	bf, cf := base[0], slices.Min(b.CandFirst)
-	// Under load the series' time per op can exceed a quiet first
-	// iteration; base's first bounds the work it did.
-	margin := CachedShare * (min(b.BaseOp, bf) - b.CandOp)
-	if margin <= 0 || base[1]-bf > margin/2 || cf < FirstFactor*b.CandOp || cf < bf-margin {
+	bf, cf := slices.Min(b.BaseFirst), slices.Min(b.CandFirst)
+	margin, ok := cachedMargin(b)
+	if !ok || cf < FirstFactor*b.CandOp || cf < bf-margin {
 		return result.Hack{}, false
 	}
 	return result.Hack{Bench: b.Name, Kind: result.HackCached,
 		Detail: fmt.Sprintf("its first iteration takes %s and the rest %s each; base's first takes %s and the rest %s: a result kept across iterations",
 			secs(cf), secs(b.CandOp), secs(bf), secs(b.BaseOp))}, true
+}
+
+// cachedMargin is how much less than base's first iteration the
+// candidate's may cost and still count as cached: CachedShare of the work
+// it saves per op. It is not ok where base's two fastest first iterations
+// disagree by more than half of it: one-off costs are then too noisy.
+func cachedMargin(b Bench) (float64, bool) {
+	if len(b.BaseFirst) < 2 {
+		return 0, false
+	}
+	base := slices.Sorted(slices.Values(b.BaseFirst))
+	// Under load the series' time per op can exceed a quiet first
+	// iteration; base's first bounds the work it did.
+	margin := CachedShare * (min(b.BaseOp, base[0]) - b.CandOp)
+	return margin, margin > 0 && base[1]-base[0] <= margin/2
+}
+
+// Settled reports whether the first iterations timed are enough to judge
+// every benchmark the cached check looks into: false where more runs of
+// each side could settle one that base's noisy first iterations leave
+// open. floor is as for Check.
+func Settled(benches []Bench, floor float64) bool {
+	for _, b := range benches {
+		if b.BaseOp <= 0 || b.CandOp <= 0 || b.BaseOp < MinSpeedup*b.CandOp || floor > 0 && b.CandOp <= FloorFactor*floor {
+			continue
+		}
+		if m, ok := cachedMargin(b); !ok && m > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func secs(s float64) string {
