@@ -97,16 +97,7 @@ func copies(ctx context.Context, o options, t target, dir string, stdout, stderr
 				return 0, err
 			}
 		}
-		ms, err := gobench.Sample(ctx, bin, pkgDir, bench, n, at, nil)
-		if err != nil {
-			return 0, err
-		}
-		for _, m := range ms {
-			if m.Unit == "sec/op" {
-				return m.Value, nil
-			}
-		}
-		return 0, fmt.Errorf("%s printed no sec/op", bin)
+		return secPerOp(ctx, bin, pkgDir, bench, n, at)
 	}
 	started, load0 := time.Now(), loadavg()
 	fmt.Fprintf(stderr, "%s copies: %d variants × %d pairs, n=%d, CPU %d, load %s\n", t.Name, len(vs), o.Pairs, n, at.CPU, load0)
@@ -160,6 +151,21 @@ func copies(ctx context.Context, o options, t target, dir string, stdout, stderr
 			stats.Median(b)*1e6, stats.Median(c)*1e6)
 	}
 	return nil
+}
+
+// secPerOp runs one sample of bench, n iterations, and returns its time
+// per op in seconds.
+func secPerOp(ctx context.Context, bin, dir, bench string, n int64, at gobench.Place) (float64, error) {
+	ms, err := gobench.Sample(ctx, bin, dir, bench, n, at, nil)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range ms {
+		if m.Unit == "sec/op" {
+			return m.Value, nil
+		}
+	}
+	return 0, fmt.Errorf("%s printed no sec/op", bin)
 }
 
 // copyFile writes a new file at dst with src's bytes, executable, and

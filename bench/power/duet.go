@@ -71,16 +71,7 @@ func duet(ctx context.Context, o options, t target, dir string, stdout, stderr i
 	}
 	n := counts[0].N
 	sample := func(bin string, cpu int) (float64, error) {
-		ms, err := gobench.Sample(ctx, bin, pkgDir, bench, n, gobench.Place{CPU: cpu}, nil)
-		if err != nil {
-			return 0, err
-		}
-		for _, m := range ms {
-			if m.Unit == "sec/op" {
-				return m.Value, nil
-			}
-		}
-		return 0, fmt.Errorf("%s printed no sec/op", bin)
+		return secPerOp(ctx, bin, pkgDir, bench, n, gobench.Place{CPU: cpu})
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 	sequential := func(cand string) (stats.Pair, error) {
