@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	host "github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -27,7 +27,7 @@ type machine struct {
 func sampleMachine() machine {
 	return machine{
 		Time:     time.Now(),
-		CPU:      cpuModel(),
+		CPU:      host.CPUModel(),
 		Cores:    runtime.NumCPU(),
 		Go:       runtime.Version(),
 		Kernel:   firstLine("/proc/sys/kernel/osrelease"),
@@ -44,21 +44,6 @@ func loadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }
 
 func firstLine(path string) string {
