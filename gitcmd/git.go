@@ -47,6 +47,10 @@ var config = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=fa
 var redirecting = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
 	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX"}
 
+// Redirecting returns the environment variables that Run drops because they
+// would point git at another repository. Tests unset them too.
+func Redirecting() []string { return slices.Clone(redirecting) }
+
 // Cmd is one git command.
 type Cmd struct {
 	Dir      string    // where git runs; "" is this process's directory

@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/optimizer-dev/optimizer/gitcmd"
 )
 
 // LongEnv names the environment variable that turns the long tests on.
@@ -62,7 +64,9 @@ func Main(m *testing.M) { os.Exit(Hermetic(m).Run()) }
 // and with it the machine lock and the default socket, is a fresh directory.
 // So are XDG_RUNTIME_DIR and XDG_STATE_HOME, and OPTIMIZER_SOCKET is unset.
 // Another optimizer or daemon on the machine then neither waits for the
-// tests nor sees them. The directory is removed when the tests end.
+// tests nor sees them. The directory is removed when the tests end. The
+// variables that point git elsewhere (gitcmd.Redirecting) are unset too, so
+// a test's own git commands stay in the test's repositories.
 func Hermetic(m Runner) Runner { return hermetic{m} }
 
 type hermetic struct{ m Runner }
@@ -88,6 +92,11 @@ func (h hermetic) Run() int {
 	// client.SocketEnv: a socket named by the developer's shell would let
 	// a running daemon take the tests' jobs.
 	os.Unsetenv("OPTIMIZER_SOCKET")
+	// GIT_DIR and the like, set by a hook or a developer's shell, would send
+	// a test's direct git commands to another repository.
+	for _, k := range gitcmd.Redirecting() {
+		os.Unsetenv(k)
+	}
 	return h.m.Run()
 }
 
