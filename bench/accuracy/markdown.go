@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/optimizer-dev/optimizer/stats"
 )
 
 // report is everything the harness prints.
@@ -115,7 +117,7 @@ func (r report) writeGoals(w io.Writer) {
 		switch s.Kind.Name {
 		case kindAA:
 			fp, cf := frac(s.Wrong(), s.Trials), frac(s.CodeflashFirst, s.Trials)
-			_, up := wilson(s.Wrong(), s.Trials)
+			_, up := stats.Wilson(s.Wrong(), s.Trials)
 			p("- A/A false positives at most 1%%, and codeflash's rule worse: ours %.1f%% (95%% upper bound %.1f%%), codeflash %.1f%% (baseline first): %s\n",
 				100*fp, 100*up, 100*cf, met(fp <= 0.01 && cf > fp))
 		case kindX2:
@@ -144,7 +146,7 @@ func frac(k, n int) float64 {
 
 // rate formats k of n with its percentage and Wilson 95% interval.
 func rate(k, n int) string {
-	lo, hi := wilson(k, n)
+	lo, hi := stats.Wilson(k, n)
 	return fmt.Sprintf("%d (%.1f%%, %.1f–%.1f%%)", k, 100*frac(k, n), 100*lo, 100*hi)
 }
 

@@ -88,16 +88,3 @@ func b2i(b bool) int {
 	}
 	return 0
 }
-
-// wilson returns the Wilson score 95% interval of a rate seen k times in n.
-func wilson(k, n int) (lo, hi float64) {
-	if n == 0 {
-		return nan, nan
-	}
-	const z = 1.96
-	p, nf := float64(k)/float64(n), float64(n)
-	centre := p + z*z/(2*nf)
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
-	d := 1 + z*z/nf
-	return max(0, (centre-half)/d), min(1, (centre+half)/d)
-}

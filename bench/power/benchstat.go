@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/optimizer-dev/optimizer/stats"
+
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/proc"
 )
@@ -166,7 +168,10 @@ func writeTable(w io.Writer, o options, t target, st setting, rep int, rs []resu
 			change = "A/A"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %.3f× [%.3f, %.3f] | %d | %.1fs |", r.Name, change, r.Verdict, r.Speedup, r.CI[0], r.CI[1], r.Pairs, r.BenchSecs)
-		if stat {
+		switch {
+		case stat && r.Stat.Delta == "":
+			fmt.Fprint(w, " not run (-stat-every) | | |")
+		case stat:
 			fmt.Fprintf(w, " %s (%.3f×) | %.3f | %.0fs |", r.Stat.Delta, r.Stat.Speedup(), r.Stat.P, r.Stat.Secs)
 		}
 		fmt.Fprintf(w, " %s |\n", r.Load)
@@ -186,9 +191,11 @@ type summary struct {
 	Smallest, SmallestStat float64 // smallest change called faster, 0 if none
 	Called, AB             int     // A/B trials called faster, of AB
 	AA, AAWrong            int     // A/A trials, and those called anything but not-faster
-	AAStatWrong            int
+	AAFaster               int     // A/A trials called faster or winner
+	AAStat, AAStatWrong    int     // A/A trials benchstat ran on, and those it called a change
 	ABPairs, AAPairs       int
 	Secs                   float64   // bench time of every trial
+	AASecs, AAJobSecs      float64   // A/A trials' bench time, and their share of their jobs' wall time
 	Widths                 []float64 // each trial's interval, high over low
 }
 
@@ -202,8 +209,16 @@ func summarise(o options, rs []result) summary {
 		if r.M == 0 {
 			s.AA++
 			s.AAPairs += r.Pairs
+			s.AASecs += r.BenchSecs
+			s.AAJobSecs += r.JobSecs
 			if r.Verdict != "not-faster" {
 				s.AAWrong++
+			}
+			if r.Verdict == "faster" || r.Verdict == "winner" {
+				s.AAFaster++
+			}
+			if r.Stat.Delta != "" {
+				s.AAStat++
 			}
 			if r.Stat.Delta != "~" && r.Stat.Delta != "" {
 				s.AAStatWrong++
@@ -231,6 +246,7 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 	fmt.Fprintf(w, "\n### %s: sample lengths compared (%d reps, jobs interleaved)\n\n", t.Name, o.Reps)
 	fmt.Fprintln(w, "| setting (sample × most pairs) | smallest called faster, by rep | speedups called faster | mean pairs, A/B / A/A | median interval, high/low | bench time, all trials | A/A claims | load at job starts |")
 	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---|")
+	var aa []summary
 	for _, st := range o.Samples {
 		var all summary
 		var smallest, loads []string
@@ -245,6 +261,11 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 			all.AB += s.AB
 			all.AA += s.AA
 			all.AAWrong += s.AAWrong
+			all.AAFaster += s.AAFaster
+			all.AAStat += s.AAStat
+			all.AAStatWrong += s.AAStatWrong
+			all.AASecs += s.AASecs
+			all.AAJobSecs += s.AAJobSecs
 			all.ABPairs += s.ABPairs
 			all.AAPairs += s.AAPairs
 			all.Secs += s.Secs
@@ -258,6 +279,31 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 		fmt.Fprintf(w, "| %s | %s | %d of %d | %.1f / %.1f | %.3f | %.0fs | %d of %d | %s |\n", st, strings.Join(smallest, ", "),
 			all.Called, all.AB, float64(all.ABPairs)/float64(max(all.AB, 1)), float64(all.AAPairs)/float64(max(all.AA, 1)),
 			width, all.Secs, all.AAWrong, all.AA, strings.Join(loads, ", "))
+		aa = append(aa, all)
+	}
+	for i, st := range o.Samples {
+		writeAA(w, st, aa[i])
+	}
+}
+
+// writeAA prints a setting's A/A false-positive rates with their 95%
+// intervals, and what one A/A trial costs in machine time.
+func writeAA(w io.Writer, st setting, s summary) {
+	if s.AA == 0 {
+		return
+	}
+	rate := func(k, n int) string {
+		lo, hi := stats.Wilson(k, n)
+		return fmt.Sprintf("%d of %d, %.1f%% [%.1f%%, %.1f%%]", k, n, 100*float64(k)/float64(n), 100*lo, 100*hi)
+	}
+	perTrial := s.AAJobSecs / float64(s.AA) / 60
+	fmt.Fprintf(w, "\n- %s, A/A: optimizer called %s anything but not-faster, %s faster or winner (95%% Wilson intervals).\n",
+		st, rate(s.AAWrong, s.AA), rate(s.AAFaster, s.AA))
+	fmt.Fprintf(w, "  One trial took %.2f machine minutes (its share of its job's wall time; %.1f s of it measuring, %.1f pairs):"+
+		" %.1f false claims per 100 machine minutes.\n", perTrial, s.AASecs/float64(s.AA), float64(s.AAPairs)/float64(s.AA),
+		100*float64(s.AAWrong)/(s.AAJobSecs/60))
+	if s.AAStat > 0 {
+		fmt.Fprintf(w, "  benchstat, on %d of these trials: %s a change (p < 0.05).\n", s.AAStat, rate(s.AAStatWrong, s.AAStat))
 	}
 }
 

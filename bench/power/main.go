@@ -58,8 +58,11 @@ type options struct {
 	Steps   []int // candidates' repetitions removed: K/(K−m) faster
 	AA      int   // A/A trials per target
 	Count   int   // go test -count; 0 runs no benchstat side
-	Work    string
-	Flags   []string // extra optimizer flags
+	// StatEvery runs the benchstat side on every StatEvery-th trial only:
+	// its ten runs a side cost more than a whole optimizer trial.
+	StatEvery int
+	Work      string
+	Flags     []string // extra optimizer flags
 	// Samples are the sample lengths compared (see setting); one zero
 	// setting, the CLI's own, when -samples is not given.
 	Samples []setting
@@ -124,9 +127,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	tg := fs.String("targets", "fixture,humanize,uuid", "targets, comma-separated")
 	fs.IntVar(&o.K, "k", 40, "how many times base runs the function's body per call")
-	steps := fs.String("steps", "2,3,4,6,8", "repetitions each A/B candidate removes (K/(K−m) faster), comma-separated")
+	steps := fs.String("steps", "2,3,4,6,8", "repetitions each A/B candidate removes (K/(K−m) faster), comma-separated; none: A/A trials only")
 	fs.IntVar(&o.AA, "aa", 4, "A/A trials per target")
 	fs.IntVar(&o.Count, "count", 10, "go test -count for the benchstat side; 0 runs no benchstat side")
+	fs.IntVar(&o.StatEvery, "stat-every", 1, "run the benchstat side on every Nth trial of a target only")
 	samples := fs.String("samples", "", "sample lengths to compare, comma-separated (e.g. 300ms,150ms,75ms): one CLI build each, its most pairs scaled to the same time cost, jobs interleaved")
 	fs.IntVar(&o.Reps, "reps", 1, "optimizer jobs per target and sample length")
 	fs.BoolVar(&o.Interleave, "interleave", false, "-samples: one job per trial and sample length, the lengths of each trial back to back (rotated), so they meet the same load")
@@ -141,7 +145,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	o.Targets = strings.Split(*tg, ",")
-	for _, s := range strings.Split(*steps, ",") {
+	if *steps == "none" {
+		*steps = ""
+	}
+	for _, s := range strings.FieldsFunc(*steps, func(r rune) bool { return r == ',' }) {
 		m, err := strconv.Atoi(s)
 		if err != nil || m <= 0 || m >= o.K {
 			return o, fmt.Errorf("-steps: %q is not a count between 1 and %d", s, o.K-1)
@@ -155,6 +162,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.Reps < 1 {
 		return o, fmt.Errorf("-reps %d: want at least 1", o.Reps)
+	}
+	if o.StatEvery < 1 {
+		return o, fmt.Errorf("-stat-every %d: want at least 1", o.StatEvery)
+	}
+	if len(o.Steps) == 0 && o.AA == 0 {
+		return o, errors.New("-steps none and -aa 0: no trials to run")
 	}
 	return o, nil
 }
@@ -233,6 +246,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		if len(o.Samples) > 1 || o.Reps > 1 {
 			writeSettings(stdout, o, t, res)
+		} else {
+			writeAA(stdout, o.Samples[0], summarise(o, res[job{o.Samples[0], 0}]))
 		}
 	}
 	return nil
@@ -269,6 +284,12 @@ func (o options) ratio(m int) float64 { return float64(o.K) / float64(o.K-m) }
 // the same machine over the run.
 func plan(o options) []trial {
 	var out []trial
+	if len(o.Steps) == 0 {
+		for range o.AA {
+			out = append(out, trial{fmt.Sprintf("t%02d-aa", len(out)+1), 0})
+		}
+		return out
+	}
 	aa := 0
 	for i, m := range o.Steps {
 		out = append(out, trial{fmt.Sprintf("t%02d-m%d", len(out)+1, m), m})
@@ -292,6 +313,9 @@ type result struct {
 	Load      string // when the job ended
 	LoadStart string // when the job started
 	Started   time.Time
+	// JobSecs is the machine time of the trial's job, its wall time from
+	// start to report, shared equally among its trials.
+	JobSecs float64
 }
 
 // measure runs one target: its base and candidates, one optimizer job
@@ -338,6 +362,7 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 			return err
 		}
 		load1 := loadavg()
+		jobSecs := time.Since(started).Seconds() / float64(max(1, len(trs)))
 		byName := map[string]jobCandidate{}
 		for _, c := range rep.Candidates {
 			byName[c.Name] = c
@@ -345,7 +370,7 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 		for _, tr := range trs {
 			c := byName[tr.Name]
 			r := result{trial: tr, Verdict: c.Verdict, Speedup: c.Speedup, Pairs: c.Pairs, BenchSecs: c.BenchSeconds,
-				Load: load1, LoadStart: load0, Started: started}
+				Load: load1, LoadStart: load0, Started: started, JobSecs: jobSecs}
 			if c.CI != nil {
 				r.CI = *c.CI
 			}
@@ -388,6 +413,9 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 	// benchstat once per trial: its side does not depend on the
 	// optimizer's setting.
 	for i, tr := range trials {
+		if i%o.StatEvery != 0 {
+			continue
+		}
 		st, err := benchstat(ctx, t, repo, filepath.Join(cands, tr.Name), filepath.Join(dir, "benchstat"), o.Count)
 		if err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,22 @@ func TestPlan(t *testing.T) {
 	}
 	if ab != 5 || aa != 4 || trials[0].M == 0 || trials[len(trials)-1].M != 0 {
 		t.Errorf("plan %+v: want 5 A/B and 4 A/A, A/A among them", trials)
+	}
+}
+
+// TestPlan_AAOnly: -steps none plans A/A trials only, and -aa 0 with it is
+// refused.
+func TestPlan_AAOnly(t *testing.T) {
+	o, err := parseFlags([]string{"-steps", "none", "-aa", "12"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials := plan(o)
+	if len(trials) != 12 || slices.ContainsFunc(trials, func(tr trial) bool { return tr.M != 0 }) {
+		t.Errorf("plan %+v: want 12 A/A trials", trials)
+	}
+	if _, err := parseFlags([]string{"-steps", "none", "-aa", "0"}, io.Discard); err == nil {
+		t.Error("-steps none -aa 0: no error")
 	}
 }
 
