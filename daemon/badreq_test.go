@@ -84,7 +84,6 @@ func TestServer_BadRequests(t *testing.T) {
 			msg: `"ten minutes" is no positive duration (say 90s or 10m)`},
 		{name: "NegativeDuration", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"bench_budget": "-5s"}}`, repo, good), status: 400, field: "options.bench_budget",
 			msg: `"-5s" is no positive duration`},
-		{name: "ConfigNotObject", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"config": [1]}}`, repo, good), status: 400, field: "options.config"},
 		{name: "BadMetric", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"metric": "speed"}}`, repo, good), status: 400, field: "options.metric"},
 		{name: "BadSandbox", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"sandbox": "maybe"}}`, repo, good), status: 400, field: "options.sandbox"},
 		{name: "CopyFileEscapes", body: fmt.Sprintf(`{"repo": %q, "candidates": [%s], "options": {"copy_files": ["../secret"]}}`, repo, good), status: 400, field: "options.copy_files[0]"},

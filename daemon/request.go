@@ -255,9 +255,6 @@ func checkOptions(req api.JobRequest) error {
 		}
 	}
 	o := req.Options
-	if c := bytes.TrimSpace(o.Config); len(c) > 0 && c[0] != '{' && string(c) != "null" {
-		return badRequest("options.config", "want a JSON object")
-	}
 	if o.Metric != "" && !evaluator.ValidMetric(evaluator.Metric(o.Metric)) {
 		return badRequest("options.metric", "%q: want one of %s", o.Metric, evaluator.MetricList())
 	}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -26,7 +27,9 @@ func TestServer_SubmitRunsJob(t *testing.T) {
 			inline(t, "good", map[string]string{"lib.txt": "two\n"}),
 			inline(t, "bad", map[string]string{"ok": "no\n"}),
 		},
-		Options: jobspec.Spec{Test: shellTest, Bench: "none"},
+		// An older client sends its own configuration too: it is ignored.
+		Options: jobspec.Spec{Test: shellTest, Bench: "none", MinSpeedup: 7.5,
+			Config: json.RawMessage(`{"format": "text", "min_speedup": 2, "timeout": 60000000000}`)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +77,13 @@ func TestServer_SubmitRunsJob(t *testing.T) {
 	}
 	if rec.State != "finished" {
 		t.Errorf("the repo's store has job %s as %s, want finished", j.RunID, rec.State)
+	}
+	var recorded jobspec.Recorded
+	dec := json.NewDecoder(bytes.NewReader(rec.Config))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&recorded); err != nil || recorded.Test != shellTest || recorded.MinSpeedup != 7.5 ||
+		recorded.Config != nil || recorded.Slots != rec.Parallel || recorded.BaseCommit != rec.Base {
+		t.Errorf("the job recorded %s (%v), want its request's spec without the client's config", rec.Config, err)
 	}
 	// Every answer about it matches the OpenAPI document.
 	router := specRouter(t)

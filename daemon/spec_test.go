@@ -1,49 +1,43 @@
 package daemon
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/jobspec"
 )
 
-// TestJobSpec_Config: the configuration a job records is the client's own
-// object, else the request's options, with the base, slots and artifacts
-// added. A client's "config": null is no configuration, not a crash of
-// the daemon's scheduler; what is no object is an error.
-func TestJobSpec_Config(t *testing.T) {
-	for _, tt := range []struct {
-		name, config string
-		want         map[string]any
-	}{
-		{"Client", `{"test": "make", "min_speedup": 2.5}`, map[string]any{"test": "make", "min_speedup": 2.5}},
-		{"None", ``, map[string]any{"test": "go test", "timeout": "1m0s"}},
-		{"Null", `null`, map[string]any{"test": "go test", "timeout": "1m0s"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			spec := &jobSpec{Base: "b", Request: api.JobRequest{Options: jobspec.Spec{Test: "go test", Timeout: jobspec.Duration(60e9)}}}
-			if tt.config != "" {
-				spec.Request.Options.Config = json.RawMessage(tt.config)
-			}
-			b, err := spec.config(3, "/art")
+// TestJobSpec_Recorded: the configuration a job records is its request's
+// spec, in the spec's units, with the base, the slots the pool gives it and
+// the artifacts. An older client's options.config, "null" or its own
+// flags, is ignored. The environment's values are not recorded, only names.
+func TestJobSpec_Recorded(t *testing.T) {
+	for _, config := range []string{``, `null`, `{"format": "text", "min_speedup": 2.5, "timeout": 60000000000}`, `[1]`} {
+		t.Run(config, func(t *testing.T) {
+			spec := &jobSpec{Base: "b", CommonDir: "/r/.git", Request: api.JobRequest{Options: jobspec.Spec{
+				Test: "go test", Timeout: jobspec.Duration(90 * time.Second), MinSpeedup: 7.5,
+				Env: map[string]string{"TOKEN": "secret", "PATH": "/bin"}, Config: json.RawMessage(config)}}}
+			opts, err := spec.evaluatorOptions(3, 2, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got map[string]any
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
+			if bytes.Contains(opts.Config, []byte("secret")) || bytes.Contains(opts.Config, []byte("format")) {
+				t.Errorf("recorded %s: holds an environment value or the client's own config", opts.Config)
 			}
-			tt.want["base_commit"], tt.want["slots"], tt.want["artifacts"], tt.want["daemon"] = "b", 3.0, "/art", true
-			for k, v := range tt.want {
-				if got[k] != v {
-					t.Errorf("%s = %v, want %v (config %s)", k, got[k], v, b)
-				}
+			var got jobspec.Recorded
+			dec := json.NewDecoder(bytes.NewReader(opts.Config))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("recorded %s: %v", opts.Config, err)
+			}
+			if got.Test != "go test" || got.MinSpeedup != 7.5 || got.Timeout != jobspec.Duration(90*time.Second) ||
+				got.BaseCommit != "b" || got.Slots != 3 || got.Artifacts != opts.Artifacts || !got.Daemon ||
+				len(got.Env) != 2 || got.Env[0] != "PATH" || got.Env[1] != "TOKEN" || got.Config != nil {
+				t.Errorf("recorded %s, want the request's spec on 3 slots at b", opts.Config)
 			}
 		})
-	}
-	spec := &jobSpec{Request: api.JobRequest{Options: jobspec.Spec{Config: json.RawMessage(`[1]`)}}}
-	if b, err := spec.config(1, "/art"); err == nil {
-		t.Errorf("config of [1] = %s, want an error", b)
 	}
 }

@@ -53,8 +53,10 @@ type Spec struct {
 	// values of DefaultEnv and of what --env adds. The daemon drops a
 	// DefaultEnv name its policy does not allow, and refuses another.
 	Env map[string]string `json:"env,omitempty"`
-	// Config is the client's effective configuration, a JSON object that
-	// the store records as it is.
+	// Config is read and ignored: older clients send their own
+	// configuration here. The store records the spec itself (Record).
+	//
+	// Deprecated: a client sets nothing here; a daemon ignores it.
 	Config json.RawMessage `json:"config,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package jobspec
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -35,5 +36,25 @@ func TestSpec_JSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"timeout": null}`), &back); err != nil {
 		t.Errorf("null: %v", err)
+	}
+}
+
+// TestRecord: a job's recorded configuration is its spec with the base,
+// slots and artifacts. The environment is kept by name only, an older
+// client's Config not at all, and a threshold that is no number is an
+// error, not a record.
+func TestRecord(t *testing.T) {
+	spec := Spec{Test: "make", MinSpeedup: 2.5, Env: map[string]string{"Z": "1", "A": "secret"}, Config: json.RawMessage(`{"format": "text"}`)}
+	b, err := Record(spec, "abc", 3, "/art", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"test":"make","min_speedup":2.5,"env":["A","Z"],"base_commit":"abc","slots":3,"artifacts":"/art","daemon":true}`
+	if string(b) != want {
+		t.Errorf("recorded %s, want %s", b, want)
+	}
+	spec.MinSpeedup = math.Inf(1)
+	if b, err := Record(spec, "abc", 3, "/art", false); err == nil {
+		t.Errorf("an infinite threshold recorded as %s, want an error", b)
 	}
 }

@@ -62,15 +62,14 @@ type Session struct {
 	Pool Pool
 	DB   *store.DB
 	// Evaluate runs one job; nil runs evaluator.Run on Pool and DB in this
-	// process. A client of the daemon sets it to submit the job there, and
-	// Pool and DB may then be nil. It must send opts.Events as the job
-	// goes, and return when ctx ends.
-	Evaluate func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error)
+	// process, with Options. A client of the daemon sets it to submit the
+	// job there, and Pool and DB may then be nil. It must send the job's
+	// events to j.Events as the job goes, and return when ctx ends.
+	Evaluate func(ctx context.Context, j Job) (*evaluator.Report, error)
 
-	// Options gives the evaluator's options for one evaluation: of cands
-	// against head, with the test command test and the benchmark budget
-	// budget (0: the configured one).
-	Options func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options
+	// Options gives the evaluator's options for one evaluation in this
+	// process. Its Events and Quick are set from j afterwards.
+	Options func(j Job) (evaluator.Options, error)
 
 	Test        string        // the test command; "" is the default (in a Go module, go test of the affected packages)
 	All         bool          // in a Go module, test and benchmark every package
@@ -90,6 +89,18 @@ type Session struct {
 	Progress func(*Work, evaluator.Event)   // an event of the evaluation in flight
 	Tick     func(*Work)                    // every TickEvery while an evaluation is in flight: a status line's countdown
 	Finished func(*Work, *evaluator.Report) // an evaluation ended with a report (not interrupted), after its lines
+}
+
+// A Job is one evaluation the session asks for: Cands against Head, with
+// the test command Test and the benchmark budget Budget (0: the configured
+// one). Quick says Budget is a first look's, which a later job refines.
+type Job struct {
+	Head   string
+	Cands  []candidate.Candidate
+	Test   string
+	Budget time.Duration
+	Quick  bool
+	Events chan<- evaluator.Event
 }
 
 // TickEvery is how often Session.Tick is called while an evaluation is in
@@ -351,13 +362,17 @@ func (s *Session) evaluate(ctx context.Context, st *state, w *Work) outcome {
 	case skip != "":
 		return outcome{skip: skip}
 	}
-	opts := s.Options(w.head, w.cands, test, w.budget)
-	opts.Events = st.events
-	opts.Quick = w.budget != 0 // refined by a later job if it does not settle
+	// A budget is a quick look's, refined by a later job if it does not settle.
+	j := Job{Head: w.head, Cands: w.cands, Test: test, Budget: w.budget, Quick: w.budget != 0, Events: st.events}
 	if s.Evaluate != nil {
-		rep, err := s.Evaluate(ctx, opts)
+		rep, err := s.Evaluate(ctx, j)
 		return outcome{rep: rep, err: err}
 	}
+	opts, err := s.Options(j)
+	if err != nil {
+		return outcome{err: err}
+	}
+	opts.Events, opts.Quick = j.Events, j.Quick
 	rep, err := evaluator.Run(ctx, s.Pool, s.DB, opts)
 	return outcome{rep: rep, err: err}
 }

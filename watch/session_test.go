@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
@@ -46,9 +45,9 @@ func TestSession_Run(t *testing.T) {
 	records := make(chan Record, 16)
 	s := &Session{
 		Root: repo, Head: head, Skip: []string{slots}, Pool: pool, DB: db,
-		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
-			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands,
-				Test: test, Bench: "none", Timeout: time.Minute, Sandbox: evaluator.SandboxOff}
+		Options: func(j Job) (evaluator.Options, error) {
+			return evaluator.Options{Kind: "watch", Repo: repo, Base: j.Head, Candidates: j.Cands,
+				Test: j.Test, Bench: "none", Timeout: time.Minute, Sandbox: evaluator.SandboxOff}, nil
 		},
 		Test:  "sh test.sh",
 		Quiet: 50 * time.Millisecond,
@@ -139,17 +138,14 @@ func TestSession_Tick(t *testing.T) {
 	records := make(chan Record, 4)
 	s := &Session{
 		Root: repo, Head: head,
-		Options: func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
-			return evaluator.Options{Kind: "watch", Repo: repo, Base: head, Candidates: cands, Test: test, Bench: "none"}
-		},
-		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
+		Evaluate: func(ctx context.Context, j Job) (*evaluator.Report, error) {
 			select {
 			case <-release:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 			return &evaluator.Report{State: "finished", Candidates: []evaluator.CandidateResult{
-				{Name: opts.Candidates[0].Name, Verdict: evaluator.VerdictPassed}}}, nil
+				{Name: j.Cands[0].Name, Verdict: evaluator.VerdictPassed}}}, nil
 		},
 		Test:    "true",
 		Quiet:   50 * time.Millisecond,

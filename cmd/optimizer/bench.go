@@ -79,7 +79,10 @@ func benchJob(ctx context.Context, o runOptions, jobID string, stdout, stderr io
 		return err
 	}
 	defer w.close()
-	opts := o.evaluatorOptions(r, job.Base, 1, nil, w.logger)
+	opts, err := o.Options(r, job.Base, 1, "", nil, w.logger)
+	if err != nil {
+		return err
+	}
 	rep, err := showingProgress(&opts, w.Pool.Size(), stderr, o.Verbose, func() (*evaluator.Report, error) {
 		return evaluator.Bench(ctx, w.Pool, w.DB, job.ID, opts)
 	})

@@ -7,16 +7,24 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/daemon"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
+	"github.com/optimizer-dev/optimizer/watch"
 )
 
 // startTestDaemon runs a daemon in this process on a fresh socket until the
@@ -94,7 +102,7 @@ func TestRun_ThroughDaemon(t *testing.T) {
 	before := snapshot(t, repo)
 	sock := startTestDaemon(t)
 	args := []string{"--repo", repo, "--candidates", cands, "--test", "sh test.sh", "--bench", "none",
-		"--format", "json", "--socket", sock, "--sandbox", "off", "--no-cache"}
+		"--format", "json", "--socket", sock, "--sandbox", "off", "--no-cache", "--min-speedup", "7.5", "--timeout", "90s"}
 
 	local, localErr, localCode := runCLI(t, append(args, "--no-daemon")...)
 	remote, remoteErr, remoteCode := runCLI(t, args...)
@@ -134,6 +142,23 @@ func TestRun_ThroughDaemon(t *testing.T) {
 	hist, _, code := runCLI(t, "history", "--repo", repo)
 	if code != 0 || strings.Count(hist, "finished") < 2 {
 		t.Errorf("history (exit %d) should list both runs as finished:\n%s", code, hist)
+	}
+	// Both record their spec, in its units, and nothing else of the CLI's.
+	jobs := watchJobs(t, watchStorePath(t, repo))
+	if len(jobs) != 2 {
+		t.Fatalf("the repository's store has %d jobs, want 2", len(jobs))
+	}
+	for i, j := range jobs {
+		var rec jobspec.Recorded
+		dec := json.NewDecoder(bytes.NewReader(j.Config))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rec); err != nil {
+			t.Fatalf("job %s's config is no recorded spec: %v\n%s", j.ID, err, j.Config)
+		}
+		if rec.Test != "sh test.sh" || rec.MinSpeedup != 7.5 || rec.Timeout != jobspec.Duration(90*time.Second) || !rec.NoCache ||
+			rec.BaseCommit != j.Base || rec.Slots != j.Parallel || rec.Artifacts != j.Artifacts || rec.Daemon != (i == 1) {
+			t.Errorf("job %s (daemon %v) recorded %s", j.ID, i == 1, j.Config)
+		}
 	}
 	// jobs lists it with --all; nothing is queued or running now.
 	out, _, code := runCLI(t, "jobs", "--socket", sock)
@@ -297,5 +322,40 @@ func TestRun_ThroughDaemonInterrupted(t *testing.T) {
 	}
 	if v := verdictsOf(t, stdout.String()); v["slow"] != "pending" {
 		t.Errorf("the partial report's verdicts: %v, want slow pending", v)
+	}
+}
+
+// TestWatch_DaemonSpec: a watch's job on a daemon has the spec that run
+// sends for the same flags and one candidate, whatever -j says. Only its
+// quick look differs: the quick budget, and quick set.
+func TestWatch_DaemonSpec(t *testing.T) {
+	flags := []string{"--test", "make check", "--min-speedup", "7.5", "--timeout", "90s", "--bench-budget", "2m",
+		"--env", "MYAPP_*", "--no-cache", "--tags", "noasm"}
+	for _, j := range [][]string{nil, {"-j", "0"}, {"-j", "3"}} {
+		args := append(slices.Clone(flags), j...)
+		ro, wo := defaultRunOptions(), watchOptions{runOptions: defaultRunOptions()}
+		for _, o := range []*runOptions{&ro, &wo.runOptions} {
+			fs := pflag.NewFlagSet("optimizer", pflag.ContinueOnError)
+			o.register(fs)
+			if err := fs.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wo.Kind = "watch"
+		cands := []candidate.Candidate{{Name: "tree", Patch: []byte("x")}}
+		req, err := ro.jobRequest(jobPlan{repo: gitcmd.Repo{Root: t.TempDir()}, base: "abc", cands: cands})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job := watch.Job{Head: "abc", Cands: cands, Test: wo.Test}
+		if got := wo.watchSpec(job); !reflect.DeepEqual(got, req.Options) {
+			t.Errorf("%v: watch sends %+v, run %+v", j, got, req.Options)
+		}
+		job.Budget, job.Quick = 15*time.Second, true
+		want := req.Options
+		want.BenchBudget, want.Quick = jobspec.Duration(15*time.Second), true
+		if got := wo.watchSpec(job); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v, quick: watch sends %+v, want %+v", j, got, want)
+		}
 	}
 }

@@ -103,11 +103,15 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	if targets, err = optimize.FindTargets(ctx, pool, r.Root, base, o.BenchFilter, o.HotTargets, targets, say); err != nil {
 		return err
 	}
+	eval, err := o.loopOptions(r, base, n, logger)
+	if err != nil {
+		return err
+	}
 	holdout, holdoutMin, _ := o.HoldoutShare() // checked by Validate
 	loop := &optimize.Loop{
 		Holdout: holdout, HoldoutMin: holdoutMin, HoldoutSeed: o.HoldoutSeed,
 		Repo: r.Root, Base: base, Targets: targets, Rounds: o.Rounds, PerRound: o.PerRound, Repairs: o.Repairs,
-		Budget: o.Budget, Parallel: n, Eval: o.loopOptions(r, base, n, logger), Pool: pool, DB: db, Logger: logger,
+		Budget: o.Budget, Parallel: n, Eval: eval, Pool: pool, DB: db, Logger: logger,
 		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
 			return evaluate(ctx, pool, db, opts, stderr, o.Verbose)
 		},
@@ -135,10 +139,10 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 
 // loopOptions are the template of the loop's jobs: run's options, with the
 // machine's CPU count as executeJob sets it.
-func (o optimizeOptions) loopOptions(r gitcmd.Repo, base string, n int, logger *slog.Logger) evaluator.Options {
-	opts := o.evaluatorOptions(r, base, n, nil, logger)
+func (o optimizeOptions) loopOptions(r gitcmd.Repo, base string, n int, logger *slog.Logger) (evaluator.Options, error) {
+	opts, err := o.Options(r, base, n, "", nil, logger)
 	opts.CPUs = machine.Read().CPUs
-	return opts
+	return opts, err
 }
 
 // newDemoGeneratorCmd is the example generator, built in so that

@@ -226,12 +226,11 @@ func executeJob(ctx context.Context, o runOptions, plan jobPlan, stderr io.Write
 	defer w.close()
 	db, pool, logger := w.DB, w.Pool, w.logger
 
-	opts := o.evaluatorOptions(r, base, n, plan.cands, logger)
-	opts.CPUs = m.CPUs
-	if plan.artifacts != "" {
-		opts.Artifacts = plan.artifacts
-		opts.Config = o.Config(base, n, opts.Artifacts)
+	opts, err := o.Options(r, base, n, plan.artifacts, plan.cands, logger)
+	if err != nil {
+		return err
 	}
+	opts.CPUs = m.CPUs
 	opts.Deadline = plan.deadline
 	return finish(evaluate(ctx, pool, db, opts, stderr, o.Verbose))
 }
@@ -308,12 +307,6 @@ func newLogger(verbose bool, stderr io.Writer) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// evaluatorOptions turns the flags into the evaluator's options
-// (config.Run.Options).
-func (o runOptions) evaluatorOptions(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
-	return o.Options(r, base, n, cands, logger)
 }
 
 // evaluate runs the job while one goroutine owns the terminal.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
 )
@@ -29,19 +30,25 @@ func (o runOptions) onDaemon(ctx context.Context) *client.Client {
 	return daemonClient(ctx, o.Socket)
 }
 
-// jobRequest is the daemon's request for the job o describes. It holds the
-// spec an in-process job is made from (config.Run.Spec), and the candidates
-// by path and ref for the daemon to load. The daemon's slots are used
-// unless -j says how many.
-func (o runOptions) jobRequest(plan jobPlan) (api.JobRequest, error) {
+// daemonSpec is the spec of a job of o's on a daemon, of cands candidates:
+// the spec an in-process job is made from (config.Run.Spec). The daemon's
+// slots are used unless -j says how many; -j 0 is one per candidate. run
+// and watch send it.
+func (o runOptions) daemonSpec(cands int) jobspec.Spec {
 	parallel := 0 // the daemon's budget
 	if o.Parallel == 0 {
-		parallel = max(1, len(plan.cands))
+		parallel = max(1, cands)
 	} else if o.Parallel > 0 {
 		parallel = int(o.Parallel)
 	}
+	return o.Spec(parallel, os.Environ())
+}
+
+// jobRequest is the daemon's request for the job o describes: its spec
+// (daemonSpec), and the candidates by path and ref for the daemon to load.
+func (o runOptions) jobRequest(plan jobPlan) (api.JobRequest, error) {
 	req := api.JobRequest{Repo: plan.repo.Root, Base: plan.base, CandidateRefs: o.CandidateRefs, Kind: o.Kind,
-		Options: o.Spec(plan.repo, plan.base, parallel, os.Environ())}
+		Options: o.daemonSpec(len(plan.cands))}
 	for _, p := range o.Candidates {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -74,8 +81,9 @@ func runOnDaemon(ctx context.Context, c *client.Client, o runOptions, stdout, st
 	}
 	fmt.Fprintf(stderr, "optimizer: %s against %s at %s, on the daemon (job %s)\n",
 		report.Plural(len(plan.cands), "candidate"), plan.label, plan.base[:12], sub.ID)
-	// The daemon chooses the slots: the job's start event gives them.
-	est := evaluator.NewETA(o.evaluatorOptions(plan.repo, plan.base, 0, nil, nil), 0)
+	// The daemon chooses the slots: the job's start event gives them. The
+	// limits are the spec's, as the daemon reads them.
+	est := evaluator.NewETA(evaluator.OptionsOf(req.Options), 0)
 	rep, err := followJob(ctx, c, sub.ID, o, est, stderr)
 	return endRun(ctx, o, rep, err, stdout, "job "+sub.ID+" is cancelled on the daemon")
 }

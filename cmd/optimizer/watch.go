@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
-	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/progress"
 	"github.com/optimizer-dev/optimizer/report"
@@ -133,19 +132,16 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 	scr := &progress.Screen{Out: stdout, Err: stderr, JSON: o.Format == config.FormatJSON, Verbose: o.Verbose, TTY: !o.Verbose && isTerminal(stderr)}
 	log := newLogger(o.Verbose, stderr)
 
-	where := "" // in this process, the session holds the pool and the store; through a daemon, the daemon does
+	// In this process, the session holds the pool and the store on n
+	// slots. Through a daemon, the daemon does, and chooses the slots
+	// unless -j says; the job's start event gives them to the ETA.
+	where, etaSlots := fmt.Sprintf(", %s (%s)", report.Plural(n, "slot"), why), n
 	if c := o.onDaemon(ctx); c != nil {
 		sess := c.NewSession()
-		s.Evaluate = func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
-			// The spec s.Options made opts from: the flags with this
-			// job's test command and budget, and its quick look.
-			ro := o.Run
-			ro.Test, ro.BenchBudget = opts.Test, opts.Budget
-			spec := ro.Spec(r, opts.Base, n, os.Environ())
-			spec.Quick = opts.Quick
-			return sess.Evaluate(ctx, opts.Repo, opts.Base, spec, opts.Candidates, opts.Events)
+		s.Evaluate = func(ctx context.Context, j watch.Job) (*evaluator.Report, error) {
+			return sess.Evaluate(ctx, r.Root, j.Head, o.watchSpec(j), j.Cands, j.Events)
 		}
-		where = ", on the daemon"
+		where, etaSlots = ", on the daemon", 0
 		defer scr.Clear()
 	} else {
 		work, werr := evaluator.OpenWork(ctx, r.StorePath(o.DB), movedAside(stderr), worktreepool.Options{
@@ -164,30 +160,44 @@ func runWatch(ctx context.Context, o watchOptions, stdout, stderr io.Writer) (er
 		s.Skip = append(s.Skip, work.Pool.Dir())
 	}
 	s.Own = s.OwnFiles(config.File, o.DB) // a store given with --db, the candidates folders, the slots, optimizer's folder
-	s.Options = func(head string, cands []candidate.Candidate, test string, budget time.Duration) evaluator.Options {
-		ro := o.runOptions
-		ro.Test = test
-		if budget > 0 {
-			ro.BenchBudget = budget
-		}
-		return ro.evaluatorOptions(r, head, n, cands, log)
+	s.Options = func(j watch.Job) (evaluator.Options, error) {
+		return o.jobOptions(j).Options(r, j.Head, n, "", j.Cands, log)
 	}
 	s.Test, s.All, s.BenchBudget, s.QuickBudget, s.KeptArtifacts = o.Test, o.All, o.BenchBudget, o.quickBudget, o.keptArtifacts
 	s.Quiet, s.MaxWait, s.Logger = o.Quiet, o.MaxWait, log
 	s.Ready = func() {
-		fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s, %s (%s)%s; Ctrl-C to stop\n",
-			s.Root, report.ShortHash(s.Head), report.Plural(n, "slot"), why, where)
+		fmt.Fprintf(stderr, "optimizer: watching %s at HEAD %s%s; Ctrl-C to stop\n",
+			s.Root, report.ShortHash(s.Head), where)
 	}
 	scr.Show(s, func(w *watch.Work) *eta.ETA {
 		// The limits the work's job will have, with the defaults the job
 		// fills in (its own head and test scope do not change them).
-		opts := s.Options(s.Head, nil, "", w.Budget())
-		opts.Quick = w.Budget() != 0
-		return evaluator.NewETA(opts, n)
+		spec := o.jobOptions(watch.Job{Budget: w.Budget()}).Spec(n, nil)
+		spec.Quick = w.Budget() != 0
+		return evaluator.NewETA(evaluator.OptionsOf(spec), etaSlots)
 	})
 	if err := s.Run(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintln(stderr, "optimizer: stopped")
 	return nil
+}
+
+// jobOptions are the flags of the session's job j: its test command, and
+// its benchmark budget unless that is 0, the configured one.
+func (o watchOptions) jobOptions(j watch.Job) runOptions {
+	ro := o.runOptions
+	ro.Test = j.Test
+	if j.Budget > 0 {
+		ro.BenchBudget = j.Budget
+	}
+	return ro
+}
+
+// watchSpec is the spec of the session's job j on a daemon: its flags'
+// (jobOptions) as run sends them (daemonSpec), and its quick look.
+func (o watchOptions) watchSpec(j watch.Job) jobspec.Spec {
+	spec := o.jobOptions(j).daemonSpec(len(j.Cands))
+	spec.Quick = j.Quick
+	return spec
 }

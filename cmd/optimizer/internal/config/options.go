@@ -1,7 +1,7 @@
 package config
 
 import (
-	"encoding/json"
+	"cmp"
 	"log/slog"
 	"os"
 	"slices"
@@ -15,11 +15,11 @@ import (
 	"github.com/optimizer-dev/optimizer/machine"
 )
 
-// Spec is the job spec of o's settings for a job at base in r on n slots (0
-// lets a daemon choose). It holds environ's values of api.DefaultEnv and
-// --env, and the configuration recorded (Config). Every command that runs a
-// job, in this process or through a daemon, starts here.
-func (o Run) Spec(r gitcmd.Repo, base string, n int, environ []string) jobspec.Spec {
+// Spec is the job spec of o's settings for a job on n slots (0 lets a
+// daemon choose). It holds environ's values of api.DefaultEnv and --env.
+// Every command that runs a job, in this process or through a daemon,
+// starts here.
+func (o Run) Spec(n int, environ []string) jobspec.Spec {
 	return jobspec.Spec{
 		Test:                o.Test,
 		TestReports:         o.TestReports,
@@ -49,23 +49,28 @@ func (o Run) Spec(r gitcmd.Repo, base string, n int, environ []string) jobspec.S
 		ProfileCmd:          o.ProfileCmd,
 		Parallel:            n,
 		Env:                 api.EnvOf(append(slices.Clone(api.DefaultEnv), o.Env...), environ),
-		Config:              o.Config(base, n, r.ArtifactsDir()),
 	}
 }
 
 // Options is the evaluator's options for a job of o's on n slots in the
-// repository r at base. It is o's spec (Spec) as evaluator.OptionsOf reads
-// it, with what only a job in this process has.
-func (o Run) Options(r gitcmd.Repo, base string, n int, cands []candidate.Candidate, logger *slog.Logger) evaluator.Options {
-	spec := o.Spec(r, base, n, os.Environ())
+// repository r at base, with its artifacts under artifacts ("" is the
+// repository's). It is o's spec (Spec) as evaluator.OptionsOf reads it,
+// with what only a job in this process has, and the spec as the store
+// records it (jobspec.Record).
+func (o Run) Options(r gitcmd.Repo, base string, n int, artifacts string, cands []candidate.Candidate, logger *slog.Logger) (evaluator.Options, error) {
+	spec := o.Spec(n, os.Environ())
 	opts := evaluator.OptionsOf(spec)
 	opts.Kind, opts.Repo, opts.Base, opts.Candidates = o.Kind, r.Root, base, cands
 	opts.SandboxBind, opts.SandboxBindNamed = o.SandboxBind, true
 	opts.Shard = o.Shard
-	opts.Artifacts = r.ArtifactsDir()
+	opts.Artifacts = cmp.Or(artifacts, r.ArtifactsDir())
 	opts.Logger = logger
-	opts.Config = spec.Config
-	return opts
+	config, err := jobspec.Record(spec, base, n, opts.Artifacts, false)
+	if err != nil {
+		return evaluator.Options{}, err
+	}
+	opts.Config = config
+	return opts, nil
 }
 
 // GoBuildFlags returns the go test -c flags: --build-flags split on
@@ -92,21 +97,4 @@ func (o Run) MemLimit() int64 {
 	}
 	n, _ := ParseSize(o.SlotMemory)
 	return n
-}
-
-// recorded is a job's configuration as the store records it: the effective
-// settings, the base, the slots and the artifacts directory (which
-// apply.ArtifactsDir reads back for optimizer apply).
-type recorded struct {
-	Run
-	BaseCommit string `json:"base_commit"`
-	Slots      int    `json:"slots"`
-	Artifacts  string `json:"artifacts"`
-}
-
-// Config is evaluator.Options.Config for a job of o's at base on n slots
-// with its artifacts under artifacts.
-func (o Run) Config(base string, n int, artifacts string) []byte {
-	b, _ := json.Marshal(recorded{Run: o, BaseCommit: base, Slots: n, Artifacts: artifacts})
-	return b
 }

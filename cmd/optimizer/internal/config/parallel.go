@@ -37,17 +37,3 @@ func (p *Parallel) Set(s string) error {
 }
 
 func (p *Parallel) Type() string { return "N" }
-
-// MarshalJSON records auto as "auto" in the job's configuration.
-func (p Parallel) MarshalJSON() ([]byte, error) {
-	return []byte(strconv.Quote(p.String())), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (p *Parallel) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		s = string(b)
-	}
-	return p.Set(s)
-}

@@ -24,12 +24,4 @@ func TestParallel(t *testing.T) {
 			}
 		})
 	}
-	b, err := ParallelAuto.MarshalJSON()
-	if err != nil || string(b) != `"auto"` {
-		t.Errorf("MarshalJSON(auto) = %s, %v", b, err)
-	}
-	var p Parallel
-	if err := p.UnmarshalJSON([]byte(`"3"`)); err != nil || p != 3 {
-		t.Errorf("UnmarshalJSON(\"3\") = %v, %v", p, err)
-	}
 }

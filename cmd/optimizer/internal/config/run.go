@@ -24,63 +24,63 @@ const (
 
 // Run is the settings of optimizer run, which watch, ci, optimize, bench
 // and demo share. They are its flags (Register), which optimizer.toml sets
-// too (Merge; a flag given on the command line wins). Its JSON form is the
-// job's configuration as the store records it (Config).
+// too (Merge; a flag given on the command line wins). A job's settings
+// are its spec (Spec), which the store records.
 type Run struct {
-	Repo          string        `json:"repo"`
-	Base          string        `json:"base"`
-	Candidates    []string      `json:"candidates,omitempty"`
-	CandidateRefs []string      `json:"candidate_refs,omitempty"`
-	Parallel      Parallel      `json:"parallel_candidates"`
-	Test          string        `json:"test,omitempty"`
-	TestReports   []string      `json:"test_report,omitempty"`
-	Bench         string        `json:"bench,omitempty"`
-	BenchFormat   string        `json:"bench_format,omitempty"`
-	BenchReports  []string      `json:"bench_report,omitempty"`
-	Timeout       time.Duration `json:"timeout"`
-	MinSpeedup    float64       `json:"min_speedup"` // percent
-	Format        string        `json:"format"`
-	DB            string        `json:"db,omitempty"`
-	KeepSlots     bool          `json:"keep_slots,omitempty"`
-	ParanoidReset bool          `json:"paranoid_reset,omitempty"`
-	BenchFilter   string        `json:"bench_filter,omitempty"`
-	BenchArgs     []string      `json:"bench_args,omitempty"`
-	BuildFlags    []string      `json:"build_flags,omitempty"`
-	Tags          string        `json:"tags,omitempty"`
-	MinPairs      int           `json:"min_pairs"`
-	MaxPairs      int           `json:"max_pairs"`
-	BenchBudget   time.Duration `json:"bench_budget"`
-	Metric        string        `json:"metric"`
-	NoiseCheck    bool          `json:"noise_check,omitempty"`
-	NoPin         bool          `json:"no_pin,omitempty"`
-	ProfileCmd    string        `json:"profile,omitempty"`
-	NoProfile     bool          `json:"no_profile,omitempty"`
-	FailOnRegr    bool          `json:"fail_on_regression,omitempty"`
-	FailOnFailed  bool          `json:"fail_on_failed,omitempty"`
-	All           bool          `json:"all,omitempty"`
-	SlotMemory    string        `json:"slot_memory,omitempty"`
-	Sandbox       string        `json:"sandbox"`
-	SandboxNet    bool          `json:"sandbox_net,omitempty"`
-	SandboxBind   []string      `json:"sandbox_bind,omitempty"`
-	Setup         string        `json:"setup,omitempty"`
-	CopyIgnored   []string      `json:"copy_ignored,omitempty"`
-	TrustTests    bool          `json:"trust_candidate_tests,omitempty"`
-	NoCache       bool          `json:"no_cache,omitempty"`
-	Env           []string      `json:"env,omitempty"` // names a daemon's job gets from this environment, besides api.DefaultEnv
-	Verbose       bool          `json:"-"`
-	Socket        string        `json:"-"` // the daemon's socket
-	NoDaemon      bool          `json:"-"` // run in-process even when a daemon answers
+	Repo          string
+	Base          string
+	Candidates    []string
+	CandidateRefs []string
+	Parallel      Parallel
+	Test          string
+	TestReports   []string
+	Bench         string
+	BenchFormat   string
+	BenchReports  []string
+	Timeout       time.Duration
+	MinSpeedup    float64 // percent
+	Format        string
+	DB            string
+	KeepSlots     bool
+	ParanoidReset bool
+	BenchFilter   string
+	BenchArgs     []string
+	BuildFlags    []string
+	Tags          string
+	MinPairs      int
+	MaxPairs      int
+	BenchBudget   time.Duration
+	Metric        string
+	NoiseCheck    bool
+	NoPin         bool
+	ProfileCmd    string
+	NoProfile     bool
+	FailOnRegr    bool
+	FailOnFailed  bool
+	All           bool
+	SlotMemory    string
+	Sandbox       string
+	SandboxNet    bool
+	SandboxBind   []string
+	Setup         string
+	CopyIgnored   []string
+	TrustTests    bool
+	NoCache       bool
+	Env           []string // names a daemon's job gets from this environment, besides api.DefaultEnv
+	Verbose       bool
+	Socket        string // the daemon's socket
+	NoDaemon      bool   // run in-process even when a daemon answers
 
 	// CopyFiles are the files CopyIgnored matched in the repository, which
 	// the command finds.
-	CopyFiles []string `json:"-"`
+	CopyFiles []string
 	// Shard is --shard, resolved (optimizer run only).
-	Shard shard.Spec `json:"-"`
+	Shard shard.Spec
 	// Kind is recorded in the store: run, watch, ci, optimize or demo. Not a flag.
-	Kind string `json:"-"`
+	Kind string
 	// ParallelFrom names where -j came from when it was not the command
 	// line: optimizer.toml, or "" for the flag or the default.
-	ParallelFrom string `json:"-"`
+	ParallelFrom string
 }
 
 // Defaults are the values before flags and optimizer.toml.
@@ -157,7 +157,7 @@ func (o *Run) Validate() error {
 		return fmt.Errorf("--timeout %v: must be positive", o.Timeout)
 	case o.BenchBudget <= 0:
 		return fmt.Errorf("--bench-budget %v: must be positive", o.BenchBudget)
-	case o.MinSpeedup < 0 || o.MinSpeedup >= 1000:
+	case !(o.MinSpeedup >= 0 && o.MinSpeedup < 1000): // NaN too
 		return fmt.Errorf("--min-speedup %v: want a percentage from 0 to below 1000, such as 5 or 5%%", o.MinSpeedup)
 	case o.MinPairs < 2:
 		return fmt.Errorf("--min-pairs %d: need at least 2", o.MinPairs)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,7 +60,7 @@ test = "make test"
 				if !o.NoCache {
 					t.Error("no-cache = true in optimizer.toml did not turn the result cache off")
 				}
-				if opts := o.Options(gitcmd.Repo{Root: t.TempDir()}, "", 1, nil, nil); !opts.NoCache {
+				if opts, err := o.Options(gitcmd.Repo{Root: t.TempDir()}, "", 1, "", nil, nil); err != nil || !opts.NoCache {
 					t.Error("--no-cache did not reach the evaluator's options")
 				}
 			},
@@ -166,6 +167,7 @@ func TestRun_Validate(t *testing.T) {
 		{"Budget", func(o *Run) { o.BenchBudget = -time.Second }, false},
 		{"MinSpeedup", func(o *Run) { o.MinSpeedup = -1 }, false},
 		{"ZeroMinSpeedup", func(o *Run) { o.MinSpeedup = 0 }, true},
+		{"NaNMinSpeedup", func(o *Run) { o.MinSpeedup = math.NaN() }, false},
 		{"MinPairs", func(o *Run) { o.MinPairs = 1 }, false},
 		{"MaxBelowMin", func(o *Run) { o.MinPairs, o.MaxPairs = 10, 8 }, false},
 		{"Filter", func(o *Run) { o.BenchFilter = "(" }, false},
