@@ -391,6 +391,7 @@ func (c *Client) do(ctx context.Context, method, path string, body any, want int
 func readError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var e api.Error
+	// A body that is no api.Error (a proxy's page, a panic) is its own message.
 	if json.Unmarshal(b, &e) != nil || e.Message == "" {
 		e.Message = strings.TrimSpace(string(b))
 	}

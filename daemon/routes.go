@@ -54,12 +54,19 @@ func (s *Server) routes() *http.ServeMux {
 	return mux
 }
 
+// writeJSON answers with status and v as indented JSON. A v that JSON
+// cannot encode (a NaN in a report) is a 500 that says so, not a 200 with
+// no body. A failed write is a client that went away: no one is left to tell.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		status = http.StatusInternalServerError
+		// api.Error holds strings only: it always encodes.
+		b, _ = json.MarshalIndent(api.Error{Message: "encode the answer: " + err.Error()}, "", "  ")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v)
+	w.Write(append(b, '\n'))
 }
 
 // writeError answers with err's status and a api.Error body naming the

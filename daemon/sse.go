@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -92,8 +93,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, ch <-chan api.Ev
 			if !ok {
 				return
 			}
-			b, _ := json.Marshal(e)
-			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, b); err != nil {
+			if err := s.writeEvent(w, e); err != nil {
 				return
 			}
 			for more := true; more; { // write what is queued before flushing
@@ -103,8 +103,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, ch <-chan api.Ev
 						rc.Flush()
 						return
 					}
-					b, _ := json.Marshal(e)
-					if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, b); err != nil {
+					if err := s.writeEvent(w, e); err != nil {
 						return
 					}
 				default:
@@ -125,3 +124,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, ch <-chan api.Ev
 }
 
 var _ = store.QueueQueued
+
+// writeEvent writes e as one SSE event. An event that JSON cannot encode
+// (a NaN in it) is logged and left out, and the stream goes on; an error
+// is the write's, which ends the stream.
+func (s *Server) writeEvent(w io.Writer, e api.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		s.log.Error("encode an event for a stream: it is left out", "job", e.Job, "kind", e.Kind, "seq", e.Seq, "err", err)
+		return nil
+	}
+	_, err = fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, b)
+	return err
+}

@@ -185,6 +185,7 @@ func (l *Loop) begin(ctx context.Context) (*run, error) {
 	for _, t := range l.Targets {
 		r.report.Targets = append(r.report.Targets, t.Name)
 	}
+	// Strings, integers and a bool: the marshalling cannot fail.
 	cfg, _ := json.Marshal(struct {
 		Generators []Generator `json:"generators"`
 		Targets    []string    `json:"targets"`
@@ -598,9 +599,15 @@ func (r *run) finish(ctx context.Context, err error) (*Report, error) {
 		rep.Error = err.Error()
 	}
 	rep.State = state
-	body, _ := json.Marshal(rep)
+	body, merr := json.Marshal(rep)
+	if merr != nil { // JSON cannot encode it (a NaN): the run is recorded without it
+		merr = fmt.Errorf("record the optimize run's report: %w", merr)
+	}
 	if ferr := r.DB.FinishOptimizeRun(context.WithoutCancel(ctx), r.id, state, rep.Winner, body); ferr != nil && err == nil {
 		err = ferr
+	}
+	if err == nil {
+		err = merr
 	}
 	return rep, err
 }
