@@ -47,9 +47,9 @@ var config = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=fa
 var redirecting = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
 	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX"}
 
-// Redirecting returns the environment variables that Run drops because they
-// would point git at another repository. Tests unset them too.
-func Redirecting() []string { return slices.Clone(redirecting) }
+// IsRedirecting reports whether the environment variable name points git at
+// another repository, so that Run drops it. Tests unset such variables too.
+func IsRedirecting(name string) bool { return slices.Contains(redirecting, name) }
 
 // Cmd is one git command.
 type Cmd struct {
@@ -126,7 +126,7 @@ func environ(readOnly bool, extra []string) []string {
 	env := make([]string, 0, len(os.Environ())+3+len(extra))
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(redirecting, k) {
+		if !IsRedirecting(k) {
 			env = append(env, kv)
 		}
 	}

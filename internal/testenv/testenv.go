@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/optimizer-dev/optimizer/gitcmd"
@@ -65,7 +66,7 @@ func Main(m *testing.M) { os.Exit(Hermetic(m).Run()) }
 // So are XDG_RUNTIME_DIR and XDG_STATE_HOME, and OPTIMIZER_SOCKET is unset.
 // Another optimizer or daemon on the machine then neither waits for the
 // tests nor sees them. The directory is removed when the tests end. The
-// variables that point git elsewhere (gitcmd.Redirecting) are unset too, so
+// variables that point git elsewhere (gitcmd.IsRedirecting) are unset too, so
 // a test's own git commands stay in the test's repositories.
 func Hermetic(m Runner) Runner { return hermetic{m} }
 
@@ -94,10 +95,17 @@ func (h hermetic) Run() int {
 	os.Unsetenv("OPTIMIZER_SOCKET")
 	// GIT_DIR and the like, set by a hook or a developer's shell, would send
 	// a test's direct git commands to another repository.
-	for _, k := range gitcmd.Redirecting() {
-		os.Unsetenv(k)
-	}
+	unsetRedirecting()
 	return h.m.Run()
+}
+
+// unsetRedirecting unsets the variables that gitcmd.IsRedirecting names.
+func unsetRedirecting() {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); gitcmd.IsRedirecting(k) {
+			os.Unsetenv(k)
+		}
+	}
 }
 
 // removeAll removes dir, read-only parts included (a Go module cache that a
