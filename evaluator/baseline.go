@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
 
+	"github.com/optimizer-dev/optimizer/evaluator/goenv"
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/excerpt"
 	"github.com/optimizer-dev/optimizer/proc"
@@ -22,43 +22,8 @@ import (
 )
 
 // BaseTestError is the job's error when the test command cannot run at
-// base. Either the shell could not find or execute it (exit 127 or 126), or
-// it exited non-zero having printed nothing that reads like a test run.
-// That means nothing on stdout and no test output on stderr, as from a
-// runner that is not installed. No candidate can be judged by such a
-// command.
-type BaseTestError struct {
-	Exit   int
-	Output string // the tail of its output: its stderr, when stdout was empty
-}
-
-func (e *BaseTestError) Error() string {
-	why := "the test command cannot run at base"
-	switch e.Exit {
-	case 127:
-		why += " (exit 127: command not found)"
-	case 126:
-		why += " (exit 126: not executable)"
-	default:
-		why += fmt.Sprintf(" (exit %d with no output on stdout)", e.Exit)
-	}
-	if out := strings.TrimSpace(e.Output); out != "" {
-		why += "; it says:\n  " + strings.ReplaceAll(out, "\n", "\n  ")
-	}
-	return why
-}
-
-// cannotRun says whether a base run of the test command shows that it could
-// not run at all, as opposed to a suite with some failing tests.
-func cannotRun(out *testjudge.Outcome) *BaseTestError {
-	if out.TimedOut || out.Exit == 0 || out.Exit < 0 {
-		return nil
-	}
-	if out.Exit == 127 || out.Exit == 126 || (out.Stdout == 0 && !ranTests(out.Output)) {
-		return &BaseTestError{Exit: out.Exit, Output: excerpt.Tail(excerpt.Strip(out.Output), 20)}
-	}
-	return nil
-}
+// base (testjudge.CannotRun).
+type BaseTestError = testjudge.BaseError
 
 // baseline is the base's test outcome, shared by every phase-1 worker. Its
 // tests start with the job, before candidates are resolved: they need no
@@ -142,7 +107,7 @@ func (j *job) runBaseline(ctx context.Context, base *baseline) {
 	}
 	if err == nil && ctx.Err() == nil {
 		j.log.Debug("baseline tests end", "took", dur(out.Seconds), "result", out.Summary())
-		if bte := cannotRun(out); bte != nil {
+		if bte := testjudge.CannotRun(out); bte != nil {
 			base.set(nil, bte)
 			return
 		}
@@ -200,8 +165,8 @@ func (j *job) baselineKey() string {
 	if len(j.reports) > 0 {
 		fmt.Fprintf(h, "\x00reports=%s", strings.Join(j.reports, "\x00"))
 	}
-	if tags := buildTags(j.opts.BuildFlags); tags != "" {
-		fmt.Fprintf(h, "\x00tags=%s", tags) // tests build with them (testGOFLAGS)
+	if tags := goenv.BuildTags(j.opts.BuildFlags); tags != "" {
+		fmt.Fprintf(h, "\x00tags=%s", tags) // tests build with them (goenv.TestFlags)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -233,13 +198,4 @@ func (j *job) putBaseline(ctx context.Context, out *testjudge.Outcome) {
 	if err != nil {
 		j.notRecorded("the baseline cache", err)
 	}
-}
-
-// testRun matches the lines by which test runners that write to stderr
-// (jest, Python's unittest) show that tests ran: a summary, or a verdict.
-var testRun = regexp.MustCompile(`(?mi)^\s*(?:tests?:\s.*\d|ran \d+ tests?\b|(?:fail|pass|ok|not ok)\b|--- (?:fail|pass)\b|failed \(|.*\b\d+ (?:passed|failed|passing|failing)\b)`)
-
-// ranTests says whether a command's output shows that tests ran.
-func ranTests(output string) bool {
-	return testRun.MatchString(excerpt.Strip(output))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gotest"
 	"github.com/optimizer-dev/optimizer/evaluator/reportfiles"
+	"github.com/optimizer-dev/optimizer/evaluator/sandbox"
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/excerpt"
 	"github.com/optimizer-dev/optimizer/proc"
@@ -153,7 +154,7 @@ func (j *job) testIn(ctx context.Context, slot *worktreepool.Slot, c *cand) (*te
 		j.log.Debug("stage failed", "candidate", c.spec.Name, "slot", slot.Name(), "err", err)
 		return nil, &Failure{Kind: FailApply, Message: err.Error()}
 	}
-	if touchesModules(c.spec.Paths()) {
+	if sandbox.TouchesModules(c.spec.Paths()) {
 		j.download(ctx, slot)
 	}
 	j.log.Debug("candidate staged", "candidate", c.spec.Name, "slot", slot.Name(), "took", since(start))

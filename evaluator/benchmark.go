@@ -384,7 +384,7 @@ func (j *job) layoutCheck(c *cand, s *measure.Series) {
 		return
 	}
 	c.res.Verdict, c.res.Qualifier = VerdictLayoutSensitive, ""
-	c.res.Note = joinNote(c.res.Note, fmt.Sprintf("%.3g× in the first code layout and %.3g× in the second: the speedup depends on where the code sits, not on the change alone", sp[0], sp[1]))
+	c.res.AddNote(fmt.Sprintf("%.3g× in the first code layout and %.3g× in the second: the speedup depends on where the code sits, not on the change alone", sp[0], sp[1]))
 }
 
 // twoLayouts reports whether every benchmark's pairs took turns in two

@@ -2,21 +2,17 @@ package evaluator
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/evaluator/apply"
-	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/stored"
 	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
 // ErrUnjudged: Bench was given a job some of whose candidates no shard
 // has judged yet.
-var ErrUnjudged = errors.New("candidates no shard has judged")
+var ErrUnjudged = stored.ErrUnjudged
 
 // Bench is phase 2, selection and the winner's profile for a job whose
 // behaviour phase ran elsewhere. That is the job of a merged store (package
@@ -38,7 +34,7 @@ func Bench(ctx context.Context, pool Pool, db *store.DB, jobID string, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	if err := allJudged(rows); err != nil {
+	if err := stored.AllJudged(rows); err != nil {
 		return nil, err
 	}
 	here := machine.Host(ctx)
@@ -55,7 +51,7 @@ func Bench(ctx context.Context, pool Pool, db *store.DB, jobID string, opts Opti
 	if opts.Test == "" {
 		opts.Test = sj.Test
 	}
-	opts.Candidates, err = storedCandidates(rows)
+	opts.Candidates, err = stored.Candidates(rows)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +62,7 @@ func Bench(ctx context.Context, pool Pool, db *store.DB, jobID string, opts Opti
 	}
 	j.id, j.host, j.keepChanges = sj.ID, here, true
 	for i, c := range j.cands {
-		if err := restoreResult(&c.res, rows[i]); err != nil {
+		if err := stored.Restore(&c.res, rows[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -75,75 +71,6 @@ func Bench(ctx context.Context, pool Pool, db *store.DB, jobID string, opts Opti
 
 // shardNone is the zero shard.Spec: Bench is no shard.
 var shardNone = Options{}.Shard
-
-func allJudged(rows []store.Candidate) error {
-	var names []string
-	for _, r := range rows {
-		if r.Verdict == string(VerdictPending) || r.Verdict == "" {
-			names = append(names, r.Name)
-		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	if len(names) > 10 {
-		names = append(names[:10], fmt.Sprintf("and %d more", len(names)-10))
-	}
-	return fmt.Errorf("%w: %s: merge the stores of every shard first", ErrUnjudged, strings.Join(names, ", "))
-}
-
-// storedCandidates rebuilds the job's candidates. Those that passed get the
-// changes the store kept, as they need to be staged. So does every measured
-// one, for the winner's tie-break (the smaller change). The rest are
-// rebuilt by name alone, and are not staged again.
-func storedCandidates(rows []store.Candidate) ([]candidate.Candidate, error) {
-	out := make([]candidate.Candidate, len(rows))
-	for i, r := range rows {
-		c := candidate.Candidate{Name: r.Name, Source: r.Source, Parent: r.Parent, Explanation: r.Explanation}
-		if r.Verdict == string(VerdictPassed) && r.Change == nil {
-			return nil, fmt.Errorf("candidate %s passed its tests, but the store kept no change to benchmark: was it made by optimizer run --shard?", r.Name)
-		}
-		if r.Change != nil {
-			var ch apply.Change
-			if err := json.Unmarshal(r.Change, &ch); err != nil {
-				return nil, fmt.Errorf("read the kept change of %s: %w", r.Name, err)
-			}
-			c.Patch, c.Deleted = []byte(ch.Patch), ch.Deleted
-			if len(ch.Files) > 0 {
-				c.Files = make(map[string][]byte, len(ch.Files))
-				for p, s := range ch.Files {
-					c.Files[p] = []byte(s)
-				}
-			}
-		}
-		out[i] = c
-	}
-	return out, nil
-}
-
-// restoreResult sets res to what the store holds of a candidate.
-func restoreResult(res *CandidateResult, r store.Candidate) error {
-	if r.Result != nil {
-		if err := json.Unmarshal(r.Result, res); err != nil {
-			return fmt.Errorf("read the result of %s: %w", r.Name, err)
-		}
-	}
-	res.Name, res.ID, res.Verdict, res.DuplicateOf = r.Name, r.ContentID, Verdict(r.Verdict), r.DuplicateOf
-	switch res.Verdict {
-	case VerdictPassed:
-		res.Note = "" // the shard's "to be benchmarked"
-	case VerdictWinner:
-		// A bench run before chose it; this one chooses again among all
-		// that were measured, and would otherwise crown a second. Its
-		// verdict before that choice: faster, or not-faster and faster on
-		// some (Decision.Subset), which the choice ranks after faster.
-		res.Verdict = VerdictFaster
-		if res.Qualifier == QualifierFasterOnSome {
-			res.Verdict = VerdictNotFaster
-		}
-	}
-	return nil
-}
 
 // benchOnly runs what follows phase 1 for a job rebuilt from the store.
 func (j *job) benchOnly(ctx context.Context) (*Report, error) {

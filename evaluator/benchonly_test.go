@@ -2,14 +2,12 @@ package evaluator
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/shard"
-	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
@@ -134,28 +132,5 @@ func TestBench_Events(t *testing.T) {
 	rep2, _ := bench(false)
 	if w2 := winners(rep2); !slices.Equal(w2, w1) || rep2.Winner == nil || *rep2.Winner != w1[0] {
 		t.Errorf("bench again: winners %v, report's winner %v; want %v as before", w2, rep2.Winner, w1)
-	}
-}
-
-// TestRestoreResult_Winner: a stored winner comes back with the verdict it
-// had before the earlier bench chose it. So choosing again ranks it as that
-// choice did: faster, or not-faster when it won as faster on some
-// benchmarks.
-func TestRestoreResult_Winner(t *testing.T) {
-	for _, tt := range []struct {
-		qualifier string
-		want      Verdict
-	}{{"", VerdictFaster}, {QualifierFasterOnSome, VerdictNotFaster}} {
-		stored, err := json.Marshal(CandidateResult{Verdict: VerdictWinner, Qualifier: tt.qualifier, Speedup: 1.4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res CandidateResult
-		if err := restoreResult(&res, store.Candidate{Name: "w", Verdict: string(VerdictWinner), Result: stored}); err != nil {
-			t.Fatal(err)
-		}
-		if res.Verdict != tt.want || res.Qualifier != tt.qualifier || res.Speedup != 1.4 {
-			t.Errorf("winner with qualifier %q: %+v, want %s with the qualifier and speedup kept", tt.qualifier, res, tt.want)
-		}
 	}
 }

@@ -265,7 +265,11 @@ func (j *job) sourceKey(ctx context.Context, c *cand) string {
 // buildEnv is resultcache.BuildEnv, once per job.
 func (j *job) buildEnv(ctx context.Context) string {
 	if j.goEnv == nil {
-		env := resultcache.BuildEnv(ctx, j.opts.Repo, j.opts.Base)
+		env, err := resultcache.BuildEnv(ctx, j.opts.Repo, j.opts.Base)
+		if err != nil {
+			// No source key: the pairs are still found by their binaries.
+			j.log.Warn("no source key for the result cache", "err", err)
+		}
 		j.goEnv = &env
 	}
 	return *j.goEnv

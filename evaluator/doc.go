@@ -24,12 +24,14 @@
 //     slot, then judges the tests against base's (package testjudge). When
 //     the slot broke, slot_faults.go retries in another slot. When slots
 //     outnumber CPUs, oversubscribed.go runs a timed-out test again alone.
-//     Test files a candidate changes are judged as package testedits and
-//     test_env.go say, and tests it adds judge the others (judge.go).
+//     Test files a candidate changes are judged as package testedits
+//     says, and tests it adds judge the others (judge.go). test_env.go
+//     gives the test command its environment (goenv.TestFlags).
 //  5. Phase 2, benchmark (benchmark.go): each candidate that passed is
 //     measured against base in pairs, one at a time with the machine to
 //     itself (machine.go waits for other optimizers). It runs Go benchmarks
-//     (calibrate.go builds them and makes a measure.GoSampler) or a bench
+//     (sampler_go.go builds them, has package calibrate calibrate them,
+//     and makes a measure.GoSampler) or a bench
 //     command. For the latter, sampler_cmd.go lays out the trees and
 //     measure.Command runs it. Package measure runs the pairs until stats
 //     decides, probes the machine around each sample, and measures the
@@ -39,10 +41,12 @@
 //     faster by at least the threshold.
 //  7. Profile (profile.go): base and the winner are profiled.
 //  8. Finish (record.go): the report is assembled (report.go) and written
-//     with the job's end. [JobReport] (load.go) reads it back.
+//     with the job's end. [JobReport] (load.go, package stored) reads it
+//     back.
 //
 // Phase times are kept by phases.go; setup.go prepares each slot
-// (--setup, copied files); sandbox.go wraps commands in bwrap; eta.go
+// (--setup, copied files); sandbox.go wraps commands in bwrap (package
+// sandbox builds the jail); eta.go
 // gives package eta a job's limits.
 //
 // # Concurrency and failure

@@ -94,7 +94,7 @@ func (j *job) judgeHacks(c *cand, firsts []resultcache.First) {
 	}
 	j.mu.Lock()
 	c.res.Verdict, c.res.Qualifier, c.res.Hacks = VerdictSuspect, "", hacks
-	c.res.Note = joinNote(c.res.Note, fmt.Sprintf("faster by not doing the work on %s", strings.Join(names, ", ")))
+	c.res.AddNote(fmt.Sprintf("faster by not doing the work on %s", strings.Join(names, ", ")))
 	j.mu.Unlock()
 }
 

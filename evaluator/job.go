@@ -14,9 +14,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/calibrate"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
+	"github.com/optimizer-dev/optimizer/evaluator/sandbox"
 	"github.com/optimizer-dev/optimizer/evaluator/testedits"
 	"github.com/optimizer-dev/optimizer/evaluator/testjudge"
 	"github.com/optimizer-dev/optimizer/profiler"
@@ -81,7 +83,7 @@ type job struct {
 
 	base    *baseline     // set by startBaseline, before any candidate's tests start
 	sandbox SandboxReport // whether processes run sandboxed, and why not
-	jail    *jail         // what every sandbox shares; nil: no sandbox
+	jail    *sandbox.Jail // what every sandbox shares; nil: no sandbox
 
 	mu             sync.Mutex
 	cands          []*cand
@@ -99,8 +101,7 @@ type job struct {
 	// Phase 2 runs one candidate at a time; these caches need no lock.
 	baseBins map[string]string          // import path -> base test binary
 	baseAlts map[string]string          // import path -> base test binary in the second code layout ("": none)
-	calib    map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
-	skipped  map[string]bool            // package.benchmark -> prints no result at base
+	calib    *calibrate.Calibrator      // the benchmarks' iteration counts at base (sampler_go.go)
 	covered  map[string][]gobench.Trace // import path -> what its benchmarks execute at base (scope.go)
 	// host is the machine phase 2 runs on, read once when it starts.
 	host store.Host
@@ -234,13 +235,16 @@ func newJob(ctx context.Context, pool Pool, db *store.DB, opts Options) (*job, e
 		spans:    map[string]*span{},
 		baseBins: map[string]string{},
 		baseAlts: map[string]string{},
-		calib:    map[string][]gobench.Count{},
-		skipped:  map[string]bool{},
 		covered:  map[string][]gobench.Trace{},
 
 		binHashes: map[string]string{},
 	}
 	j.log = opts.Logger.With("component", "evaluator", "job", j.id)
+	j.calib = &calibrate.Calibrator{Target: calibrateTarget, Args: opts.BenchArgs, Key: j.calibKey, Cached: j.cachedCalibration,
+		Put: func(ctx context.Context, key string, counts []gobench.Count) {
+			j.putCache(ctx, store.CacheCalibration, key, "", counts)
+		},
+		Warn: j.warn}
 	if _, err := os.Stat(filepath.Join(opts.Repo, "go.mod")); err == nil {
 		j.goMod = true
 	}

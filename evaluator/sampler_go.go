@@ -10,11 +10,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/evaluator/calibrate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
-	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
+
+// ErrBenchSkipped fails a job in which benchmarks ran and every one of
+// them printed no result at base: nothing was measured, which is not a pass.
+var ErrBenchSkipped = errors.New("every benchmark skipped")
 
 // calibrateTarget is one Go benchmark sample's run time, to which each
 // benchmark's iteration count is calibrated on base: 300 ms, unless a CLI
@@ -87,7 +91,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 			return nil, note, nil
 		}
 	}
-	benches, err := j.calibrated(ctx, tops, filter)
+	benches, err := j.calib.Expand(ctx, tops, filter)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, ErrBenchFilter) {
 			return nil, "", &Failure{Kind: FailError, Message: err.Error()}
@@ -138,7 +142,7 @@ func (j *job) newGoSampler(ctx context.Context, c *cand, slots []*worktreepool.S
 	j.mu.Unlock()
 	onlyBase := func(ctx context.Context, name, said string) {
 		j.warn(ctx, "%s prints no result in candidate %s, only at base, so it is not measured for %s; it said:\n%s",
-			name, c.spec.Name, c.spec.Name, indent(said))
+			name, c.spec.Name, c.spec.Name, calibrate.Indent(said))
 	}
 	return measure.NewGoSampler(benches, j.opts.BenchArgs, onlyBase), "", nil
 }
@@ -218,91 +222,17 @@ func (j *job) layout(ctx context.Context, slot *worktreepool.Slot, p gobench.Pac
 	return bin
 }
 
-// calibrated expands the top-level benchmarks into the benchmarks to
-// measure, each sub-benchmark on its own with its own iteration count,
-// calibrated on base once per job with the --bench-arg arguments. A
-// benchmark without a result at base is left out, with one warning for the
-// job that shows what it said (its b.Skip message) and how to pass it
-// arguments. With a filter whose sub-benchmark parts select nothing in any
-// of tops, the error wraps ErrBenchFilter and lists what exists.
-func (j *job) calibrated(ctx context.Context, tops []*measure.GoBench, filter *gobench.Filter) ([]*measure.GoBench, error) {
-	var out []*measure.GoBench
-	skipped := false
-	for _, top := range tops {
-		counts, err := j.calibration(ctx, top, filter)
-		if err != nil {
-			return nil, err
-		}
-		skipped = skipped || j.skipped[top.Pkg.ImportPath+"."+top.Name]
-		for _, cnt := range counts {
-			if filter != nil && !filter.Match(cnt.Bench) {
-				continue
-			}
-			b := *top
-			b.Name, b.N, b.CalSec = cnt.Bench, cnt.N, cnt.SecPerOp
-			out = append(out, &b)
-		}
+// allSkipped returns ErrBenchSkipped, with what to do, when the job found
+// benchmarks and every one it calibrated printed no result at base.
+func (j *job) allSkipped() error {
+	n := j.calib.AllSkipped()
+	if n == 0 {
+		return nil
 	}
-	if len(out) == 0 && filter != nil && !skipped {
-		return nil, fmt.Errorf("%w: --bench-filter %q matches no benchmark; the benchmarks are: %s",
-			ErrBenchFilter, filter, j.allNames(ctx, tops))
+	hint := ""
+	if j.jail != nil {
+		hint = "; the sandbox hides $HOME, $TMPDIR and the repository: name a data directory in --bench-arg (it is then shown read-only) or with --sandbox-bind"
 	}
-	return out, nil
-}
-
-// calibration returns the counts of a top-level benchmark and of the
-// sub-benchmarks filter can select, from base, once per job.
-func (j *job) calibration(ctx context.Context, b *measure.GoBench, filter *gobench.Filter) ([]gobench.Count, error) {
-	key := b.Pkg.ImportPath + "." + b.Name
-	if c, ok := j.calib[key]; ok {
-		return c, nil
-	}
-	ckey := j.calibKey(b, filter.Pattern(b.Name))
-	if counts, ok := j.cachedCalibration(ctx, ckey); ok {
-		j.calib[key] = counts
-		return counts, nil
-	}
-	counts, err := gobench.Calibrate(ctx, b.BaseBin, b.BaseDir, filter.Pattern(b.Name), calibrateTarget, b.BaseAt, j.opts.BenchArgs)
-	if err == nil && ckey != "" && len(counts) > 0 {
-		j.putCache(ctx, store.CacheCalibration, ckey, "", counts)
-	}
-	var nr *gobench.NoResultError
-	switch {
-	case errors.As(err, &nr) && filter != nil && filter.String() != "" && !filter.Match(b.Name):
-		// The filter's sub-benchmark parts select none of its subs.
-		counts = nil
-	case errors.As(err, &nr):
-		j.warn(ctx, "%s (%s) prints no benchmark result at base, so it is not measured; "+
-			"if it needs arguments (a data directory, a flag), pass them with --bench-arg, e.g. --bench-arg -datadir=DIR. It said:\n%s",
-			b.Name, b.Pkg.ImportPath, indent(nr.Said))
-		counts = nil
-		j.skipped[key] = true
-	case err != nil:
-		return nil, fmt.Errorf("calibrate %s on base: %w", b.Name, err)
-	}
-	j.calib[key] = counts
-	return counts, nil
-}
-
-// allNames lists every benchmark of tops, sub-benchmarks included, from a
-// run of one iteration each at base, for a message.
-func (j *job) allNames(ctx context.Context, tops []*measure.GoBench) string {
-	var names []string
-	for _, b := range tops {
-		ms, err := gobench.Sample(ctx, b.BaseBin, b.BaseDir, b.Name, 1, b.BaseAt, j.opts.BenchArgs)
-		if err != nil {
-			names = append(names, b.Name)
-			continue
-		}
-		for _, m := range ms {
-			if len(names) == 0 || names[len(names)-1] != m.Bench {
-				names = append(names, m.Bench)
-			}
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-func indent(s string) string {
-	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+	return fmt.Errorf("%w: the %d benchmarks found print no result at base, so nothing was measured (their messages are in the warnings); "+
+		"if they need a data directory or flags, pass them with --bench-arg%s", ErrBenchSkipped, n, hint)
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -155,47 +154,15 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 }
 
 // estimate is "; about 20s, up to 1m10s": the time benches should take to
-// calibrate and measure. It runs from the first look that can claim
-// anything to the pair cap (or the budget), plus the hack check's firstRuns
-// runs of each side. Each sample is taken as the calibration target plus
-// what one iteration with coverage took (traces; its set-up and start-up).
-// When that is not known, it is the target alone. A hack check's run is
-// taken as that iteration.
+// calibrate and measure (scope.Cost.Estimate). traces has what one
+// iteration of each took with coverage, when known.
 func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]gobench.Trace) string {
-	var calib, pair, first time.Duration
-	for _, b := range benches {
-		t := traces[b]
-		subs := max(len(t.Subs), 1)
-		var op time.Duration
-		for _, s := range t.Subs {
-			op += max(calibrateTarget, time.Duration(s.SecPerOp*float64(time.Second)))
-		}
-		if op == 0 {
-			op = time.Duration(subs) * calibrateTarget
-		}
-		calib += 2*op + t.Wall
-		pair += 2 * (op + t.Wall)
-		first += 2 * t.Wall
+	ts := make([]gobench.Trace, len(benches))
+	for i, b := range benches {
+		ts[i] = traces[b]
 	}
 	seq := stats.Sequential{MinPairs: j.opts.MinPairs, MaxPairs: j.opts.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: j.opts.MinSpeedup}
-	hack := firstRuns * first
-	low := calib + time.Duration(max(seq.FirstClaim(), j.opts.MinPairs))*pair + hack
-	high := calib + time.Duration(j.opts.MaxPairs)*pair + hack
-	if j.opts.Budget > 0 && high > calib+j.opts.Budget {
-		high = max(low, calib+j.opts.Budget)
-	}
-	if high <= low {
-		return "; about " + roundDuration(low)
-	}
-	return "; about " + roundDuration(low) + ", up to " + roundDuration(high)
-}
-
-// roundDuration prints d to the second ("1m10s"), or to the tenth under 10 s.
-func roundDuration(d time.Duration) string {
-	if d < 10*time.Second {
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
+	return scope.Cost{Target: calibrateTarget, Seq: seq, Budget: j.opts.Budget, FirstRuns: firstRuns}.Estimate(ts)
 }
 
 // traces returns what each benchmark of b's package executes at base. It

@@ -7,68 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/optimizer-dev/optimizer/evaluator/goenv"
 	"github.com/optimizer-dev/optimizer/worktreepool"
 )
 
-// noTestCache returns the GOFLAGS that every test command runs with. They
-// are the user's GOFLAGS with -count=1 appended, unless they set a -count
-// of their own. The go command answers from its cache only when every flag
-// is one of its cacheable flags, and -count is not one. So with it, go test
-// really runs every test. Without it, a test whose outcome depends on
-// something go test does not track would pass in every candidate after
-// passing once in the same slot. Such a thing is a script it runs, or a
-// file read by a child process. The cache would forge passes. A user's own
-// --test that runs go test gets the same. A command line that sets GOFLAGS
-// itself, or passes -count, decides for itself.
-func noTestCache(user string) string {
-	if setsFlag(user, "count") {
-		return user
-	}
-	return strings.TrimSpace(user + " -count=1")
-}
-
-// testGOFLAGS returns the GOFLAGS that every test command runs with. They
-// are the user's, with -count=1 (noTestCache) and the build tags of
-// buildFlags (--tags, or a -tags in --build-flags). So tests build as the
-// benchmark binaries do. A -tags in the user's GOFLAGS wins.
-func testGOFLAGS(user string, buildFlags []string) string {
-	flags := noTestCache(user)
-	if tags := buildTags(buildFlags); tags != "" && !setsFlag(user, "tags") {
-		flags = strings.TrimSpace(flags + " -tags=" + tags)
-	}
-	return flags
-}
-
-// setsFlag reports whether the GOFLAGS value flags sets the flag name.
-func setsFlag(flags, name string) bool {
-	for _, f := range strings.Fields(flags) {
-		f = strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-")
-		if f == name || strings.HasPrefix(f, name+"=") {
-			return true
-		}
-	}
-	return false
-}
-
-// buildTags returns the value of the last -tags among go build flags, ""
-// when there is none.
-func buildTags(flags []string) string {
-	tags := ""
-	for i, f := range flags {
-		f = strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-")
-		if v, ok := strings.CutPrefix(f, "tags="); ok {
-			tags = v
-		} else if f == "tags" && i+1 < len(flags) {
-			tags = flags[i+1]
-		}
-	}
-	return tags
-}
-
 // testEnv is the environment a test command gets on top of the slot's:
-// GOFLAGS (testGOFLAGS), and gotmp as GOTMPDIR (see goTmpDir).
+// GOFLAGS (goenv.TestFlags), and gotmp as GOTMPDIR (see goTmpDir).
 func (j *job) testEnv(slotEnv []string, gotmp string) []string {
-	return j.withEnv(append(slotEnv, "GOFLAGS="+testGOFLAGS(j.getenv("GOFLAGS"), j.opts.BuildFlags), "GOTMPDIR="+gotmp))
+	return j.withEnv(append(slotEnv, "GOFLAGS="+goenv.TestFlags(j.getenv("GOFLAGS"), j.opts.BuildFlags), "GOTMPDIR="+gotmp))
 }
 
 // withEnv is env after the job's own environment (Options.Env), so that

@@ -61,6 +61,15 @@ type Failure struct {
 	Output  string      `json:"output,omitempty"`
 }
 
+// AddNote appends more to c's note, after "; " when it has one.
+func (c *CandidateResult) AddNote(more string) {
+	if c.Note == "" {
+		c.Note = more
+		return
+	}
+	c.Note += "; " + more
+}
+
 // BenchSlower reports whether c's benchmark b is significantly slower than
 // base beyond the threshold, as the evaluator judged it (SlowerOn). An old
 // report without a Level is judged by b's interval (stats.SlowerBeyond).

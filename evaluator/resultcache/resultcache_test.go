@@ -223,10 +223,29 @@ func TestBuildEnv(t *testing.T) {
 			git(t, dir, "init", "-q", "-b", "main")
 			git(t, dir, "add", "-A")
 			git(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
-			if got := BuildEnv(context.Background(), dir, "main") != ""; got != tt.keyed {
+			env, err := BuildEnv(context.Background(), dir, "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := env != ""; got != tt.keyed {
 				t.Errorf("keyed by sources: %v, want %v", got, tt.keyed)
 			}
 		})
+	}
+}
+
+// TestBuildEnv_NotJSON: a go env whose output is no JSON object is an
+// error that names the repository and go env -json, not a quiet "".
+func TestBuildEnv_NotJSON(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/sh\necho 'GOROOT=/usr/lib/go'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	env, err := BuildEnv(context.Background(), dir, "main")
+	if err == nil || !strings.Contains(err.Error(), "go env -json") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("BuildEnv with go env printing text gave %q, %v; want an error naming go env -json and %s", env, err, dir)
 	}
 }
 

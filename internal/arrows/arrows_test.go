@@ -26,13 +26,13 @@ var layers = [][]string{
 	{"watch"},
 	{"report"},
 	{"evaluator"},
-	{"evaluator/resultcache", "evaluator/winprofile"},
-	{"eta", "evaluator/apply", "evaluator/hackcheck", "evaluator/measure", "evaluator/testedits", "evaluator/testjudge", "api"},
+	{"evaluator/resultcache", "evaluator/winprofile", "evaluator/calibrate", "evaluator/stored"},
+	{"eta", "evaluator/apply", "evaluator/hackcheck", "evaluator/holdout", "evaluator/measure", "evaluator/testedits", "evaluator/testjudge", "api"},
 	{"result"},
 	{"evaluator/benchformat", "evaluator/junit", "evaluator/scope"},
 	{"evaluator/candidate", "evaluator/gobench", "evaluator/gotest", "evaluator/reportfiles", "shard", "stats", "excerpt", "machine"},
-	{"worktreepool", "store", "profiler", "testdata", "internal/testenv"},
-	{"gitcmd"},
+	{"worktreepool", "store", "profiler", "testdata", "internal/testenv", "evaluator/sandbox"},
+	{"gitcmd", "evaluator/goenv"},
 	{"proc", "internal/perm", "internal/browser", "internal/arrows", "jobspec"},
 }
 

@@ -1,4 +1,4 @@
-package evaluator
+package sandbox
 
 import (
 	"bytes"
@@ -16,30 +16,63 @@ import (
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
-// ErrSandboxStart stops a job whose test or bench command cannot start in
-// the sandbox: the message names the command, what is missing, and a way
-// out.
-var ErrSandboxStart = errors.New("cannot start in the sandbox")
+// ErrStart stops a job whose test or bench command cannot start in the
+// sandbox: the message names the command, what is missing, and a way out.
+var ErrStart = errors.New("cannot start in the sandbox")
 
-// ErrBenchSkipped fails a job in which benchmarks ran and every one of
-// them printed no result at base: nothing was measured, which is not a pass.
-var ErrBenchSkipped = errors.New("every benchmark skipped")
+// Check is one command line to try, with the flag that gave it.
+type Check struct{ Flag, Line string }
 
-// namedPaths are the absolute paths, existing on the host, that the job's
-// commands, --bench-arg values and --copy-ignored files name. Every sandbox
-// shows them read-only, so that a data directory under $TMPDIR or $HOME is
-// not an empty mount inside. Paths in the repository's git directory (the
-// store, the slots) are never shown.
-func (j *job) namedPaths(common string) []string {
+// Preflight tries, before phase 1, whether each command can start in a
+// sandbox such as jl's. Each command's program must be found inside as on
+// the host. When it is a script (a pyenv shim, a wrapper), its interpreter
+// and every absolute path it names that exists on the host must exist
+// inside too. A command that cannot start is an error wrapping ErrStart
+// that names the sandbox and the ways out. A nil jail checks nothing.
+func (jl *Jail) Preflight(ctx context.Context, checks []Check) error {
+	if jl == nil {
+		return nil
+	}
+	for _, c := range checks {
+		word := commandWord(c.Line)
+		if word == "" || (strings.Contains(word, "/") && !filepath.IsAbs(word)) {
+			continue // a program in the slot: the slot is inside
+		}
+		host, err := exec.LookPath(word)
+		if err != nil {
+			continue // not found on the host either: the command's own failure says so
+		}
+		host, _ = filepath.Abs(host)
+		need := []string{host}
+		need = append(need, scriptNeeds(host)...)
+		missing, err := jl.missingInside(ctx, word, need)
+		if err != nil {
+			return fmt.Errorf("try %s %q in the sandbox: %w", c.Flag, c.Line, err)
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("%w: %s %q runs %s (%s), which needs %s, hidden by the sandbox (bwrap hides $HOME, $TMPDIR and the repository); "+
+				"show it read-only with --sandbox-bind %s, point the command at the real program, or run with --sandbox off",
+				ErrStart, c.Flag, c.Line, word, host, strings.Join(missing, ", "), bindSuggestion(missing, host))
+		}
+	}
+	return nil
+}
+
+// NamedPaths are the absolute paths, existing on the host, that cfg's
+// commands, bench arguments and copied files name. Every sandbox shows them
+// read-only, so that a data directory under $TMPDIR or $HOME is not an
+// empty mount inside. Paths in the repository or its git directory,
+// common (the store, the slots), are never shown.
+func NamedPaths(cfg Config, common string) []string {
 	var words []string
-	for _, line := range []string{j.test, j.opts.Bench} {
+	for _, line := range cfg.Commands {
 		words = append(words, shellWords(line)...)
 	}
-	words = append(words, j.opts.BenchArgs...)
+	words = append(words, cfg.BenchArgs...)
 	var out []string
 	add := func(p string) {
 		p = filepath.Clean(p)
-		if !filepath.IsAbs(p) || p == "/" || slices.Contains(out, p) || within(p, common) || within(p, j.opts.Repo) {
+		if !filepath.IsAbs(p) || p == "/" || slices.Contains(out, p) || within(p, common) || within(p, cfg.Repo) {
 			return
 		}
 		if _, err := os.Stat(p); err == nil {
@@ -54,8 +87,8 @@ func (j *job) namedPaths(common string) []string {
 			}
 		}
 	}
-	for _, f := range j.opts.CopyFiles {
-		if real, err := filepath.EvalSymlinks(filepath.Join(j.opts.Repo, filepath.FromSlash(f))); err == nil {
+	for _, f := range cfg.CopyFiles {
+		if real, err := filepath.EvalSymlinks(filepath.Join(cfg.Repo, filepath.FromSlash(f))); err == nil {
 			add(real)
 		}
 	}
@@ -105,7 +138,7 @@ func shellWords(line string) []string {
 
 // commandWord is the program a shell command line starts: its first word
 // after any VAR=value assignments. It is "" for a line that starts with
-// none. A builtin such as cd is still returned; preflight skips what the
+// none. A builtin such as cd is still returned; Preflight skips what the
 // host cannot find either.
 func commandWord(line string) string {
 	for _, w := range shellWords(line) {
@@ -122,46 +155,6 @@ func commandWord(line string) string {
 
 // absPathRE finds absolute paths in a script: a shim's exec line.
 var absPathRE = regexp.MustCompile(`(?:^|["'\s=])(/[A-Za-z0-9._+/-]+)`)
-
-// preflight tries, before phase 1, whether the test and bench commands can
-// start in the sandbox. Each command's program must be found inside as on
-// the host. When it is a script (a pyenv shim, a wrapper), its interpreter
-// and every absolute path it names that exists on the host must exist
-// inside too. A command that cannot start stops the job with a message
-// that names the sandbox and the ways out.
-func (j *job) preflight(ctx context.Context) error {
-	if j.jail == nil {
-		return nil
-	}
-	type check struct{ flag, line string }
-	checks := []check{{"--test", j.test}}
-	if !j.noBench && j.opts.Bench != "" {
-		checks = append(checks, check{"--bench", j.opts.Bench})
-	}
-	for _, c := range checks {
-		word := commandWord(c.line)
-		if word == "" || (strings.Contains(word, "/") && !filepath.IsAbs(word)) {
-			continue // a program in the slot: the slot is inside
-		}
-		host, err := exec.LookPath(word)
-		if err != nil {
-			continue // not found on the host either: the command's own failure says so
-		}
-		host, _ = filepath.Abs(host)
-		need := []string{host}
-		need = append(need, scriptNeeds(host)...)
-		missing, err := j.missingInside(ctx, word, need)
-		if err != nil {
-			return fmt.Errorf("try %s %q in the sandbox: %w", c.flag, c.line, err)
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("%w: %s %q runs %s (%s), which needs %s, hidden by the sandbox (bwrap hides $HOME, $TMPDIR and the repository); "+
-				"show it read-only with --sandbox-bind %s, point the command at the real program, or run with --sandbox off",
-				ErrSandboxStart, c.flag, c.line, word, host, strings.Join(missing, ", "), bindSuggestion(missing, host))
-		}
-	}
-	return nil
-}
 
 // scriptNeeds lists what a script at path needs besides itself: its
 // interpreter, and the programs it names by absolute path that exist on
@@ -196,14 +189,14 @@ func scriptNeeds(path string) []string {
 	return out
 }
 
-// missingInside runs a check in a sandbox such as the job's (without a
-// slot), and returns what is missing. The check is that word is found on
-// PATH and that each of paths exists.
-func (j *job) missingInside(ctx context.Context, word string, paths []string) ([]string, error) {
+// missingInside runs a check in a sandbox such as jl's (without a slot),
+// and returns what is missing. The check is that word is found on PATH and
+// that each of paths exists.
+func (jl *Jail) missingInside(ctx context.Context, word string, paths []string) ([]string, error) {
 	script := `w=$1; shift
 command -v "$w" >/dev/null 2>&1 || echo "missing $w on PATH"
 for p; do [ -e "$p" ] || echo "missing $p"; done`
-	box := &proc.Sandbox{Hidden: j.jail.hidden, ReadOnly: j.jail.readOnly, Env: j.jail.env, Net: j.jail.net}
+	box := &proc.Sandbox{Hidden: jl.Hidden, ReadOnly: jl.ReadOnly, Env: jl.Env, Net: jl.Net}
 	res, err := proc.Run(ctx, proc.Cmd{Dir: "/", Args: append([]string{"sh", "-c", script, "sh", word}, paths...),
 		CPU: -1, Timeout: time.Minute, Sandbox: box})
 	if err != nil {
@@ -239,23 +232,4 @@ func bindSuggestion(missing []string, host string) string {
 		return filepath.Join(home, top)
 	}
 	return filepath.Dir(p)
-}
-
-// allSkipped returns ErrBenchSkipped, with what to do, when the job found
-// benchmarks and every one it calibrated printed no result at base.
-func (j *job) allSkipped() error {
-	if len(j.skipped) == 0 {
-		return nil
-	}
-	for _, counts := range j.calib {
-		if len(counts) > 0 {
-			return nil
-		}
-	}
-	hint := ""
-	if j.jail != nil {
-		hint = "; the sandbox hides $HOME, $TMPDIR and the repository: name a data directory in --bench-arg (it is then shown read-only) or with --sandbox-bind"
-	}
-	return fmt.Errorf("%w: the %d benchmarks found print no result at base, so nothing was measured (their messages are in the warnings); "+
-		"if they need a data directory or flags, pass them with --bench-arg%s", ErrBenchSkipped, len(j.skipped), hint)
 }

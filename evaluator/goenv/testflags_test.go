@@ -1,4 +1,4 @@
-package evaluator
+package goenv
 
 import "testing"
 
@@ -17,7 +17,7 @@ func TestNoTestCache(t *testing.T) {
 	}
 }
 
-func TestTestGOFLAGS(t *testing.T) {
+func TestTestFlags(t *testing.T) {
 	for _, tt := range []struct {
 		name, user string
 		build      []string
@@ -31,8 +31,8 @@ func TestTestGOFLAGS(t *testing.T) {
 		{"UsersLongTagsWin", "--tags=mine -count=2", []string{"-tags=noasm"}, "--tags=mine -count=2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := testGOFLAGS(tt.user, tt.build); got != tt.want {
-				t.Errorf("testGOFLAGS(%q, %q) = %q, want %q", tt.user, tt.build, got, tt.want)
+			if got := TestFlags(tt.user, tt.build); got != tt.want {
+				t.Errorf("TestFlags(%q, %q) = %q, want %q", tt.user, tt.build, got, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package evaluator
+package holdout
 
 import (
 	"strings"
@@ -7,10 +7,10 @@ import (
 	"github.com/optimizer-dev/optimizer/result"
 )
 
-// TestJudgeHoldout: a candidate faster on the shown benchmarks and not on
+// TestJudge: a candidate faster on the shown benchmarks and not on
 // the held-out ones is overfit. One faster on both keeps its verdict. One
 // without a claim, or without rows on both sides, is left alone.
-func TestJudgeHoldout(t *testing.T) {
+func TestJudge(t *testing.T) {
 	row := func(name string, speedup float64) result.BenchResult {
 		return result.BenchResult{Name: name, Unit: "sec/op", Speedup: speedup, CI: [2]float64{speedup * 0.9, speedup * 1.1}, Level: 0.95}
 	}
@@ -21,31 +21,31 @@ func TestJudgeHoldout(t *testing.T) {
 		want    result.Verdict
 		changed bool
 	}{
-		{name: "SpecialCased", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictFaster,
+		{name: "SpecialCased", want: result.VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: result.VerdictFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 3), row("BenchmarkB/n=10", 2.5), row("BenchmarkC/n=10", 1.01)},
 			FasterOn:   []string{"BenchmarkA", "BenchmarkB/n=10"}}},
-		{name: "HeldOutSlower", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictMixed,
+		{name: "HeldOutSlower", want: result.VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: result.VerdictMixed,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 3), row("BenchmarkC", 0.5)},
 			FasterOn:   []string{"BenchmarkA"}, SlowerOn: []string{"BenchmarkC"}}},
-		{name: "NotFasterButShownFaster", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictNotFaster,
+		{name: "NotFasterButShownFaster", want: result.VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: result.VerdictNotFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 2), row("BenchmarkC", 0.98)},
-			FasterOn:   []string{"BenchmarkA"}, Qualifier: QualifierFasterOnSome}},
-		{name: "Honest", want: VerdictFaster, changed: true, res: result.CandidateResult{Verdict: VerdictFaster,
+			FasterOn:   []string{"BenchmarkA"}, Qualifier: result.QualifierFasterOnSome}},
+		{name: "Honest", want: result.VerdictFaster, changed: true, res: result.CandidateResult{Verdict: result.VerdictFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 2), row("BenchmarkB", 2.1), row("BenchmarkC", 1.9),
 				{Name: "BenchmarkC", Unit: "allocs/op", Beside: true, Decreased: true, Speedup: 2, CI: [2]float64{2, 2}}},
 			FasterOn: []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}}},
-		{name: "HeldOutNoise", want: VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: VerdictFaster,
+		{name: "HeldOutNoise", want: result.VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: result.VerdictFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 3), row("BenchmarkC", 1.07)},
 			FasterOn:   []string{"BenchmarkA"}}},
-		{name: "NoClaim", want: VerdictNotFaster, changed: true, res: result.CandidateResult{Verdict: VerdictNotFaster,
+		{name: "NoClaim", want: result.VerdictNotFaster, changed: true, res: result.CandidateResult{Verdict: result.VerdictNotFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 1.04), row("BenchmarkC", 0.99)}}},
-		{name: "NoHeldOutRow", want: VerdictFaster, res: result.CandidateResult{Verdict: VerdictFaster,
+		{name: "NoHeldOutRow", want: result.VerdictFaster, res: result.CandidateResult{Verdict: result.VerdictFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 2)}, FasterOn: []string{"BenchmarkA"}}},
-		{name: "Failed", want: VerdictFailed, res: result.CandidateResult{Verdict: VerdictFailed}},
+		{name: "Failed", want: result.VerdictFailed, res: result.CandidateResult{Verdict: result.VerdictFailed}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := tt.res
-			changed := judgeHoldout(&res, held, 0.05)
+			changed := Judge(&res, held, 0.05)
 			if res.Verdict != tt.want || changed != tt.changed {
 				t.Fatalf("verdict %s, changed %v; want %s, %v (note %q)", res.Verdict, changed, tt.want, tt.changed, res.Note)
 			}
@@ -61,7 +61,7 @@ func TestJudgeHoldout(t *testing.T) {
 					t.Errorf("%s is counted as held out", name)
 				}
 			}
-			if tt.want == VerdictOverfit && (res.Qualifier != "" || !strings.Contains(res.Note, "held out")) {
+			if tt.want == result.VerdictOverfit && (res.Qualifier != "" || !strings.Contains(res.Note, "held out")) {
 				t.Errorf("qualifier %q, note %q; want none and a note that says why", res.Qualifier, res.Note)
 			}
 		})

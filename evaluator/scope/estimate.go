@@ -1,0 +1,58 @@
+package scope
+
+import (
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/stats"
+)
+
+// Cost is what the time a candidate's benchmarks take depends on.
+type Cost struct {
+	Target    time.Duration    // one sample's calibrated run time
+	Seq       stats.Sequential // the looks: the first that can claim anything, and the pair cap
+	Budget    time.Duration    // the most measuring may take; 0 is no budget
+	FirstRuns int              // the hack check's runs of each side
+}
+
+// Estimate is "; about 20s, up to 1m10s": the time benchmarks with traces
+// should take to calibrate and measure. It runs from the first look that
+// can claim anything to the pair cap (or the budget), plus the hack
+// check's runs of each side. Each sample is taken as the calibration
+// target plus what one iteration with coverage took (its set-up and
+// start-up). When that is not known (a zero Trace), it is the target
+// alone. A hack check's run is taken as that iteration.
+func (c Cost) Estimate(traces []gobench.Trace) string {
+	var calib, pair, first time.Duration
+	for _, t := range traces {
+		subs := max(len(t.Subs), 1)
+		var op time.Duration
+		for _, s := range t.Subs {
+			op += max(c.Target, time.Duration(s.SecPerOp*float64(time.Second)))
+		}
+		if op == 0 {
+			op = time.Duration(subs) * c.Target
+		}
+		calib += 2*op + t.Wall
+		pair += 2 * (op + t.Wall)
+		first += 2 * t.Wall
+	}
+	hack := time.Duration(c.FirstRuns) * first
+	low := calib + time.Duration(max(c.Seq.FirstClaim(), c.Seq.MinPairs))*pair + hack
+	high := calib + time.Duration(c.Seq.MaxPairs)*pair + hack
+	if c.Budget > 0 && high > calib+c.Budget {
+		high = max(low, calib+c.Budget)
+	}
+	if high <= low {
+		return "; about " + roundDuration(low)
+	}
+	return "; about " + roundDuration(low) + ", up to " + roundDuration(high)
+}
+
+// roundDuration prints d to the second ("1m10s"), or to the tenth under 10 s.
+func roundDuration(d time.Duration) string {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

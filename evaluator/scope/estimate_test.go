@@ -1,0 +1,36 @@
+package scope
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/stats"
+)
+
+// TestEstimate: a range from the first look to the pair cap, which a
+// budget cuts down; longer iterations take longer.
+func TestEstimate(t *testing.T) {
+	seq := stats.Sequential{MinPairs: 5, MaxPairs: 100, Alpha: 0.05, MinSpeedup: 0.01}
+	c := Cost{Target: 300 * time.Millisecond, Seq: seq, FirstRuns: 5}
+	traces := []gobench.Trace{{Bench: "BenchmarkA", Wall: time.Second}, {}}
+	open := c.Estimate(traces)
+	low, high, ok := strings.Cut(strings.TrimPrefix(open, "; about "), ", up to ")
+	if !ok || low == "" || high == "" {
+		t.Fatalf("Estimate without a budget = %q, want a range", open)
+	}
+	c.Budget = time.Nanosecond
+	if got := c.Estimate(traces); got != "; about "+low {
+		t.Errorf("Estimate with a budget under the first look = %q, want the low end alone, %q", got, "; about "+low)
+	}
+	c.Budget = 0
+	slow := []gobench.Trace{{Bench: "BenchmarkA", Wall: time.Second,
+		Subs: []gobench.Count{{Bench: "BenchmarkA", SecPerOp: 2}}}, {}}
+	lowSlow, _, _ := strings.Cut(strings.TrimPrefix(c.Estimate(slow), "; about "), ",")
+	dLow, _ := time.ParseDuration(low)
+	dSlow, _ := time.ParseDuration(lowSlow)
+	if dSlow <= dLow {
+		t.Errorf("a benchmark of 2 s an iteration: about %s, want more than the %s of the calibration target", lowSlow, low)
+	}
+}
