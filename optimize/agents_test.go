@@ -98,7 +98,7 @@ func TestAgentAdapters(t *testing.T) {
 	}
 	l := env.loop(t, gens...)
 	l.Rounds = 1
-	l.Eval.Bench = "none"
+	l.Spec.Bench = "none"
 	rep, err := l.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func seedOf(base string) uint64 {
 // ones, and the re-measure judges the best on both. When it cannot, the
 // report says why and the loop shows everything.
 func (r *run) holdOut(ctx context.Context) {
-	if r.Holdout <= 0 || r.Eval.Bench == "none" {
+	if r.Holdout <= 0 || r.Spec.Bench == "none" {
 		return
 	}
 	h := &HoldoutChoice{Fraction: r.Holdout, Seed: r.HoldoutSeed}
@@ -83,7 +83,7 @@ func (r *run) holdOut(ctx context.Context) {
 		h.Seed = seedOf(r.Base)
 	}
 	r.report.Holdout = h
-	if r.Eval.Bench != "" {
+	if r.Spec.Bench != "" {
 		h.Note = "the bench command is not Go benchmarks: none is held out"
 		return
 	}
@@ -102,8 +102,8 @@ func (r *run) holdOut(ctx context.Context) {
 		return
 	}
 	h.Shown, h.HeldOut = ChooseHoldout(names, r.Holdout, h.Seed)
-	r.shownFilter = gobench.Restrict(r.Eval.BenchFilter, h.Shown)
-	r.judgeFilter = gobench.Restrict(r.Eval.BenchFilter, h.Benchmarks)
+	r.shownFilter = gobench.Restrict(r.Spec.BenchFilter, h.Shown)
+	r.judgeFilter = gobench.Restrict(r.Spec.BenchFilter, h.Benchmarks)
 	r.say(0, "holding out %d of the %d benchmarks that execute the targets (seed %d): generators see only the other %d",
 		len(h.HeldOut), len(h.Benchmarks), h.Seed, len(h.Shown))
 	r.reprofile(ctx)
@@ -123,7 +123,7 @@ func (r *run) executing(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("acquire a slot: %w", err)
 	}
 	defer r.Pool.Release(s)
-	return executingIn(ctx, r.Repo, r.Base, s.Dir(), r.Eval.BenchFilter, r.Targets)
+	return executingIn(ctx, r.Repo, r.Base, s.Dir(), r.Spec.BenchFilter, r.Targets)
 }
 
 // executingIn runs every benchmark of base that filter selects for one

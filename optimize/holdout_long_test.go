@@ -11,6 +11,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -128,8 +129,9 @@ func TestLoop_HoldoutCatchesOverfit(t *testing.T) {
 			l := &Loop{Repo: repo, Base: base, Targets: targets, Rounds: 1, Pool: pool, DB: db,
 				Generators: []Generator{{Name: "gen", Command: tt.command}},
 				Holdout:    DefaultHoldout, HoldoutMin: DefaultHoldoutMin, HoldoutSeed: 1,
-				Eval: evaluator.Options{Repo: repo, Base: base, Timeout: time.Minute, MaxPairs: 8,
-					Budget: 30 * time.Second, Artifacts: t.TempDir()},
+				Spec: jobspec.Spec{Timeout: jobspec.Duration(time.Minute), MaxPairs: 8, BenchBudget: jobspec.Duration(30 * time.Second),
+					NoPin: true, NoProfile: true},
+				Options: specOptions(repo, base, t.TempDir()),
 			}
 			rep, err := l.Run(ctx)
 			if err != nil {

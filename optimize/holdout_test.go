@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 )
 
@@ -75,7 +77,7 @@ func TestLoop_Holdout(t *testing.T) {
 			l := &Loop{Repo: repo, Base: base, Targets: targets, Rounds: 1, DB: db,
 				Generators: []Generator{{Name: "g", Command: gen}},
 				Holdout:    DefaultHoldout, HoldoutMin: DefaultHoldoutMin, HoldoutSeed: 7,
-				Eval: evaluator.Options{Repo: repo, Base: base},
+				Spec: jobspec.Spec{NoPin: true, NoProfile: true}, Options: specOptions(repo, base, ""),
 				Evaluate: func(_ context.Context, opts evaluator.Options) (*evaluator.Report, error) {
 					jobs = append(jobs, opts)
 					res := evaluator.CandidateResult{Name: opts.Candidates[0].Name, Verdict: evaluator.VerdictFaster,
@@ -109,6 +111,12 @@ func TestLoop_Holdout(t *testing.T) {
 				if !judgeF.Match(b) {
 					t.Errorf("the re-measure's filter %q does not match %s", re.BenchFilter, b)
 				}
+			}
+			// The store records the re-measure's own settings, not the template's.
+			var rec jobspec.Recorded
+			if err := json.Unmarshal(re.Config, &rec); err != nil || rec.BenchFilter != re.BenchFilter || !rec.NoCache ||
+				rec.MaxPairs != evaluator.DefaultMaxPairs*RemeasureFactor || time.Duration(rec.BenchBudget) != re.Budget {
+				t.Errorf("the re-measure recorded %s (%v), want its filter, pairs, budget and no cache", re.Config, err)
 			}
 			if len(round.Holdout) != 0 || !slices.Equal(re.Holdout, h.HeldOut) {
 				t.Errorf("holdout of the round %v, of the re-measure %v; want none, then %v", round.Holdout, re.Holdout, h.HeldOut)

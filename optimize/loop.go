@@ -17,6 +17,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/profiler"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -57,11 +58,14 @@ type Loop struct {
 	HoldoutMin  int
 	HoldoutSeed uint64
 
-	// Eval is the template of every job: the test and bench commands,
-	// timeouts, pairs. The loop sets Candidates, Kind and the budget.
-	Eval evaluator.Options
-	Pool evaluator.Pool // slots, for the jobs and for edit-in-place generators
-	DB   *store.DB
+	// Spec is the template of every job's settings: the test and bench
+	// commands, timeouts, pairs. A job's spec may differ (its pairs, budget
+	// and benchmark filter); Options makes the job's options from it, which
+	// the store records. The loop then sets Candidates, Kind and the deadline.
+	Spec    jobspec.Spec
+	Options func(jobspec.Spec) (evaluator.Options, error)
+	Pool    evaluator.Pool // slots, for the jobs and for edit-in-place generators
+	DB      *store.DB
 
 	// Evaluate runs one job; nil is evaluator.Run on Pool and DB. The CLI
 	// sets it to show each job's progress.
@@ -174,6 +178,9 @@ func (l *Loop) begin(ctx context.Context) (*run, error) {
 	if len(l.Targets) == 0 {
 		return nil, fmt.Errorf("optimize: no target")
 	}
+	if l.Options == nil {
+		return nil, fmt.Errorf("optimize: no Options")
+	}
 	generatorNames(l.Generators)
 	lc := *l // the run may replace its targets' profiles (holdout.go)
 	r := &run{Loop: &lc, id: newRunID(), start: time.Now(), byName: map[string]*entry{}, byTree: map[string]*entry{}, named: map[string]int{}}
@@ -242,7 +249,7 @@ func (r *run) newRequest(mode string, g Generator, t Target, parent *entry) Requ
 	}
 	if r.heldOut() {
 		req.Benchmarks, req.HeldOut = r.report.Holdout.Shown, len(r.report.Holdout.HeldOut)
-	} else if f := r.Eval.BenchFilter; f != "" {
+	} else if f := r.Spec.BenchFilter; f != "" {
 		req.Benchmarks = []string{f}
 	}
 	if parent != nil {
@@ -416,11 +423,15 @@ func (r *run) judge(ctx context.Context, round int, fresh []*entry) (bool, error
 	if len(todo) == 0 {
 		return false, nil
 	}
-	opts := r.Eval
-	opts.Kind = "optimize"
+	spec := r.Spec
 	if r.heldOut() {
-		opts.BenchFilter = r.shownFilter
+		spec.BenchFilter = r.shownFilter
 	}
+	opts, err := r.Options(spec)
+	if err != nil {
+		return false, err
+	}
+	opts.Kind = "optimize"
 	opts.Candidates = make([]candidate.Candidate, len(todo))
 	for i, e := range todo {
 		opts.Candidates[i] = e.c
@@ -535,24 +546,31 @@ func (r *run) remeasure(ctx context.Context) error {
 	}
 	r.report.Winner = best.c.Name
 	r.report.Lineage = r.lineageOf(best)
-	if r.Eval.Bench == "none" {
+	if r.Spec.Bench == "none" {
 		return nil
 	}
 	r.say(0, "re-measuring %s against base in a longer series", best.c.Name)
-	opts := r.Eval
-	opts.Kind = "optimize-remeasure"
-	opts.Candidates = []candidate.Candidate{best.c}
+	spec := r.Spec
 	if r.heldOut() {
 		// Judged on every benchmark that executes the targets: a speedup
 		// that does not carry over to the held-out ones is overfit.
-		opts.BenchFilter, opts.Holdout = r.judgeFilter, r.report.Holdout.HeldOut
+		spec.BenchFilter = r.judgeFilter
 	}
-	opts.MinPairs = max(opts.MinPairs, evaluator.DefaultMinPairs) * RemeasureFactor
-	opts.MaxPairs = max(opts.MaxPairs, evaluator.DefaultMaxPairs) * RemeasureFactor
-	opts.Budget = max(opts.Budget, evaluator.DefaultBudget) * RemeasureFactor
+	spec.MinPairs = max(spec.MinPairs, evaluator.DefaultMinPairs) * RemeasureFactor
+	spec.MaxPairs = max(spec.MaxPairs, evaluator.DefaultMaxPairs) * RemeasureFactor
+	spec.BenchBudget = jobspec.Duration(max(time.Duration(spec.BenchBudget), evaluator.DefaultBudget) * RemeasureFactor)
 	// A confirmation must be measured anew: reused pairs from the round
 	// that found it would confirm it by its own evidence.
-	opts.NoCache = true
+	spec.NoCache = true
+	opts, err := r.Options(spec)
+	if err != nil {
+		return err
+	}
+	opts.Kind = "optimize-remeasure"
+	opts.Candidates = []candidate.Candidate{best.c}
+	if r.heldOut() {
+		opts.Holdout = r.report.Holdout.HeldOut
+	}
 	start := time.Now()
 	rep, err := r.evaluate(ctx, opts)
 	r.report.JudgeSeconds += time.Since(start).Seconds()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/testdata"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -145,9 +146,22 @@ func (e *loopEnv) loop(t *testing.T, gens ...Generator) *Loop {
 	}
 	return &Loop{
 		Repo: e.repo, Base: e.base, Generators: gens, Targets: targets, Repairs: DefaultRepairs, Parallel: 2,
-		Eval: evaluator.Options{Repo: e.repo, Base: e.base, Timeout: time.Minute, MaxPairs: 12,
-			Budget: 30 * time.Second, Artifacts: t.TempDir()},
-		Pool: e.pool, DB: e.db,
+		Spec: jobspec.Spec{Timeout: jobspec.Duration(time.Minute), MaxPairs: 12, BenchBudget: jobspec.Duration(30 * time.Second),
+			NoPin: true, NoProfile: true},
+		Options: specOptions(e.repo, e.base, t.TempDir()),
+		Pool:    e.pool, DB: e.db,
+	}
+}
+
+// specOptions is a Loop.Options as cmd's: a job spec's options in repo at
+// base, with its artifacts under artifacts, recording the spec.
+func specOptions(repo, base, artifacts string) func(jobspec.Spec) (evaluator.Options, error) {
+	return func(s jobspec.Spec) (evaluator.Options, error) {
+		o := evaluator.OptionsOf(s)
+		o.Repo, o.Base, o.Artifacts = repo, base, artifacts
+		var err error
+		o.Config, err = jobspec.Record(s, base, 1, artifacts, false)
+		return o, err
 	}
 }
 
@@ -269,7 +283,7 @@ func TestLoop_EditInPlace(t *testing.T) {
 	}
 	l := env.loop(t, Generator{Name: "agent", Command: "sh " + script, Edit: true})
 	l.Rounds = 1
-	l.Eval.Bench = "none"
+	l.Spec.Bench = "none"
 	rep, err := l.Run(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/optimizer-dev/optimizer/cmd/optimizer/internal/config"
 	"github.com/optimizer-dev/optimizer/evaluator"
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	"github.com/optimizer-dev/optimizer/jobspec"
 	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/optimize"
 	"github.com/optimizer-dev/optimizer/report"
@@ -103,15 +104,11 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	if targets, err = optimize.FindTargets(ctx, pool, r.Root, base, o.BenchFilter, o.HotTargets, targets, say); err != nil {
 		return err
 	}
-	eval, err := o.loopOptions(r, base, n, logger)
-	if err != nil {
-		return err
-	}
 	holdout, holdoutMin, _ := o.HoldoutShare() // checked by Validate
 	loop := &optimize.Loop{
 		Holdout: holdout, HoldoutMin: holdoutMin, HoldoutSeed: o.HoldoutSeed,
 		Repo: r.Root, Base: base, Targets: targets, Rounds: o.Rounds, PerRound: o.PerRound, Repairs: o.Repairs,
-		Budget: o.Budget, Parallel: n, Eval: eval, Pool: pool, DB: db, Logger: logger,
+		Budget: o.Budget, Parallel: n, Spec: o.Spec(n, os.Environ()), Options: o.loopOptions(r, base, n, logger), Pool: pool, DB: db, Logger: logger,
 		Evaluate: func(ctx context.Context, opts evaluator.Options) (*evaluator.Report, error) {
 			return evaluate(ctx, pool, db, opts, stderr, o.Verbose)
 		},
@@ -137,12 +134,14 @@ func runOptimize(ctx context.Context, o optimizeOptions, stdout, stderr io.Write
 	return nil
 }
 
-// loopOptions are the template of the loop's jobs: run's options, with the
-// machine's CPU count as executeJob sets it.
-func (o optimizeOptions) loopOptions(r gitcmd.Repo, base string, n int, logger *slog.Logger) (evaluator.Options, error) {
-	opts, err := o.Options(r, base, n, "", nil, logger)
-	opts.CPUs = machine.Read().CPUs
-	return opts, err
+// loopOptions makes the options of a loop's job from its spec: run's, with
+// the machine's CPU count as executeJob sets it.
+func (o optimizeOptions) loopOptions(r gitcmd.Repo, base string, n int, logger *slog.Logger) func(jobspec.Spec) (evaluator.Options, error) {
+	return func(spec jobspec.Spec) (evaluator.Options, error) {
+		opts, err := o.OptionsFor(spec, r, base, n, "", nil, logger)
+		opts.CPUs = machine.Read().CPUs
+		return opts, err
+	}
 }
 
 // newDemoGeneratorCmd is the example generator, built in so that

@@ -58,7 +58,12 @@ func (o Run) Spec(n int, environ []string) jobspec.Spec {
 // with what only a job in this process has, and the spec as the store
 // records it (jobspec.Record).
 func (o Run) Options(r gitcmd.Repo, base string, n int, artifacts string, cands []candidate.Candidate, logger *slog.Logger) (evaluator.Options, error) {
-	spec := o.Spec(n, os.Environ())
+	return o.OptionsFor(o.Spec(n, os.Environ()), r, base, n, artifacts, cands, logger)
+}
+
+// OptionsFor is Options for the spec spec, which may differ from o's own:
+// optimize's loop changes its jobs' pairs, budget and benchmark filter.
+func (o Run) OptionsFor(spec jobspec.Spec, r gitcmd.Repo, base string, n int, artifacts string, cands []candidate.Candidate, logger *slog.Logger) (evaluator.Options, error) {
 	opts := evaluator.OptionsOf(spec)
 	opts.Kind, opts.Repo, opts.Base, opts.Candidates = o.Kind, r.Root, base, cands
 	opts.SandboxBind, opts.SandboxBindNamed = o.SandboxBind, true
