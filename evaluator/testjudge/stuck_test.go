@@ -1,4 +1,4 @@
-package evaluator
+package testjudge
 
 import (
 	"os"
@@ -33,11 +33,11 @@ func TestParent(t *testing.T) {
 `,
 }
 
-// TestStuckTest_ParallelSubtests: a test whose parallel subtests run past
+// TestStuck_ParallelSubtests: a test whose parallel subtests run past
 // stuckGrace finishes normally and is never called stuck, though go test
 // says it took 0 s at base. Both runs are real go test -json runs; the
 // second is checked as watchStuck checks it, every tenth of a second.
-func TestStuckTest_ParallelSubtests(t *testing.T) {
+func TestStuck_ParallelSubtests(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("needs the go command")
 	}
@@ -86,7 +86,7 @@ func TestStuckTest_ParallelSubtests(t *testing.T) {
 		for _, r := range running {
 			sawParent = sawParent || r.Key == "example.com/p.TestParent"
 		}
-		if r, took, ok := stuckTest(running, times, time.Now()); ok {
+		if r, took, ok := Stuck(running, times, time.Now()); ok {
 			t.Fatalf("%s called stuck after %s (%s at base); it runs its parallel subtests",
 				r.Key, time.Since(r.Since).Round(time.Millisecond), took)
 		}
