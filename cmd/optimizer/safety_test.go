@@ -82,7 +82,11 @@ func TestTwoProcessesOneRepo(t *testing.T) {
 	for i := range outs {
 		rep := decodeJSONReport(t, outs[i].String())
 		if rep.Winner == nil || *rep.Winner != "fast" || rep.State != "finished" {
-			t.Errorf("optimizer %d: winner %v, state %s", i, rep.Winner, rep.State)
+			winner := "none"
+			if rep.Winner != nil {
+				winner = *rep.Winner
+			}
+			t.Errorf("optimizer %d: winner %s, state %s; report:\n%s", i, winner, rep.State, outs[i].String())
 		}
 		for _, c := range rep.Candidates {
 			// The others change nothing that is measured: they pass, and
