@@ -124,7 +124,7 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 	var msg string
 	switch {
 	case j.bench != "":
-		msg = fmt.Sprintf("measures the bench command (--bench) for %s", each)
+		msg = fmt.Sprintf("measures the bench command (--bench) for %s%s", each, j.cost().Runs())
 	case j.opts.BenchFilter == "" && !j.opts.All:
 		msg = fmt.Sprintf("measures %s on the benchmarks that execute a function it changes, "+
 			"found at base by coverage: which, why and for how long is said before its turn (--all measures every one)", each)
@@ -161,8 +161,13 @@ func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]g
 	for i, b := range benches {
 		ts[i] = traces[b]
 	}
+	return j.cost().Estimate(ts)
+}
+
+// cost is what the time a candidate's benchmarks take depends on.
+func (j *job) cost() scope.Cost {
 	seq := stats.Sequential{MinPairs: j.opts.MinPairs, MaxPairs: j.opts.MaxPairs, Alpha: DefaultAlpha, MinSpeedup: j.opts.MinSpeedup}
-	return scope.Cost{Target: calibrateTarget, Seq: seq, Budget: j.opts.Budget, FirstRuns: firstRuns}.Estimate(ts)
+	return scope.Cost{Target: calibrateTarget, Seq: seq, Budget: j.opts.Budget, FirstRuns: firstRuns}
 }
 
 // traces returns what each benchmark of b's package executes at base. It

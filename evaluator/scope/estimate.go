@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -47,6 +48,22 @@ func (c Cost) Estimate(traces []gobench.Trace) string {
 		return "; about " + roundDuration(low)
 	}
 	return "; about " + roundDuration(low) + ", up to " + roundDuration(high)
+}
+
+// Runs is "; 8 to 30 pairs of one run a side, at most 5m0s each": what a
+// bench command's candidate costs. A run's time is not known before the
+// first, so it counts runs, from the first look that can claim anything to
+// the pair cap, and gives the budget.
+func (c Cost) Runs() string {
+	low, high := max(c.Seq.FirstClaim(), c.Seq.MinPairs), c.Seq.MaxPairs
+	s := fmt.Sprintf("; %d to %d pairs of one run a side", low, high)
+	if high <= low {
+		s = fmt.Sprintf("; %d pairs of one run a side", high)
+	}
+	if c.Budget > 0 {
+		s += ", at most " + roundDuration(c.Budget) + " each (--bench-budget)"
+	}
+	return s
 }
 
 // roundDuration prints d to the second ("1m10s"), or to the tenth under 10 s.

@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -32,5 +33,24 @@ func TestEstimate(t *testing.T) {
 	dSlow, _ := time.ParseDuration(lowSlow)
 	if dSlow <= dLow {
 		t.Errorf("a benchmark of 2 s an iteration: about %s, want more than the %s of the calibration target", lowSlow, low)
+	}
+}
+
+// TestRuns: a bench command's cost in runs, from the first look that can
+// claim to the cap, with the budget when there is one.
+func TestRuns(t *testing.T) {
+	seq := stats.Sequential{MinPairs: 6, MaxPairs: 30, Alpha: 0.05, MinSpeedup: 0.05}
+	first := max(seq.FirstClaim(), 6)
+	for _, c := range []struct {
+		cost Cost
+		want string
+	}{
+		{Cost{Seq: seq}, fmt.Sprintf("; %d to 30 pairs of one run a side", first)},
+		{Cost{Seq: seq, Budget: 5 * time.Minute}, fmt.Sprintf("; %d to 30 pairs of one run a side, at most 5m0s each (--bench-budget)", first)},
+		{Cost{Seq: stats.Sequential{MinPairs: 8, MaxPairs: 8, Alpha: 0.05, MinSpeedup: 0.05}}, "; 8 pairs of one run a side"},
+	} {
+		if got := c.cost.Runs(); got != c.want {
+			t.Errorf("Runs() = %q, want %q", got, c.want)
+		}
 	}
 }
