@@ -133,13 +133,25 @@ func (j *job) candidateRow(c *cand) store.Candidate {
 	}
 	if res.Failure != nil {
 		row.FailureKind = string(res.Failure.Kind)
-		row.Failure, _ = json.Marshal(res.Failure)
+		row.Failure = j.encode(c.spec.Name+"'s failure", res.Failure)
 	}
-	row.Result, _ = json.Marshal(res)
+	row.Result = j.encode(c.spec.Name+"'s result", res)
 	if j.keepChanges && res.Verdict != VerdictFailed && res.Verdict != VerdictDuplicate && res.Verdict != VerdictPending {
-		row.Change, _ = json.Marshal(changeOf(c))
+		row.Change = j.encode(c.spec.Name+"'s change", changeOf(c))
 	}
 	return row
+}
+
+// encode is v as the JSON of a store column. A value that cannot be
+// encoded (a NaN, say) is a failed write: the column stays NULL, and the
+// job warns and ends with ErrNotRecorded.
+func (j *job) encode(what string, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		j.notRecorded(what, err)
+		return nil
+	}
+	return b
 }
 
 // changeOf is c's change in its stored form.
@@ -212,7 +224,7 @@ func (j *job) finish(rep *Report, runErr error) {
 	if rep.Winner != nil {
 		winner = *rep.Winner
 	}
-	b, _ := json.Marshal(rep)
+	b := j.encode("the job's report", rep)
 	msg := ""
 	if runErr != nil {
 		msg = runErr.Error()
@@ -264,7 +276,7 @@ func (j *job) storeSamples(ctx context.Context, name string, s measure.Side, rou
 
 // storeProfile records one profile pair and its summary.
 func (j *job) storeProfile(ctx context.Context, name, kind, basePath, path string, summary any) {
-	b, _ := json.Marshal(summary)
+	b := j.encode("a profile's summary", summary)
 	err := j.db.AddProfile(context.WithoutCancel(ctx), store.Profile{
 		JobID: j.id, Candidate: name, Kind: kind, BasePath: basePath, Path: path, Summary: b, Created: time.Now(),
 	})
