@@ -11,9 +11,9 @@ import (
 )
 
 // BuildEnv is go env's output in repo, the part of Keys.Source that says
-// how the toolchain builds. It is "" when the build reads a module from
-// outside the tree: a go.work in use, or a replace by a directory in any
-// go.mod of base, and when go env cannot run. Output of go env that is no
+// how the toolchain builds. It is "" when go env cannot run. It is "" too
+// when the build reads a module from outside the tree, through a go.work
+// or a replace by a directory. Output of go env that is no
 // JSON object of strings is an error that says so.
 func BuildEnv(ctx context.Context, repo, base string) (string, error) {
 	vars, err := goenv.Read(ctx, repo)

@@ -1,6 +1,6 @@
 // Package sandbox builds what a job's bwrap sandboxes hide and show (a
-// Jail), the sandbox of each process run in a slot, and the preflight that
-// tries whether the job's commands can start inside.
+// Jail) and the sandbox of each process run in a slot. Its preflight tries
+// whether the job's commands can start inside.
 package sandbox
 
 import (

@@ -1,6 +1,6 @@
-// Package stored reads a job back from the store: its report (as stored
-// when it finished, or rebuilt from its candidates' rows), and its
-// candidates for optimizer bench, which measures a job judged elsewhere.
+// Package stored reads a job back from the store. It gives the job's report,
+// as stored when it finished or rebuilt from its candidates' rows. It gives
+// its candidates to optimizer bench, which measures a job judged elsewhere.
 package stored
 
 import (

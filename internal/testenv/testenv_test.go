@@ -28,9 +28,9 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 // TestHermetic_GitStaysHome points GIT_DIR, GIT_WORK_TREE and
-// GIT_INDEX_FILE at another repository, as a hook or a shell may, and shows
-// that a test's direct git command reaches that repository without
-// Hermetic and its own repository with it.
+// GIT_INDEX_FILE at another repository, as a hook or a shell may. A test's
+// direct git command then reaches that repository without Hermetic, and
+// its own with it.
 func TestHermetic_GitStaysHome(t *testing.T) {
 	// Hermetic replaces these for the run and does not put them back.
 	for _, k := range []string{"TMPDIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "OPTIMIZER_SOCKET"} {

@@ -55,8 +55,8 @@ func TestRun_Options(t *testing.T) {
 }
 
 // TestRun_Recorded: the configuration recorded with a job is its spec, in
-// the spec's units (the threshold in percent, durations as Go durations),
-// with the base, the slots and the artifacts directory. The environment is
+// the spec's units: the threshold in percent, durations as Go durations.
+// The base, the slots and the artifacts directory are beside it. The environment is
 // recorded by name, and what only the CLI has (the report's format, the
 // store, the socket) is not recorded.
 func TestRun_Recorded(t *testing.T) {
