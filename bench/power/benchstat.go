@@ -180,7 +180,7 @@ func writeTable(w io.Writer, o options, t target, st setting, rep int, rs []resu
 	if stat {
 		fmt.Fprintf(w, "\n- smallest change called faster: optimizer %s, benchstat %s\n", orNone(s.Smallest), orNone(s.SmallestStat))
 		fmt.Fprintf(w, "- A/A: optimizer called %d of %d anything but not-faster; benchstat called %d of %d a change (p < 0.05)\n",
-			s.AAWrong, s.AA, s.AAStatWrong, s.AA)
+			s.AAWrong, s.AA, s.AAStatWrong, s.AAStat)
 		return
 	}
 	fmt.Fprintf(w, "\n- smallest change called faster: %s; A/A: %d of %d called anything but not-faster\n", orNone(s.Smallest), s.AAWrong, s.AA)
@@ -262,8 +262,12 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 			all.AA += s.AA
 			all.AAWrong += s.AAWrong
 			all.AAFaster += s.AAFaster
-			all.AAStat += s.AAStat
-			all.AAStatWrong += s.AAStatWrong
+			if rep == 0 {
+				// benchstat runs once per trial, whatever the reps: each
+				// rep's results carry the same one.
+				all.AAStat += s.AAStat
+				all.AAStatWrong += s.AAStatWrong
+			}
 			all.AASecs += s.AASecs
 			all.AAJobSecs += s.AAJobSecs
 			all.ABPairs += s.ABPairs

@@ -104,3 +104,29 @@ func TestSamples(t *testing.T) {
 		t.Errorf("schedule %v", jobs)
 	}
 }
+
+// TestWriteSettings_AA: over reps, the A/A line counts every rep's trials
+// but each benchstat result once, since it runs once per trial.
+func TestWriteSettings_AA(t *testing.T) {
+	o := options{K: 40, AA: 2, Reps: 2, Samples: []setting{{}}}
+	res := map[job][]result{}
+	for rep := range o.Reps {
+		for i, tr := range plan(o) {
+			r := result{trial: tr, Verdict: "not-faster", Pairs: 8, BenchSecs: 9, JobSecs: 15, LoadStart: "1.00 1.00 1.00"}
+			if i == 0 {
+				r.Stat = benchstatResult{Delta: "~", Base: 1, Cand: 1}
+			}
+			if rep == 1 && i == 1 {
+				r.Verdict = "faster"
+			}
+			res[job{o.Samples[0], rep}] = append(res[job{o.Samples[0], rep}], r)
+		}
+	}
+	var b strings.Builder
+	writeSettings(&b, o, target{Name: "uuid"}, res)
+	for _, want := range []string{"called 1 of 4, 25.0%", "1 of 4, 25.0% [", "benchstat, on 1 of these trials: 0 of 1", "0.25 machine minutes"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in:\n%s", want, b.String())
+		}
+	}
+}
