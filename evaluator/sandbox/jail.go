@@ -56,10 +56,11 @@ type Config struct {
 //     git directory. PATH's directories under $HOME are bound too.
 //   - Writable: the slot and the Go build cache.
 func New(ctx context.Context, cfg Config) (*Jail, error) {
-	common, err := commonDir(ctx, cfg.Repo)
+	repo, err := gitcmd.FindRepo(ctx, cfg.Repo)
 	if err != nil {
 		return nil, fmt.Errorf("set up the sandbox: %w", err)
 	}
+	common := repo.CommonDir
 	g, err := goEnv()
 	if err != nil && !errors.Is(err, goenv.ErrRun) {
 		return nil, fmt.Errorf("set up the sandbox: %w", err)
@@ -150,19 +151,6 @@ func TouchesModules(paths []string) bool {
 		}
 	}
 	return false
-}
-
-// commonDir is the repository's git common directory, absolute.
-func commonDir(ctx context.Context, repo string) (string, error) {
-	out, err := gitcmd.Run(ctx, gitcmd.Cmd{Args: []string{"-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir"}, ReadOnly: true})
-	if err != nil {
-		return "", fmt.Errorf("find the git directory of %s: %w", repo, err)
-	}
-	dir := strings.TrimSpace(string(out))
-	if dir == "" {
-		return "", errors.New("git rev-parse --git-common-dir printed nothing")
-	}
-	return dir, nil
 }
 
 // goEnv asks go for the paths a sandbox must show, once per process.
