@@ -31,8 +31,9 @@ const (
 // checkHacks runs the hack check (package hackcheck) on a candidate its
 // series called faster, on Go benchmarks, while the job still holds the
 // machine. Each side's benchmarks run firstRuns times for one iteration,
-// or more while the times are too noisy to judge. A candidate whose speedup comes from not doing the work is suspect. The
-// first iterations are kept beside its pairs, for a job that reuses them.
+// or more while the times are too noisy to judge. A candidate whose
+// speedup comes from not doing the work is suspect. The first iterations
+// are kept beside its pairs, for a job that reuses them.
 func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 	g, ok := smp.(firstSampler)
 	if !ok || !j.claimsFaster(c) {
