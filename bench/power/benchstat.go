@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -194,13 +195,44 @@ type summary struct {
 	AAFaster               int     // A/A trials called faster or winner
 	AAStat, AAStatWrong    int     // A/A trials benchstat ran on, and those it called a change
 	ABPairs, AAPairs       int
-	Secs                   float64   // bench time of every trial
-	AASecs, AAJobSecs      float64   // A/A trials' bench time, and their share of their jobs' wall time
-	Widths                 []float64 // each trial's interval, high over low
+	Secs                   float64     // bench time of every trial
+	AASecs, AAJobSecs      float64     // A/A trials' bench time, and their share of their jobs' wall time
+	Widths                 []float64   // each trial's interval, high over low
+	CalledAt, TriedAt      map[int]int // by m: A/B trials called faster, of those run
+	ABJobSecs              float64     // A/B trials' share of their jobs' wall time
+}
+
+// add counts t's trials into s. withStat adds its benchstat counts too:
+// benchstat runs once per trial, whatever the reps, and each rep's
+// results carry the same one.
+func (s *summary) add(t summary, withStat bool) {
+	s.Called += t.Called
+	s.AB += t.AB
+	s.AA += t.AA
+	s.AAWrong += t.AAWrong
+	s.AAFaster += t.AAFaster
+	if withStat {
+		s.AAStat += t.AAStat
+		s.AAStatWrong += t.AAStatWrong
+	}
+	s.AASecs += t.AASecs
+	s.AAJobSecs += t.AAJobSecs
+	s.ABJobSecs += t.ABJobSecs
+	s.ABPairs += t.ABPairs
+	s.AAPairs += t.AAPairs
+	s.Secs += t.Secs
+	s.Widths = append(s.Widths, t.Widths...)
+	if s.TriedAt == nil {
+		s.CalledAt, s.TriedAt = map[int]int{}, map[int]int{}
+	}
+	for m, n := range t.TriedAt {
+		s.TriedAt[m] += n
+		s.CalledAt[m] += t.CalledAt[m]
+	}
 }
 
 func summarise(o options, rs []result) summary {
-	var s summary
+	s := summary{CalledAt: map[int]int{}, TriedAt: map[int]int{}}
 	for _, r := range rs {
 		s.Secs += r.BenchSecs
 		if r.CI[0] > 0 {
@@ -227,8 +259,11 @@ func summarise(o options, rs []result) summary {
 		}
 		s.AB++
 		s.ABPairs += r.Pairs
+		s.ABJobSecs += r.JobSecs
+		s.TriedAt[r.M]++
 		if r.Verdict == "faster" || r.Verdict == "winner" {
 			s.Called++
+			s.CalledAt[r.M]++
 			if s.Smallest == 0 || o.ratio(r.M) < s.Smallest {
 				s.Smallest = o.ratio(r.M)
 			}
@@ -257,23 +292,7 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 			if len(rs) > 0 {
 				loads = append(loads, strings.Fields(rs[0].LoadStart)[0])
 			}
-			all.Called += s.Called
-			all.AB += s.AB
-			all.AA += s.AA
-			all.AAWrong += s.AAWrong
-			all.AAFaster += s.AAFaster
-			if rep == 0 {
-				// benchstat runs once per trial, whatever the reps: each
-				// rep's results carry the same one.
-				all.AAStat += s.AAStat
-				all.AAStatWrong += s.AAStatWrong
-			}
-			all.AASecs += s.AASecs
-			all.AAJobSecs += s.AAJobSecs
-			all.ABPairs += s.ABPairs
-			all.AAPairs += s.AAPairs
-			all.Secs += s.Secs
-			all.Widths = append(all.Widths, s.Widths...)
+			all.add(s, rep == 0)
 		}
 		slices.Sort(all.Widths)
 		width := 0.0
@@ -287,7 +306,38 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 	}
 	for i, st := range o.Samples {
 		writeAA(w, st, aa[i])
+		writePower(w, o, st, aa[i])
 	}
+}
+
+// minPower is the share of its trials in which a change must be called
+// faster for the harness to say the judge finds changes of its size.
+const minPower = 0.8
+
+// writePower prints, for each true change, how often it was called
+// faster, and the smallest change called faster in at least minPower of
+// its trials, with every larger one too.
+func writePower(w io.Writer, o options, st setting, s summary) {
+	if s.AB == 0 {
+		return
+	}
+	ms := slices.Sorted(maps.Keys(s.TriedAt))
+	var parts []string
+	smallest, reached := 0.0, true
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := ms[i]
+		k, n := s.CalledAt[m], s.TriedAt[m]
+		lo, hi := stats.Wilson(k, n)
+		parts = append(parts, fmt.Sprintf("%.3f×: %d of %d, %.0f%% [%.0f%%, %.0f%%]", o.ratio(m), k, n, 100*float64(k)/float64(n), 100*lo, 100*hi))
+		reached = reached && float64(k) >= minPower*float64(n)
+		if reached {
+			smallest = o.ratio(m)
+		}
+	}
+	slices.Reverse(parts)
+	fmt.Fprintf(w, "- %s, power: called faster, by true change, %s (95%% Wilson intervals).\n", st, strings.Join(parts, "; "))
+	fmt.Fprintf(w, "  Smallest change called faster in %.0f%% of its trials or more, and every larger one too: %s. One A/B trial took %.2f machine minutes, %.1f pairs.\n",
+		100*minPower, orNone(smallest), s.ABJobSecs/float64(s.AB)/60, float64(s.ABPairs)/float64(s.AB))
 }
 
 // writeAA prints a setting's A/A false-positive rates with their 95%

@@ -7,6 +7,8 @@
 //
 //	go run ./bench/power                               # every target, about 45 minutes on 2 cores
 //	go run ./bench/power -targets humanize -aa 2       # one target, a quicker look
+//	go run ./bench/power -targets uuid -steps none -aa 10 -reps 8 -at-once 4
+//	                                                   # A/A under load: four jobs at once
 //
 // What flows through it:
 //   - for each target the harness writes a base repository whose function
@@ -19,7 +21,9 @@
 //     and then on the candidate, as a user of benchstat would. It compares
 //     them with benchstat's test.
 //
-// It prints a Markdown table per target.
+// It prints a Markdown table per job, and over several jobs the A/A
+// false-positive rate and, for each true change, how often it was called
+// faster, with 95% Wilson intervals and the machine time of a trial.
 package main
 
 import (
@@ -36,7 +40,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/optimizer-dev/optimizer/proc"
 )
@@ -70,6 +77,10 @@ type options struct {
 	// Interleave runs one job per trial and setting, the settings of a
 	// trial back to back, so that they meet the same load.
 	Interleave bool
+	// AtOnce runs that many of a target's jobs at the same time, each
+	// with its own TMPDIR and so its own machine lock: each job is the
+	// others' load.
+	AtOnce int
 
 	// Copies > 0 runs the copies experiment instead (copies.go): that
 	// many byte-identical copies, Pairs pairs each, Sample-long samples
@@ -134,6 +145,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	samples := fs.String("samples", "", "sample lengths to compare, comma-separated (e.g. 300ms,150ms,75ms): one CLI build each, its most pairs scaled to the same time cost, jobs interleaved")
 	fs.IntVar(&o.Reps, "reps", 1, "optimizer jobs per target and sample length")
 	fs.BoolVar(&o.Interleave, "interleave", false, "-samples: one job per trial and sample length, the lengths of each trial back to back (rotated), so they meet the same load")
+	fs.IntVar(&o.AtOnce, "at-once", 1, "run this many of a target's jobs (-reps × -samples) at the same time, each with its own TMPDIR and machine lock, so that each is the others' load")
 	fs.IntVar(&o.Copies, "copies", 0, "instead of optimizer jobs: measure base's test binary against this many byte-identical copies, a hard link, a longer path and fresh copies (copies.go)")
 	fs.IntVar(&o.Duet, "duet", 0, "instead of optimizer jobs: this many rounds of pairs run one side after the other on one CPU and both at once on two (duet.go)")
 	fs.IntVar(&o.Pairs, "pairs", 20, "-copies: pairs per variant")
@@ -162,6 +174,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.Reps < 1 {
 		return o, fmt.Errorf("-reps %d: want at least 1", o.Reps)
+	}
+	if o.AtOnce < 1 || o.AtOnce > 1 && o.Interleave {
+		return o, fmt.Errorf("-at-once %d: want at least 1, and 1 with -interleave", o.AtOnce)
 	}
 	if o.StatEvery < 1 {
 		return o, fmt.Errorf("-stat-every %d: want at least 1", o.StatEvery)
@@ -247,7 +262,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(o.Samples) > 1 || o.Reps > 1 {
 			writeSettings(stdout, o, t, res)
 		} else {
-			writeAA(stdout, o.Samples[0], summarise(o, res[job{o.Samples[0], 0}]))
+			s := summarise(o, res[job{o.Samples[0], 0}])
+			writeAA(stdout, o.Samples[0], s)
+			writePower(stdout, o, o.Samples[0], s)
 		}
 	}
 	return nil
@@ -340,29 +357,45 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 			return nil, err
 		}
 	}
-	out := map[job][]result{}
+	var (
+		mu  sync.Mutex // guards out
+		out = map[job][]result{}
+		sh  = newShares()
+	)
 	// runJob runs one optimizer job of trs, whose candidates are in cdir,
 	// and files its results under jb.
 	runJob := func(jb job, trs []trial, cdir, name string) error {
 		jdir := dir
 		extra := o.Flags
+		var env []string
 		if name != "" {
 			jdir = filepath.Join(dir, name)
 			if err := os.MkdirAll(jdir, 0o755); err != nil {
 				return err
 			}
 		}
+		if o.AtOnce > 1 {
+			tmp := filepath.Join(jdir, "tmp")
+			if err := os.MkdirAll(tmp, 0o755); err != nil {
+				return err
+			}
+			env = []string{"TMPDIR=" + tmp}
+		}
 		if jb.MaxPairs > 0 {
 			extra = append([]string{"--max-pairs", fmt.Sprint(jb.MaxPairs)}, extra...)
 		}
 		started, load0 := time.Now(), loadavg()
 		fmt.Fprintf(stderr, "%s %s rep %d: optimizer job of %d candidates, %s, load %s\n", t.Name, jb.setting, jb.Rep+1, len(trs), started.UTC().Format("15:04:05"), load0)
-		rep, err := optimizerJob(ctx, bins[jb.setting], jdir, repo, cdir, t.Bench, extra)
+		id := sh.start(started)
+		rep, err := optimizerJob(ctx, bins[jb.setting], jdir, repo, cdir, t.Bench, extra, env)
+		machineSecs := sh.stop(id, time.Now())
 		if err != nil {
 			return err
 		}
 		load1 := loadavg()
-		jobSecs := time.Since(started).Seconds() / float64(max(1, len(trs)))
+		jobSecs := machineSecs / float64(max(1, len(trs)))
+		mu.Lock()
+		defer mu.Unlock()
 		byName := map[string]jobCandidate{}
 		for _, c := range rep.Candidates {
 			byName[c.Name] = c
@@ -397,14 +430,20 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 			}
 		}
 	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(o.AtOnce)
 		for _, jb := range schedule(o) {
 			name := ""
 			if jb.Sample > 0 || o.Reps > 1 {
 				name = fmt.Sprintf("job-%s-%d", jb.Sample, jb.Rep+1)
 			}
-			if err := runJob(jb, trials, cands, name); err != nil {
-				return nil, err
+			if gctx.Err() != nil {
+				break
 			}
+			g.Go(func() error { return runJob(jb, trials, cands, name) })
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
 		}
 	}
 	if o.Count == 0 {
@@ -442,12 +481,12 @@ type jobCandidate struct {
 // the one benchmark of the target, and returns its report. --no-cache
 // keeps the trials apart. A/A candidates build byte-identical benchmark
 // binaries, whose pairs the result cache would otherwise share.
-func optimizerJob(ctx context.Context, bin, dir, repo, cands, bench string, extra []string) (struct{ Candidates []jobCandidate }, error) {
+func optimizerJob(ctx context.Context, bin, dir, repo, cands, bench string, extra, env []string) (struct{ Candidates []jobCandidate }, error) {
 	var rep struct{ Candidates []jobCandidate }
 	args := append([]string{bin, "--repo", repo, "--candidates", cands, "--db", filepath.Join(dir, "store.db"),
 		"--format", "json", "--no-profile", "--no-cache", "--bench-filter", bench}, extra...)
 	var stdout bytes.Buffer
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, CPU: -1, Stdout: &stdout, MaxOutput: 1 << 20})
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Env: env, CPU: -1, Stdout: &stdout, MaxOutput: 1 << 20})
 	if err != nil {
 		return rep, err
 	}
@@ -484,4 +523,46 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// shares splits the run's wall time among the jobs running at once: a
+// job's machine time is the integral of 1/(jobs running) over its wall
+// time. One job at a time gets its whole wall time.
+type shares struct {
+	mu      sync.Mutex
+	last    time.Time
+	next    int
+	running map[int]float64 // a running job's machine seconds so far
+}
+
+func newShares() *shares { return &shares{running: map[int]float64{}} }
+
+// tick shares the time since the last event among the running jobs.
+func (s *shares) tick(now time.Time) {
+	if n := len(s.running); n > 0 {
+		d := now.Sub(s.last).Seconds() / float64(n)
+		for id := range s.running {
+			s.running[id] += d
+		}
+	}
+	s.last = now
+}
+
+func (s *shares) start(now time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tick(now)
+	s.next++
+	s.running[s.next] = 0
+	return s.next
+}
+
+// stop ends a job's share and returns its machine seconds.
+func (s *shares) stop(id int, now time.Time) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tick(now)
+	secs := s.running[id]
+	delete(s.running, id)
+	return secs
 }

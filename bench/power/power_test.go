@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPlan: the A/A trials are spread among the A/B ones, every trial is
@@ -128,5 +130,61 @@ func TestWriteSettings_AA(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestShares: a job alone gets its wall time; two jobs at once share the
+// time they overlap.
+func TestShares(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	sh := newShares()
+	a := sh.start(at(0))
+	if got := sh.stop(a, at(10)); got != 10 {
+		t.Errorf("alone: %v s, want 10", got)
+	}
+	// b runs 20–40, c 30–60: b has 10 alone and 10 shared, c 10 shared and 20 alone.
+	b := sh.start(at(20))
+	c := sh.start(at(30))
+	if got := sh.stop(b, at(40)); got != 15 {
+		t.Errorf("b: %v s, want 15", got)
+	}
+	if got := sh.stop(c, at(60)); got != 25 {
+		t.Errorf("c: %v s, want 25", got)
+	}
+}
+
+// TestWritePower: the smallest change said is the smallest called faster
+// in 80% of its trials with every larger one; a size below that does not
+// count when a larger one fell short.
+func TestWritePower(t *testing.T) {
+	o := options{K: 40}
+	for _, tc := range []struct {
+		called map[int]int // of 10 trials at m = 3, 4, 5
+		want   string
+	}{
+		{map[int]int{3: 3, 4: 9, 5: 10}, "and every larger one too: 1.111×."},
+		{map[int]int{3: 9, 4: 5, 5: 10}, "and every larger one too: 1.143×."},
+		{map[int]int{3: 9, 4: 9, 5: 7}, "and every larger one too: none."},
+	} {
+		s := summary{AB: 30, ABPairs: 300, ABJobSecs: 30 * 18, CalledAt: tc.called, TriedAt: map[int]int{3: 10, 4: 10, 5: 10}}
+		var b strings.Builder
+		writePower(&b, o, setting{}, s)
+		if !strings.Contains(b.String(), tc.want) || !strings.Contains(b.String(), "1.081×: "+fmt.Sprint(tc.called[3])+" of 10") {
+			t.Errorf("called %v:\n%s\nwant %q", tc.called, b.String(), tc.want)
+		}
+	}
+}
+
+// TestParseFlags_AtOnce: -at-once needs a positive count, and 1 with
+// -interleave, whose jobs run one at a time by design.
+func TestParseFlags_AtOnce(t *testing.T) {
+	for _, args := range [][]string{{"-at-once", "0"}, {"-at-once", "2", "-interleave"}} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+	if o, err := parseFlags([]string{"-at-once", "4", "-reps", "8"}, io.Discard); err != nil || o.AtOnce != 4 {
+		t.Errorf("-at-once 4: %+v, %v", o.AtOnce, err)
 	}
 }
