@@ -81,6 +81,9 @@ type options struct {
 	// with its own TMPDIR and so its own machine lock: each job is the
 	// others' load.
 	AtOnce int
+	// ABEvery puts the A/B trials in every ABEvery-th rep only; the
+	// others run the A/A trials alone.
+	ABEvery int
 
 	// Copies > 0 runs the copies experiment instead (copies.go): that
 	// many byte-identical copies, Pairs pairs each, Sample-long samples
@@ -145,6 +148,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	samples := fs.String("samples", "", "sample lengths to compare, comma-separated (e.g. 300ms,150ms,75ms): one CLI build each, its most pairs scaled to the same time cost, jobs interleaved")
 	fs.IntVar(&o.Reps, "reps", 1, "optimizer jobs per target and sample length")
 	fs.BoolVar(&o.Interleave, "interleave", false, "-samples: one job per trial and sample length, the lengths of each trial back to back (rotated), so they meet the same load")
+	fs.IntVar(&o.ABEvery, "ab-every", 1, "run the A/B trials in every Nth rep only, the A/A trials in every rep")
 	fs.IntVar(&o.AtOnce, "at-once", 1, "run this many of a target's jobs (-reps × -samples) at the same time, each with its own TMPDIR and machine lock, so that each is the others' load")
 	fs.IntVar(&o.Copies, "copies", 0, "instead of optimizer jobs: measure base's test binary against this many byte-identical copies, a hard link, a longer path and fresh copies (copies.go)")
 	fs.IntVar(&o.Duet, "duet", 0, "instead of optimizer jobs: this many rounds of pairs run one side after the other on one CPU and both at once on two (duet.go)")
@@ -177,6 +181,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.AtOnce < 1 || o.AtOnce > 1 && o.Interleave {
 		return o, fmt.Errorf("-at-once %d: want at least 1, and 1 with -interleave", o.AtOnce)
+	}
+	if o.ABEvery < 1 || o.ABEvery > 1 && (o.AA == 0 || len(o.Steps) == 0 || o.Interleave) {
+		return o, fmt.Errorf("-ab-every %d: want 1, or more with both A/A and A/B trials and no -interleave", o.ABEvery)
 	}
 	if o.StatEvery < 1 {
 		return o, fmt.Errorf("-stat-every %d: want at least 1", o.StatEvery)
@@ -336,7 +343,8 @@ type result struct {
 }
 
 // measure runs one target: its base and candidates, one optimizer job
-// per setting and rep (schedule), then benchstat trial by trial.
+// per setting and rep (schedule), and benchstat trial by trial: after
+// the jobs, or among them with -at-once.
 func measure(ctx context.Context, o options, t target, dir string, bins map[setting]string, stderr io.Writer) (map[job][]result, error) {
 	repo, cands := filepath.Join(dir, "repo"), filepath.Join(dir, "candidates")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -358,9 +366,10 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 		}
 	}
 	var (
-		mu  sync.Mutex // guards out
-		out = map[job][]result{}
-		sh  = newShares()
+		mu    sync.Mutex // guards out
+		out   = map[job][]result{}
+		sh    = newShares()
+		stats = map[string]benchstatResult{} // by trial name
 	)
 	// runJob runs one optimizer job of trs, whose candidates are in cdir,
 	// and files its results under jb.
@@ -430,8 +439,19 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 			}
 		}
 	} else {
+		var aaOnly []trial
+		if o.ABEvery > 1 {
+			if aaOnly, err = aaTrials(trials, cands, filepath.Join(dir, "candidates-aa")); err != nil {
+				return nil, err
+			}
+		}
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(o.AtOnce)
+		if o.AtOnce > 1 && o.Count > 0 {
+			// The benchstat side first, among the jobs, so that it meets
+			// their load.
+			g.Go(func() error { return statSide(gctx, o, t, trials, repo, cands, dir, sh, stats, stderr) })
+		}
 		for _, jb := range schedule(o) {
 			name := ""
 			if jb.Sample > 0 || o.Reps > 1 {
@@ -440,29 +460,62 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 			if gctx.Err() != nil {
 				break
 			}
-			g.Go(func() error { return runJob(jb, trials, cands, name) })
+			trs, cdir := trials, cands
+			if o.ABEvery > 1 && jb.Rep%o.ABEvery != 0 {
+				trs, cdir = aaOnly, filepath.Join(dir, "candidates-aa")
+			}
+			g.Go(func() error { return runJob(jb, trs, cdir, name) })
 		}
 		if err := g.Wait(); err != nil {
 			return nil, err
 		}
 	}
-	if o.Count == 0 {
-		return out, nil
+	if o.Count > 0 && o.AtOnce == 1 {
+		if err := statSide(ctx, o, t, trials, repo, cands, dir, sh, stats, stderr); err != nil {
+			return nil, err
+		}
 	}
-	// benchstat once per trial: its side does not depend on the
-	// optimizer's setting.
+	// A trial's benchstat result serves every job that ran it.
+	for jb, rs := range out {
+		for i := range rs {
+			out[jb][i].Stat = stats[rs[i].Name]
+		}
+	}
+	return out, nil
+}
+
+// statSide runs benchstat once per trial (every StatEvery-th): its side
+// does not depend on the optimizer's setting. It files results by trial
+// name in stats, which it alone writes until it returns.
+func statSide(ctx context.Context, o options, t target, trials []trial, repo, cands, dir string, sh *shares, stats map[string]benchstatResult, stderr io.Writer) error {
+	id := sh.start(time.Now())
+	defer func() { sh.stop(id, time.Now()) }()
 	for i, tr := range trials {
 		if i%o.StatEvery != 0 {
 			continue
 		}
 		st, err := benchstat(ctx, t, repo, filepath.Join(cands, tr.Name), filepath.Join(dir, "benchstat"), o.Count)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		fmt.Fprintf(stderr, "%s %s: benchstat %s (p=%.3f) in %.0fs\n", t.Name, tr.Name, st.Delta, st.P, st.Secs)
-		for jb := range out {
-			out[jb][i].Stat = st
+		stats[tr.Name] = st
+	}
+	return nil
+}
+
+// aaTrials returns trials' A/A ones, with their candidates copied from
+// cands into dir: a job of A/A trials only (-ab-every) reads dir.
+func aaTrials(trials []trial, cands, dir string) ([]trial, error) {
+	var out []trial
+	for _, tr := range trials {
+		if tr.M != 0 {
+			continue
 		}
+		if err := copyTree(filepath.Join(cands, tr.Name), filepath.Join(dir, tr.Name)); err != nil {
+			return nil, err
+		}
+		out = append(out, tr)
 	}
 	return out, nil
 }

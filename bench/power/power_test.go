@@ -177,14 +177,45 @@ func TestWritePower(t *testing.T) {
 }
 
 // TestParseFlags_AtOnce: -at-once needs a positive count, and 1 with
-// -interleave, whose jobs run one at a time by design.
+// -interleave, whose jobs run one at a time by design. -ab-every over 1
+// needs both kinds of trial, or some job would have none.
 func TestParseFlags_AtOnce(t *testing.T) {
-	for _, args := range [][]string{{"-at-once", "0"}, {"-at-once", "2", "-interleave"}} {
+	for _, args := range [][]string{{"-at-once", "0"}, {"-at-once", "2", "-interleave"}, {"-ab-every", "0"},
+		{"-ab-every", "2", "-steps", "none"}, {"-ab-every", "2", "-aa", "0"}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("%q: no error", args)
 		}
 	}
 	if o, err := parseFlags([]string{"-at-once", "4", "-reps", "8"}, io.Discard); err != nil || o.AtOnce != 4 {
 		t.Errorf("-at-once 4: %+v, %v", o.AtOnce, err)
+	}
+}
+
+// TestAATrials: the A/A-only jobs of -ab-every get the A/A candidates
+// and no other.
+func TestAATrials(t *testing.T) {
+	cands, dst := t.TempDir(), filepath.Join(t.TempDir(), "aa")
+	trials := plan(options{K: 40, Steps: []int{4, 6}, AA: 3})
+	for _, tr := range trials {
+		if err := os.MkdirAll(filepath.Join(cands, tr.Name, "p"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cands, tr.Name, "p", "repeat.go"), []byte(tr.Name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := aaTrials(trials, cands, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dst)
+	if len(got) != 3 || len(ents) != 3 {
+		t.Fatalf("%d trials, %d directories: want the 3 A/A ones", len(got), len(ents))
+	}
+	for _, tr := range got {
+		b, err := os.ReadFile(filepath.Join(dst, tr.Name, "p", "repeat.go"))
+		if tr.M != 0 || err != nil || string(b) != tr.Name {
+			t.Errorf("%+v: %q, %v", tr, b, err)
+		}
 	}
 }
