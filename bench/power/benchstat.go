@@ -278,7 +278,11 @@ func summarise(o options, rs []result) summary {
 // writeSettings prints one row per setting over its reps: the comparison
 // of sample lengths at the same time cost.
 func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
-	fmt.Fprintf(w, "\n### %s: sample lengths compared (%d reps, jobs interleaved)\n\n", t.Name, o.Reps)
+	ran := 0
+	for jb := range res {
+		ran = max(ran, jb.Rep+1)
+	}
+	fmt.Fprintf(w, "\n### %s: sample lengths compared (%d of %d reps run, jobs interleaved)\n\n", t.Name, ran, o.Reps)
 	fmt.Fprintln(w, "| setting (sample × most pairs) | smallest called faster, by rep | speedups called faster | mean pairs, A/B / A/A | median interval, high/low | bench time, all trials | A/A claims | load at job starts |")
 	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---|")
 	var aa []summary
@@ -287,6 +291,9 @@ func writeSettings(w io.Writer, o options, t target, res map[job][]result) {
 		var smallest, loads []string
 		for rep := range o.Reps {
 			rs := res[job{st, rep}]
+			if len(rs) == 0 {
+				continue // never started: -stop-after
+			}
 			s := summarise(o, rs)
 			smallest = append(smallest, orNone(s.Smallest))
 			if len(rs) > 0 {

@@ -41,6 +41,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -81,6 +82,9 @@ type options struct {
 	// with its own TMPDIR and so its own machine lock: each job is the
 	// others' load.
 	AtOnce int
+	// StopAfter, when positive, starts no job of a target once its jobs
+	// have run this long; the summary covers the jobs done.
+	StopAfter time.Duration
 	// ABEvery puts the A/B trials in every ABEvery-th rep only; the
 	// others run the A/A trials alone.
 	ABEvery int
@@ -149,6 +153,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Reps, "reps", 1, "optimizer jobs per target and sample length")
 	fs.BoolVar(&o.Interleave, "interleave", false, "-samples: one job per trial and sample length, the lengths of each trial back to back (rotated), so they meet the same load")
 	fs.IntVar(&o.ABEvery, "ab-every", 1, "run the A/B trials in every Nth rep only, the A/A trials in every rep")
+	fs.DurationVar(&o.StopAfter, "stop-after", 0, "start no job of a target once its jobs have run this long, and sum up those done (0: run every rep)")
 	fs.IntVar(&o.AtOnce, "at-once", 1, "run this many of a target's jobs (-reps × -samples) at the same time, each with its own TMPDIR and machine lock, so that each is the others' load")
 	fs.IntVar(&o.Copies, "copies", 0, "instead of optimizer jobs: measure base's test binary against this many byte-identical copies, a hard link, a longer path and fresh copies (copies.go)")
 	fs.IntVar(&o.Duet, "duet", 0, "instead of optimizer jobs: this many rounds of pairs run one side after the other on one CPU and both at once on two (duet.go)")
@@ -263,7 +268,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		for _, st := range o.Samples {
 			for rep := range o.Reps {
-				writeTable(stdout, o, t, st, rep, res[job{st, rep}])
+				if rs := res[job{st, rep}]; len(rs) > 0 {
+					writeTable(stdout, o, t, st, rep, rs)
+				}
 			}
 		}
 		if len(o.Samples) > 1 || o.Reps > 1 {
@@ -346,6 +353,8 @@ type result struct {
 // per setting and rep (schedule), and benchstat trial by trial: after
 // the jobs, or among them with -at-once.
 func measure(ctx context.Context, o options, t target, dir string, bins map[setting]string, stderr io.Writer) (map[job][]result, error) {
+	begin := time.Now()
+	var skipped atomic.Int32 // jobs not run: -stop-after
 	repo, cands := filepath.Join(dir, "repo"), filepath.Join(dir, "candidates")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -464,10 +473,19 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 			if o.ABEvery > 1 && jb.Rep%o.ABEvery != 0 {
 				trs, cdir = aaOnly, filepath.Join(dir, "candidates-aa")
 			}
-			g.Go(func() error { return runJob(jb, trs, cdir, name) })
+			g.Go(func() error {
+				if o.StopAfter > 0 && time.Since(begin) > o.StopAfter {
+					skipped.Add(1)
+					return nil
+				}
+				return runJob(jb, trs, cdir, name)
+			})
 		}
 		if err := g.Wait(); err != nil {
 			return nil, err
+		}
+		if n := skipped.Load(); n > 0 {
+			fmt.Fprintf(stderr, "%s: -stop-after %s: %d jobs not run\n", t.Name, o.StopAfter, n)
 		}
 	}
 	if o.Count > 0 && o.AtOnce == 1 {
