@@ -16,6 +16,7 @@ import (
 	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/dashboard"
 	"github.com/optimizer-dev/optimizer/evaluator"
+	"github.com/optimizer-dev/optimizer/evaluator/stored"
 	"github.com/optimizer-dev/optimizer/gitcmd"
 	"github.com/optimizer-dev/optimizer/report"
 	"github.com/optimizer-dev/optimizer/result"
@@ -300,7 +301,7 @@ func decodeSpec(qj store.QueuedJob) (*jobSpec, error) {
 
 // decodeReport reads the report the queue keeps of qj, which has ended.
 func decodeReport(qj store.QueuedJob) (*evaluator.Report, error) {
-	rep, err := evaluator.DecodeReport(qj.Report)
+	rep, err := stored.DecodeReport(qj.Report)
 	if err != nil {
 		return nil, fmt.Errorf("read the report of job %s: %w", qj.ID, err)
 	}

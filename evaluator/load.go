@@ -12,6 +12,3 @@ import (
 func JobReport(ctx context.Context, db *store.DB, j store.Job) (*Report, error) {
 	return stored.JobReport(ctx, db, j, DefaultMinSpeedup)
 }
-
-// DecodeReport reads a stored report.
-func DecodeReport(b []byte) (*Report, error) { return stored.DecodeReport(b) }
