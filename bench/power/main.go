@@ -382,7 +382,7 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 	)
 	// runJob runs one optimizer job of trs, whose candidates are in cdir,
 	// and files its results under jb.
-	runJob := func(jb job, trs []trial, cdir, name string) error {
+	runJob := func(ctx context.Context, jb job, trs []trial, cdir, name string) error {
 		jdir := dir
 		extra := o.Flags
 		var env []string
@@ -441,7 +441,7 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 				}
 				for i := range o.Samples {
 					st := o.Samples[(i+ti+rep)%len(o.Samples)]
-					if err := runJob(job{st, rep}, []trial{tr}, one, fmt.Sprintf("job-%s-%d-%s", st.Sample, rep+1, tr.Name)); err != nil {
+					if err := runJob(ctx, job{st, rep}, []trial{tr}, one, fmt.Sprintf("job-%s-%d-%s", st.Sample, rep+1, tr.Name)); err != nil {
 						return nil, err
 					}
 				}
@@ -478,7 +478,7 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 					skipped.Add(1)
 					return nil
 				}
-				return runJob(jb, trs, cdir, name)
+				return runJob(gctx, jb, trs, cdir, name)
 			})
 		}
 		if err := g.Wait(); err != nil {
