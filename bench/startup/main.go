@@ -15,7 +15,7 @@
 // last CPU, in an order rotated each round, and the harness compares each
 // with base's run of the same round.
 //
-//	go run ./bench/startup                 # 40 rounds, about 2 minutes at rest
+//	go run ./bench/startup                 # 40 rounds, about 3 minutes at rest
 //	go run ./bench/startup -rounds 80      # run it again beside other work: under load
 package main
 
