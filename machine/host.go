@@ -57,3 +57,17 @@ func goVersion(ctx context.Context) string {
 	}
 	return runtime.Version()
 }
+
+// Load is /proc/loadavg's 1, 5 and 15-minute load averages, such as
+// "1.25 2.31 3.47", or "unknown" off Linux.
+func Load() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

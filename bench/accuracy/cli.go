@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	host "github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -52,7 +53,7 @@ func measure(ctx context.Context, o options, w workDir, stderr io.Writer) (strin
 		if err := writeCandidates(w.candidates(i+1), trials); err != nil {
 			return "", fmt.Errorf("write candidates of job %d: %w", i+1, err)
 		}
-		fmt.Fprintf(stderr, "accuracy: job %d/%d: %s; load %s\n", i+1, len(jobs), countKinds(trials), loadAvg())
+		fmt.Fprintf(stderr, "accuracy: job %d/%d: %s; load %s\n", i+1, len(jobs), countKinds(trials), host.Load())
 		t0 := time.Now()
 		rep, err := runJob(ctx, bin, w, i+1, o.Flags)
 		if err != nil {

@@ -31,19 +31,10 @@ func sampleMachine() machine {
 		Cores:    runtime.NumCPU(),
 		Go:       runtime.Version(),
 		Kernel:   firstLine("/proc/sys/kernel/osrelease"),
-		Load:     loadAvg(),
+		Load:     host.Load(),
 		Pressure: strings.TrimPrefix(firstLine("/proc/pressure/cpu"), "some "),
 		CanPin:   runtime.NumCPU() > 1 && proc.CanPin(runtime.NumCPU()-1),
 	}
-}
-
-// loadAvg is the first three fields of /proc/loadavg.
-func loadAvg() string {
-	f := strings.Fields(firstLine("/proc/loadavg"))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func firstLine(path string) string {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/gitcmd"
+	mach "github.com/optimizer-dev/optimizer/machine"
 )
 
 // run is the whole harness: it makes the repositories, runs each section
@@ -28,7 +29,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	h := &harness{config: c, work: work, started: time.Now(), loadBefore: loadAvg(),
+	h := &harness{config: c, work: work, started: time.Now(), loadBefore: mach.Load(),
 		machine: machine(ctx), args: args, addTime: map[int]time.Duration{}}
 	h.spin, err = os.Executable()
 	if err != nil {
@@ -61,7 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "- load average (1, 5, 15 min) at the end: %s; the run took %s\n",
-		loadAvg(), time.Since(h.started).Round(time.Second))
+		mach.Load(), time.Since(h.started).Round(time.Second))
 	return nil
 }
 
@@ -127,19 +128,6 @@ func runIn(ctx context.Context, dir string, stdin []byte, name string, args ...s
 		return out.String(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return out.String(), nil
-}
-
-// loadAvg is the first three fields of /proc/loadavg.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // machine describes this machine for the tables' heading.

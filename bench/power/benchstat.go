@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	mach "github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/stats"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
@@ -137,7 +138,7 @@ func machine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%d × %s, %s, load average at the start %s", runtime.NumCPU(), model, runtime.Version(), loadavg())
+	return fmt.Sprintf("%d × %s, %s, load average at the start %s", runtime.NumCPU(), model, runtime.Version(), mach.Load())
 }
 
 // writeTable prints one job's results and its summary lines.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	mach "github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
@@ -99,7 +100,7 @@ func copies(ctx context.Context, o options, t target, dir string, stdout, stderr
 		}
 		return secPerOp(ctx, bin, pkgDir, bench, n, at)
 	}
-	started, load0 := time.Now(), loadavg()
+	started, load0 := time.Now(), mach.Load()
 	fmt.Fprintf(stderr, "%s copies: %d variants × %d pairs, n=%d, CPU %d, load %s\n", t.Name, len(vs), o.Pairs, n, at.CPU, load0)
 	rng := rand.New(rand.NewPCG(uint64(started.UnixNano()), 1))
 	for r := 0; r < o.Pairs; r++ {
@@ -131,7 +132,7 @@ func copies(ctx context.Context, o options, t target, dir string, stdout, stderr
 	}
 	fmt.Fprintf(stdout, "\n## %s: byte-identical binaries as different files (-copies)\n\n", t.Name)
 	fmt.Fprintf(stdout, "`%s`, %d iterations a sample (%s calibrated), CPU %d, %d pairs a variant in random order, variants round-robin; %s to %s UTC, load %s → %s.\n\n",
-		t.Bench, n, o.Sample, at.CPU, o.Pairs, started.UTC().Format("15:04:05"), time.Now().UTC().Format("15:04:05"), load0, loadavg())
+		t.Bench, n, o.Sample, at.CPU, o.Pairs, started.UTC().Format("15:04:05"), time.Now().UTC().Format("15:04:05"), load0, mach.Load())
 	fmt.Fprintln(stdout, "| variant | orig's time / variant's (HL) | 95% interval | excludes 1× | median orig, µs/op | median variant, µs/op |")
 	fmt.Fprintln(stdout, "|---|---:|---|---|---:|---:|")
 	for _, v := range vs {

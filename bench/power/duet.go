@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	mach "github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/stats"
 )
 
@@ -108,7 +109,7 @@ func duet(ctx context.Context, o options, t target, dir string, stdout, stderr i
 			cells = append(cells, &duetCell{Mode: mode, Cand: c})
 		}
 	}
-	started, load0 := time.Now(), loadavg()
+	started, load0 := time.Now(), mach.Load()
 	fmt.Fprintf(stderr, "%s duet: %d cells × %d pairs, n=%d, load %s\n", t.Name, len(cells), o.Duet, n, load0)
 	for range o.Duet {
 		for _, i := range rng.Perm(len(cells)) {
@@ -131,7 +132,7 @@ func duet(ctx context.Context, o options, t target, dir string, stdout, stderr i
 	}
 	fmt.Fprintf(stdout, "\n## %s: duet against sequential pairs (-duet)\n\n", t.Name)
 	fmt.Fprintf(stdout, "`%s`, %d iterations a sample (%s calibrated), %d pairs a cell, cells in random order each round; %s to %s UTC, load %s → %s.\n\n",
-		t.Bench, n, o.Sample, o.Duet, started.UTC().Format("15:04:05"), time.Now().UTC().Format("15:04:05"), load0, loadavg())
+		t.Bench, n, o.Sample, o.Duet, started.UTC().Format("15:04:05"), time.Now().UTC().Format("15:04:05"), load0, mach.Load())
 	fmt.Fprintln(stdout, "| mode | candidate | speedup (HL) | 95% interval | interval width | σ of log ratio | machine time a pair |")
 	fmt.Fprintln(stdout, "|---|---|---:|---|---:|---:|---:|")
 	for _, c := range cells {

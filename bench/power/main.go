@@ -46,6 +46,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	mach "github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -402,7 +403,7 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 		if jb.MaxPairs > 0 {
 			extra = append([]string{"--max-pairs", fmt.Sprint(jb.MaxPairs)}, extra...)
 		}
-		started, load0 := time.Now(), loadavg()
+		started, load0 := time.Now(), mach.Load()
 		fmt.Fprintf(stderr, "%s %s rep %d: optimizer job of %d candidates, %s, load %s\n", t.Name, jb.setting, jb.Rep+1, len(trs), started.UTC().Format("15:04:05"), load0)
 		id := sh.start(started)
 		rep, err := optimizerJob(ctx, bins[jb.setting], jdir, repo, cdir, t.Bench, extra, env)
@@ -410,7 +411,7 @@ func measure(ctx context.Context, o options, t target, dir string, bins map[sett
 		if err != nil {
 			return err
 		}
-		load1 := loadavg()
+		load1 := mach.Load()
 		jobSecs := machineSecs / float64(max(1, len(trs)))
 		mu.Lock()
 		defer mu.Unlock()
@@ -582,18 +583,6 @@ func goRun(ctx context.Context, dir string, args ...string) error {
 		return fmt.Errorf("go %s: exit %d:\n%s", strings.Join(args, " "), res.ExitCode, res.Output)
 	}
 	return nil
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // shares splits the run's wall time among the jobs running at once: a

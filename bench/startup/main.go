@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/testdata"
 )
@@ -97,7 +98,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		n = counts[0].N
 	}
 	fmt.Fprintf(stdout, "# bench/startup, %s\n\n- command: `go run ./bench/startup %s`\n- %d rounds of %d iterations a run, pinned to CPU %d; load average at the start %s\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(args, " "), *rounds, n, at.CPU, loadavg())
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(args, " "), *rounds, n, at.CPU, machine.Load())
 	names := variantNames()
 	secs := map[string][]float64{} // by variant, a time per op per round
 	for r := range *rounds {
@@ -110,7 +111,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			secs[v] = append(secs[v], secPerOp(ms))
 		}
 	}
-	fmt.Fprintf(stdout, "- load average at the end %s\n\n", loadavg())
+	fmt.Fprintf(stdout, "- load average at the end %s\n\n", machine.Load())
 	writeTable(stdout, names, secs)
 	return nil
 }
@@ -214,12 +215,4 @@ func lchoose(n, k int) float64 {
 	b, _ := math.Lgamma(float64(k + 1))
 	c, _ := math.Lgamma(float64(n - k + 1))
 	return a - b - c
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
