@@ -1,13 +1,10 @@
 package measure
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -66,36 +63,23 @@ func (d Disturbance) Disturbed() bool {
 // known reports whether anything was learned about the sample.
 func (d Disturbance) known() bool { return d.Probed || d.BaseSlowdown > 0 }
 
-// cpuTimes is one line of /proc/stat, in clock ticks.
-type cpuTimes struct {
-	busy, steal, total uint64
-}
-
 // snapshot is the machine at one instant, as the probes see it.
 type snapshot struct {
 	ok       bool
-	cpu      cpuTimes
+	cpu      proc.CPUTimes
 	ncpu     int           // CPUs the times cover
 	ours     time.Duration // optimizer's and its waited-for children's user+sys time
 	children int64         // the children's involuntary context switches
 }
 
-// clockTick is USER_HZ, the unit of /proc/stat: 100 on every Linux ABI Go
-// supports.
-const clockTick = time.Second / 100
-
 // probe reads a snapshot for cpu (-1: all CPUs).
 func probe(cpu int) snapshot {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return snapshot{}
-	}
 	s := snapshot{ncpu: 1}
 	if cpu < 0 {
 		s.ncpu = runtime.NumCPU()
 	}
 	var ok bool
-	if s.cpu, ok = parseProcStat(b, cpu); !ok {
+	if s.cpu, ok = proc.ReadCPUTimes(cpu); !ok {
 		return snapshot{}
 	}
 	var self, kids syscall.Rusage
@@ -114,44 +98,18 @@ func rusageCPU(r syscall.Rusage) time.Duration {
 	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
 
-// parseProcStat finds the line of cpu (-1: the "cpu" total) in /proc/stat.
-func parseProcStat(b []byte, cpu int) (cpuTimes, bool) {
-	want := "cpu"
-	if cpu >= 0 {
-		want += strconv.Itoa(cpu)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 9 || f[0] != want {
-			continue
-		}
-		var v [8]uint64 // user nice system idle iowait irq softirq steal
-		for i := range v {
-			n, err := strconv.ParseUint(f[i+1], 10, 64)
-			if err != nil {
-				return cpuTimes{}, false
-			}
-			v[i] = n
-		}
-		busy := v[0] + v[1] + v[2] + v[5] + v[6]
-		return cpuTimes{busy: busy, steal: v[7], total: busy + v[3] + v[4] + v[7]}, true
-	}
-	return cpuTimes{}, false
-}
-
 // disturbanceBetween is the disturbance between snapshot a and the later b.
 func disturbanceBetween(a, b snapshot) Disturbance {
-	if !a.ok || !b.ok || b.cpu.total <= a.cpu.total {
+	if !a.ok || !b.ok || b.cpu.Total <= a.cpu.Total {
 		return Disturbance{}
 	}
-	total := float64(b.cpu.total-a.cpu.total) * float64(clockTick)
-	busy := float64(b.cpu.busy-a.cpu.busy) * float64(clockTick)
+	total := float64(b.cpu.Total-a.cpu.Total) * float64(proc.ClockTick)
+	busy := float64(b.cpu.Busy-a.cpu.Busy) * float64(proc.ClockTick)
 	other := max(0, busy-float64(b.ours-a.ours))
 	return Disturbance{
 		Probed:        true,
 		OtherCPU:      min(1, other/total),
-		Steal:         float64(b.cpu.steal-a.cpu.steal) * float64(clockTick) / total,
+		Steal:         float64(b.cpu.Steal-a.cpu.Steal) * float64(proc.ClockTick) / total,
 		InvolSwitches: b.children - a.children,
 	}
 }

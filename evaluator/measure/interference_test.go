@@ -4,31 +4,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestParseProcStat(t *testing.T) {
-	stat := []byte("cpu  100 5 50 1000 20 3 2 10 0 0\ncpu0 40 1 20 500 10 1 1 4 0 0\ncpu1 60 4 30 500 10 2 1 6 0 0\nintr 1 2 3\n")
-	for _, tt := range []struct {
-		cpu  int
-		want cpuTimes
-	}{
-		{-1, cpuTimes{busy: 160, steal: 10, total: 1190}},
-		{1, cpuTimes{busy: 97, steal: 6, total: 613}},
-	} {
-		got, ok := parseProcStat(stat, tt.cpu)
-		if !ok || got != tt.want {
-			t.Errorf("cpu %d: got %+v, %v; want %+v", tt.cpu, got, ok, tt.want)
-		}
-	}
-	if _, ok := parseProcStat(stat, 7); ok {
-		t.Error("cpu7 found in a stat of two CPUs")
-	}
-}
+	"github.com/optimizer-dev/optimizer/proc"
+)
 
 // TestDisturbanceBetween: the busy time that is neither the benchmark's nor optimizer's
 // is other work.
 func TestDisturbanceBetween(t *testing.T) {
-	a := snapshot{ok: true, cpu: cpuTimes{busy: 1000, steal: 0, total: 5000}, ours: 3 * time.Second, children: 10}
+	a := snapshot{ok: true, cpu: proc.CPUTimes{Busy: 1000, Steal: 0, Total: 5000}, ours: 3 * time.Second, children: 10}
 	for _, tt := range []struct {
 		name      string
 		b         snapshot
@@ -36,11 +19,11 @@ func TestDisturbanceBetween(t *testing.T) {
 		disturbed bool
 	}{
 		// 1 s of wall on the CPU: all of it busy, 0.5 s of it ours.
-		{"Hog", snapshot{ok: true, cpu: cpuTimes{busy: 1100, total: 5100}, ours: 3500 * time.Millisecond, children: 60}, 0.5, true},
+		{"Hog", snapshot{ok: true, cpu: proc.CPUTimes{Busy: 1100, Total: 5100}, ours: 3500 * time.Millisecond, children: 60}, 0.5, true},
 		// 1 s: 0.52 s busy, 0.5 s ours.
-		{"Quiet", snapshot{ok: true, cpu: cpuTimes{busy: 1052, total: 5100}, ours: 3500 * time.Millisecond, children: 12}, 0.02, false},
+		{"Quiet", snapshot{ok: true, cpu: proc.CPUTimes{Busy: 1052, Total: 5100}, ours: 3500 * time.Millisecond, children: 12}, 0.02, false},
 		// ours exceeds the CPU's busy time (optimizer ran elsewhere): no other work.
-		{"OursElsewhere", snapshot{ok: true, cpu: cpuTimes{busy: 1050, total: 5100}, ours: 4 * time.Second}, 0, false},
+		{"OursElsewhere", snapshot{ok: true, cpu: proc.CPUTimes{Busy: 1050, Total: 5100}, ours: 4 * time.Second}, 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := disturbanceBetween(a, tt.b)
