@@ -3,6 +3,7 @@ package gobench
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -29,13 +30,39 @@ type Count struct {
 	Bench    string // full name, as in Measurement: "BenchmarkX/n=10"
 	N        int64
 	SecPerOp float64 // the calibration run's time per op, in seconds (0 when it printed none)
+	// Share is the calibration run's CPU time over its wall time, when its
+	// CPU was busy throughout: under 1 when it shared the CPU with other
+	// work. 0 is unknown, or a CPU that was idle at times.
+	Share float64 `json:",omitempty"`
+}
+
+// busyShare is the least share of the time a CPU must be busy for a run
+// on it to count as contended, and the share of the CPU below which the
+// run counts as having shared it.
+const busyShare = 0.9
+
+// MaxCPUScale bounds how much a busy calibration's counts grow, and with
+// them a sample's wall time on a busy CPU.
+const MaxCPUScale = 8
+
+// CPUScaled is n iterations, calibrated to a wall time while the process
+// got share of a CPU, scaled to take that time in CPU time: n/share, at
+// most MaxCPUScale×n. A share of busyShare or more, or unknown, leaves n.
+// So a sample on a contended CPU still holds a full sample's work, and a
+// few milliseconds that one side gains from the scheduler stay a small
+// part of it (docs/measuring.md, "Blocking at start-up").
+func CPUScaled(n int64, share float64) int64 {
+	if share <= 0 || share >= busyShare {
+		return n
+	}
+	return int64(math.Ceil(float64(n) * min(1/share, MaxCPUScale)))
 }
 
 // Calibrate runs each benchmark that pattern selects for about target. The
 // pattern is a -test.bench value, such as Filter.Pattern gives. It returns
 // the iteration count the testing package settled on for each benchmark
-// that printed a result. Sub-benchmarks each get their own, in the order
-// they ran. It runs bin with "-test.run=^$ -test.bench=PATTERN
+// that printed a result, scaled by CPUScaled to the run's share of its CPU.
+// Sub-benchmarks each get their own, in the order they ran. It runs bin with "-test.run=^$ -test.bench=PATTERN
 // -test.benchtime=TARGET -test.count=1 [extra...]" in dir, placed as at
 // says. The extra arguments are the user's --bench-arg, which calibration
 // needs as much as sampling does. A relative bin is relative to the current
@@ -45,20 +72,44 @@ func Calibrate(ctx context.Context, bin, dir, pattern string, target time.Durati
 	if target <= 0 {
 		return nil, fmt.Errorf("calibrate %s: target %s is not positive", pattern, target)
 	}
-	ms, err := runBench(ctx, bin, dir, at, benchArgs(pattern, target.String()), extra)
+	cpu := at.CPU
+	if !proc.CanPin(cpu) {
+		cpu = -1
+	}
+	before, probed := proc.ReadCPUTimes(cpu)
+	ms, res, err := runBench(ctx, bin, dir, at, benchArgs(pattern, target.String()), extra)
 	if err != nil {
 		return nil, err
+	}
+	after, ok := proc.ReadCPUTimes(cpu)
+	var share float64
+	if probed && ok {
+		share = contendedShare(before, after, res)
 	}
 	var out []Count
 	for _, m := range ms {
 		if len(out) == 0 || out[len(out)-1].Bench != m.Bench {
-			out = append(out, Count{Bench: m.Bench, N: max(m.Iterations, 1)})
+			out = append(out, Count{Bench: m.Bench, N: CPUScaled(max(m.Iterations, 1), share), Share: share})
 		}
 		if m.Unit == "sec/op" {
 			out[len(out)-1].SecPerOp = m.Value
 		}
 	}
 	return out, nil
+}
+
+// contendedShare is the share of its CPU that run res got, when that CPU
+// was busy throughout the run (before and after are its times); 0
+// otherwise. A benchmark that waits on I/O leaves its CPU idle, so its
+// own low share does not count as contention.
+func contendedShare(before, after proc.CPUTimes, res proc.Result) float64 {
+	if res.Wall <= 0 || res.CPU <= 0 {
+		return 0
+	}
+	if busy, ok := proc.BusyShare(before, after); !ok || busy < busyShare {
+		return 0
+	}
+	return res.CPU.Seconds() / res.Wall.Seconds()
 }
 
 // Sample runs benchmark name once for exactly n iterations, and returns its
@@ -73,7 +124,8 @@ func Sample(ctx context.Context, bin, dir, name string, n int64, at Place, extra
 		return nil, fmt.Errorf("sample %s: iteration count %d is not positive", name, n)
 	}
 	args := append(benchArgs(Pattern(name), strconv.FormatInt(n, 10)+"x"), "-test.benchmem")
-	return runBench(ctx, bin, dir, at, args, extra)
+	ms, _, err := runBench(ctx, bin, dir, at, args, extra)
+	return ms, err
 }
 
 // benchArgs returns the flags that run the benchmarks pattern selects,
@@ -100,16 +152,16 @@ func (e *NoResultError) Error() string { return fmt.Sprintf("%v:\n%s", ErrNoResu
 func (e *NoResultError) Unwrap() error { return ErrNoResult }
 
 // runBench runs bin with args, then extra, and returns the results it
-// prints, at least one. The results are read from the whole stdout stream,
+// prints, at least one, and how the process ran. The results are read from the whole stdout stream,
 // so that they survive however much else the benchmark prints. Unless extra
 // sets -test.cpu, runBench sets it to the GOMAXPROCS the process would have
 // (1 when pinned). Then a name's "-N" ending is known to be GOMAXPROCS's,
 // and a sub-benchmark called "size-1" keeps its name. When there is no
 // result it runs once more with -test.v, to say why.
-func runBench(ctx context.Context, bin, dir string, at Place, args, extra []string) ([]Measurement, error) {
+func runBench(ctx context.Context, bin, dir string, at Place, args, extra []string) ([]Measurement, proc.Result, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
-		return nil, err
+		return nil, proc.Result{}, err
 	}
 	procs := 0 // unknown
 	if !slices.ContainsFunc(extra, isCPUFlag) {
@@ -124,16 +176,16 @@ func runBench(ctx context.Context, bin, dir string, at Place, args, extra []stri
 		MemLimit: at.MemLimit, Sandbox: at.Sandbox, Env: at.Env}
 	res, err := run(ctx, filepath.Base(bin), c)
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
 	ms, err := parseOutput(w.bytes(), procs)
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
 	if len(ms) == 0 {
-		return nil, &NoResultError{Said: said(ctx, c, res.Output)}
+		return nil, res, &NoResultError{Said: said(ctx, c, res.Output)}
 	}
-	return ms, nil
+	return ms, res, nil
 }
 
 // isCPUFlag reports whether arg sets -test.cpu.

@@ -113,7 +113,7 @@ func Cover(ctx context.Context, bin, dir, module, out string, names []string, at
 		}
 		args := append(benchArgs("^"+regexp.QuoteMeta(name)+"$", "1x"), "-test.coverprofile="+prof, "-test.gocoverdir="+counters)
 		t0 := time.Now()
-		ms, err := runBench(ctx, bin, dir, at, args, extra)
+		ms, _, err := runBench(ctx, bin, dir, at, args, extra)
 		t.Wall = time.Since(t0)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

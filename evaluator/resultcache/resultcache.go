@@ -75,6 +75,11 @@ type Keys struct {
 	Host            string // Host()
 }
 
+// target is the calibration target as keys hold it. "cpu" marks counts
+// scaled to CPU time on a busy CPU (gobench.CPUScaled), which counts
+// stored before that was done are not.
+func (k Keys) target() string { return k.CalibrateTarget.String() + " cpu" }
+
 // Tests is the key of a candidate's phase-1 outcome: baseline is the
 // baseline's key, id the candidate's content id.
 func (k Keys) Tests(baseline, id string) string {
@@ -102,7 +107,7 @@ func (k Keys) Calibration(bin string, b *measure.GoBench, pattern string) string
 	if bin == "" {
 		return ""
 	}
-	return Key(store.CacheCalibration, bin, b.Pkg.ImportPath, b.Name, pattern, k.CalibrateTarget.String(),
+	return Key(store.CacheCalibration, bin, b.Pkg.ImportPath, b.Name, pattern, k.target(),
 		strings.Join(k.BenchArgs, "\x00"), k.placeOf(b.BaseAt))
 }
 
@@ -138,7 +143,7 @@ func (k Keys) Source(baseline, id, env string) string {
 	}
 	return Key("samples-by-source", baseline, id, fmt.Sprint(k.TrustCandidateTests),
 		strings.Join(k.BuildFlags, "\x00"), k.BenchFilter, fmt.Sprint(k.All), "scoped by coverage",
-		strings.Join(k.BenchArgs, "\x00"), k.CalibrateTarget.String(),
+		strings.Join(k.BenchArgs, "\x00"), k.target(),
 		k.place(k.CPU, k.MemLimit, k.Sandbox), env)
 }
 
