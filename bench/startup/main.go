@@ -89,16 +89,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if runtime.NumCPU() > 1 {
 		at.CPU = runtime.NumCPU() - 1
 	}
-	n := *iters
+	n, how := *iters, "set by -n"
 	if n <= 0 {
 		counts, err := gobench.Calibrate(ctx, bins["base"], dir, "^"+bench+"$", *sample, at, nil)
 		if err != nil {
 			return err
 		}
-		n = counts[0].N
+		n, how = counts[0].N, fmt.Sprintf("calibrated to %s at a CPU share of %.2f (0: the CPU was not contended)", *sample, counts[0].Share)
 	}
-	fmt.Fprintf(stdout, "# bench/startup, %s\n\n- command: `go run ./bench/startup %s`\n- %d rounds of %d iterations a run, pinned to CPU %d; load average at the start %s\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(args, " "), *rounds, n, at.CPU, machine.Load())
+	fmt.Fprintf(stdout, "# bench/startup, %s\n\n- command: `go run ./bench/startup %s`\n- %d rounds of %d iterations a run (%s), pinned to CPU %d; load average at the start %s\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(args, " "), *rounds, n, how, at.CPU, machine.Load())
 	names := variantNames()
 	secs := map[string][]float64{} // by variant, a time per op per round
 	for r := range *rounds {
