@@ -36,9 +36,19 @@ func (j *job) warnInterference(ctx context.Context) {
 		load = ", " + load
 	}
 	j.warn(ctx, busyWarning+": other work shared %s while benchmarking (%s%s)%s. "+
-		"That widens intervals and pulls every ratio toward 1×. What helps: wait for a quiet machine; %s; "+
+		"That widens intervals and pulls every ratio toward 1×.%s What helps: wait for a quiet machine; %s; "+
 		"or raise --max-pairs and --bench-budget",
-		where, strings.Join(hit[:min(3, len(hit))], "; "), more(len(hit), 3), load, isolate)
+		where, strings.Join(hit[:min(3, len(hit))], "; "), more(len(hit), 3), load, j.scaledNote(), isolate)
+}
+
+// scaledNote says how far iteration counts were scaled to CPU time because
+// calibration shared a busy CPU; "" when they were not.
+func (j *job) scaledNote() string {
+	if j.calib == nil || j.calib.Scale() <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" Iteration counts were calibrated on a shared CPU and raised up to %.1f×, so that a sample holds %s of CPU time; samples took that much longer.",
+		j.calib.Scale(), calibrateTarget)
 }
 
 // more is ", …" when n things are more than the shown ones.

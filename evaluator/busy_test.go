@@ -153,3 +153,26 @@ func TestRun_BaseSlowerThanCalibrated(t *testing.T) {
 		t.Errorf("warnings %q; want the busy-machine warning naming the slow base samples", rep.Warnings)
 	}
 }
+
+// TestRun_BusyCalibration: with a CPU hog pinned beside Go benchmarks from
+// the start, calibration shares the CPU, so the counts are raised to hold
+// the target in CPU time, and the busy-machine warning says by how much.
+func TestRun_BusyCalibration(t *testing.T) {
+	testenv.Once(t)
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: benchmarks are not pinned, and a hog would stall the test itself")
+	}
+	h := newHarness(t, allocRepo)
+	startHog(t, runtime.NumCPU()-1)
+	rep, err := h.run(t, context.Background(), 2, allocOptions(t, MetricWall, "", allocCands()[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned bool
+	for _, w := range rep.Warnings {
+		warned = warned || strings.Contains(w, "the machine was busy") && strings.Contains(w, "calibrated on a shared CPU and raised up to")
+	}
+	if !warned {
+		t.Errorf("no warning that the counts were raised, in %q", rep.Warnings)
+	}
+}

@@ -52,10 +52,16 @@ const MaxCPUScale = 8
 // few milliseconds that one side gains from the scheduler stay a small
 // part of it (docs/measuring.md, "Blocking at start-up").
 func CPUScaled(n int64, share float64) int64 {
+	return int64(math.Ceil(float64(n) * CPUScale(share)))
+}
+
+// CPUScale is the factor CPUScaled applies at share: 1 when the CPU was
+// not contended or the share is unknown.
+func CPUScale(share float64) float64 {
 	if share <= 0 || share >= busyShare {
-		return n
+		return 1
 	}
-	return int64(math.Ceil(float64(n) * min(1/share, MaxCPUScale)))
+	return min(1/share, MaxCPUScale)
 }
 
 // Calibrate runs each benchmark that pattern selects for about target. The

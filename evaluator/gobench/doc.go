@@ -14,7 +14,8 @@
 // [Build] turns one [Package] into a test binary ("go test -c -trimpath").
 // [Calibrate] runs one benchmark of that binary for a target time. It
 // returns the iteration count the testing package settled on for it and for
-// each of its sub-benchmarks, each its own ([Count]). [Sample] runs one
+// each of its sub-benchmarks, each its own ([Count]). On a contended CPU
+// that count is raised to hold the target in CPU time ([CPUScaled]). [Sample] runs one
 // benchmark once with a fixed count ("-test.benchtime=Nx") and returns its
 // [Measurement]s. It runs a sub-benchmark alone if named so, with its own
 // anchored pattern ([Pattern]). Both pass the user's extra arguments
