@@ -50,7 +50,7 @@ const MaxCPUScale = 8
 // most MaxCPUScale×n. A share of busyShare or more, or unknown, leaves n.
 // So a sample on a contended CPU still holds a full sample's work, and a
 // few milliseconds that one side gains from the scheduler stay a small
-// part of it (docs/measuring.md, "Blocking at start-up").
+// part of it (docs/measuring.md, "Blocking at start-up, measured").
 func CPUScaled(n int64, share float64) int64 {
 	return int64(math.Ceil(float64(n) * CPUScale(share)))
 }
@@ -68,9 +68,9 @@ func CPUScale(share float64) float64 {
 // pattern is a -test.bench value, such as Filter.Pattern gives. It returns
 // the iteration count the testing package settled on for each benchmark
 // that printed a result, scaled by CPUScaled to the run's share of its CPU.
-// Sub-benchmarks each get their own, in the order they ran. It runs bin with "-test.run=^$ -test.bench=PATTERN
-// -test.benchtime=TARGET -test.count=1 [extra...]" in dir, placed as at
-// says. The extra arguments are the user's --bench-arg, which calibration
+// Sub-benchmarks each get their own, in the order they ran. It runs bin
+// with "-test.run=^$ -test.bench=PATTERN -test.benchtime=TARGET
+// -test.count=1 [extra...]" in dir, placed as at says. The extra arguments are the user's --bench-arg, which calibration
 // needs as much as sampling does. A relative bin is relative to the current
 // directory. With no result at all, the error is a *NoResultError carrying
 // what the benchmark said, such as its b.Skip message.
@@ -158,8 +158,9 @@ func (e *NoResultError) Error() string { return fmt.Sprintf("%v:\n%s", ErrNoResu
 func (e *NoResultError) Unwrap() error { return ErrNoResult }
 
 // runBench runs bin with args, then extra, and returns the results it
-// prints, at least one, and how the process ran. The results are read from the whole stdout stream,
-// so that they survive however much else the benchmark prints. Unless extra
+// prints, at least one, and how the process ran. The results are read from
+// the whole stdout stream, so that they survive however much else the
+// benchmark prints. Unless extra
 // sets -test.cpu, runBench sets it to the GOMAXPROCS the process would have
 // (1 when pinned). Then a name's "-N" ending is known to be GOMAXPROCS's,
 // and a sub-benchmark called "size-1" keeps its name. When there is no
