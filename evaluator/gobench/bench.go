@@ -70,9 +70,9 @@ func CPUScale(share float64) float64 {
 // that printed a result, scaled by CPUScaled to the run's share of its CPU.
 // Sub-benchmarks each get their own, in the order they ran. It runs bin
 // with "-test.run=^$ -test.bench=PATTERN -test.benchtime=TARGET
-// -test.count=1 [extra...]" in dir, placed as at says. The extra arguments are the user's --bench-arg, which calibration
-// needs as much as sampling does. A relative bin is relative to the current
-// directory. With no result at all, the error is a *NoResultError carrying
+// -test.count=1 [extra...]" in dir, placed as at says. The extra
+// arguments are the user's --bench-arg, which calibration needs as much as
+// sampling does. A relative bin is relative to the current directory. With no result at all, the error is a *NoResultError carrying
 // what the benchmark said, such as its b.Skip message.
 func Calibrate(ctx context.Context, bin, dir, pattern string, target time.Duration, at Place, extra []string) ([]Count, error) {
 	if target <= 0 {
