@@ -2,11 +2,8 @@ package evaluator
 
 import (
 	"context"
-	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,24 +11,6 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 )
-
-// startHog runs a busy loop pinned to cpu, in its own process group, until
-// the test ends.
-func startHog(t *testing.T, cpu int) {
-	t.Helper()
-	if _, err := exec.LookPath("taskset"); err != nil {
-		t.Skip("taskset (util-linux) is not installed: cannot pin the CPU hog")
-	}
-	cmd := exec.Command("taskset", "-c", strconv.Itoa(cpu), "sh", "-c", "while :; do :; done")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	})
-}
 
 // TestRun_BusyMachine: with a CPU hog pinned beside the benchmark, the
 // samples are recorded as disturbed in the store. The candidate's
@@ -47,7 +26,7 @@ func TestRun_BusyMachine(t *testing.T) {
 		"bench.sh": "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done\n",
 	}
 	h := newHarness(t, repo)
-	startHog(t, runtime.NumCPU()-1) // the CPU benchmarks are pinned to
+	testenv.StartHog(t, runtime.NumCPU()-1) // the CPU benchmarks are pinned to
 	rep, err := h.run(t, context.Background(), 2, Options{
 		Candidates: []candidate.Candidate{filesCand("same", map[string]string{"note": "x\n"})},
 		Test:       "sh test.sh", Bench: "sh bench.sh", Timeout: time.Minute, Pin: true,
@@ -163,7 +142,7 @@ func TestRun_BusyCalibration(t *testing.T) {
 		t.Skip("one CPU: benchmarks are not pinned, and a hog would stall the test itself")
 	}
 	h := newHarness(t, allocRepo)
-	startHog(t, runtime.NumCPU()-1)
+	testenv.StartHog(t, runtime.NumCPU()-1)
 	rep, err := h.run(t, context.Background(), 2, allocOptions(t, MetricWall, "", allocCands()[0]))
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,10 @@ package gobench
 
 import (
 	"context"
-	"os/exec"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -60,15 +59,7 @@ func TestCalibrate_BusyCPU(t *testing.T) {
 	if !proc.CanPin(cpu.CPU) {
 		t.Skipf("cannot pin to CPU %d", cpu.CPU)
 	}
-	hog := exec.Command("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
-	hog.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := hog.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-hog.Process.Pid, syscall.SIGKILL)
-		hog.Wait()
-	})
+	testenv.StartHog(t, cpu.CPU)
 	target := 100 * time.Millisecond
 	counts, err := Calibrate(context.Background(), bin, dir, "^BenchmarkAlloc$", target, cpu, nil)
 	if err != nil {
