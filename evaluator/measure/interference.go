@@ -3,12 +3,12 @@ package measure
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/optimizer-dev/optimizer/machine"
 	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/result"
 	"github.com/optimizer-dev/optimizer/stats"
@@ -194,13 +194,10 @@ func summarize(ds []Disturbance) *result.Interference {
 // LoadAverage is "load average L on N CPUs" from /proc/loadavg, or "" where
 // it is unknown.
 func LoadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
+	l := machine.Load()
+	if l == "unknown" {
 		return ""
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("load average %s on %d CPUs", f[0], runtime.NumCPU())
+	first, _, _ := strings.Cut(l, " ")
+	return fmt.Sprintf("load average %s on %d CPUs", first, runtime.NumCPU())
 }
