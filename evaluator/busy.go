@@ -44,11 +44,15 @@ func (j *job) warnInterference(ctx context.Context) {
 // scaledNote says how far iteration counts were scaled to CPU time because
 // calibration shared a busy CPU; "" when they were not.
 func (j *job) scaledNote() string {
-	if j.calib == nil || j.calib.Scale() <= 1 {
+	if j.calib == nil {
+		return ""
+	}
+	scale := j.calib.Scale()
+	if scale <= 1 {
 		return ""
 	}
 	return fmt.Sprintf(" Iteration counts were calibrated on a shared CPU and raised up to %.1f×, so that a sample holds %s of CPU time; samples took that much longer.",
-		j.calib.Scale(), calibrateTarget)
+		scale, calibrateTarget)
 }
 
 // more is ", …" when n things are more than the shown ones.

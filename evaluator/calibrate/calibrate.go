@@ -33,13 +33,20 @@ type Calibrator struct {
 
 	counts  map[string][]gobench.Count // package.benchmark -> iterations of it and its sub-benchmarks
 	skipped map[string]bool            // package.benchmark -> prints no result at base
-	scale   float64                    // the largest gobench.CPUScale of the counts
 }
 
 // Scale is the largest factor by which a count was scaled to CPU time,
 // because its calibration shared a busy CPU (gobench.CPUScale); 1 when none
 // was.
-func (c *Calibrator) Scale() float64 { return max(c.scale, 1) }
+func (c *Calibrator) Scale() float64 {
+	scale := 1.0
+	for _, counts := range c.counts {
+		for _, cnt := range counts {
+			scale = max(scale, gobench.CPUScale(cnt.Share))
+		}
+	}
+	return scale
+}
 
 // Expand expands the top-level benchmarks into the benchmarks to measure,
 // each sub-benchmark on its own with its own iteration count. A benchmark
@@ -95,7 +102,7 @@ func (c *Calibrator) calibration(ctx context.Context, b *measure.GoBench, filter
 	}
 	ckey := c.Key(b, filter.Pattern(b.Name))
 	if counts, ok := c.Cached(ctx, ckey); ok {
-		c.keep(key, counts)
+		c.counts[key] = counts
 		return counts, nil
 	}
 	counts, err := gobench.Calibrate(ctx, b.BaseBin, b.BaseDir, filter.Pattern(b.Name), c.Target, b.BaseAt, c.Args)
@@ -116,16 +123,8 @@ func (c *Calibrator) calibration(ctx context.Context, b *measure.GoBench, filter
 	case err != nil:
 		return nil, fmt.Errorf("calibrate %s on base: %w", b.Name, err)
 	}
-	c.keep(key, counts)
-	return counts, nil
-}
-
-// keep remembers a benchmark's counts for the job.
-func (c *Calibrator) keep(key string, counts []gobench.Count) {
 	c.counts[key] = counts
-	for _, cnt := range counts {
-		c.scale = max(c.scale, gobench.CPUScale(cnt.Share))
-	}
+	return counts, nil
 }
 
 // allNames lists every benchmark of tops, sub-benchmarks included, from a
