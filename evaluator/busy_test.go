@@ -10,6 +10,7 @@ import (
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/internal/testenv/hog"
 )
 
 // TestRun_BusyMachine: with a CPU hog pinned beside the benchmark, the
@@ -26,7 +27,7 @@ func TestRun_BusyMachine(t *testing.T) {
 		"bench.sh": "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done\n",
 	}
 	h := newHarness(t, repo)
-	testenv.StartHog(t, runtime.NumCPU()-1) // the CPU benchmarks are pinned to
+	hog.Start(t, runtime.NumCPU()-1) // the CPU benchmarks are pinned to
 	rep, err := h.run(t, context.Background(), 2, Options{
 		Candidates: []candidate.Candidate{filesCand("same", map[string]string{"note": "x\n"})},
 		Test:       "sh test.sh", Bench: "sh bench.sh", Timeout: time.Minute, Pin: true,
@@ -142,7 +143,7 @@ func TestRun_BusyCalibration(t *testing.T) {
 		t.Skip("one CPU: benchmarks are not pinned, and a hog would stall the test itself")
 	}
 	h := newHarness(t, allocRepo)
-	testenv.StartHog(t, runtime.NumCPU()-1)
+	hog.Start(t, runtime.NumCPU()-1)
 	rep, err := h.run(t, context.Background(), 2, allocOptions(t, MetricWall, "", allocCands()[0]))
 	if err != nil {
 		t.Fatal(err)

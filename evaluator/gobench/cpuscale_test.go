@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimizer-dev/optimizer/internal/testenv"
+	"github.com/optimizer-dev/optimizer/internal/testenv/hog"
 	"github.com/optimizer-dev/optimizer/proc"
 )
 
@@ -59,7 +59,7 @@ func TestCalibrate_BusyCPU(t *testing.T) {
 	if !proc.CanPin(cpu.CPU) {
 		t.Skipf("cannot pin to CPU %d", cpu.CPU)
 	}
-	testenv.StartHog(t, cpu.CPU)
+	hog.Start(t, cpu.CPU)
 	target := 100 * time.Millisecond
 	counts, err := Calibrate(context.Background(), bin, dir, "^BenchmarkAlloc$", target, cpu, nil)
 	if err != nil {

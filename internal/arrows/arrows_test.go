@@ -33,7 +33,7 @@ var layers = [][]string{
 	{"evaluator/candidate", "evaluator/gobench", "evaluator/gotest", "evaluator/reportfiles", "shard", "stats", "excerpt", "machine"},
 	{"worktreepool", "store", "profiler", "testdata", "internal/testenv", "evaluator/sandbox"},
 	{"gitcmd", "evaluator/goenv"},
-	{"proc", "internal/perm", "internal/browser", "internal/arrows", "jobspec"},
+	{"proc", "internal/testenv/hog", "internal/perm", "internal/browser", "internal/arrows", "jobspec"},
 }
 
 // known are today's imports against the arrows, to be removed by moving

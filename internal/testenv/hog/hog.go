@@ -1,4 +1,7 @@
-package testenv
+// Package hog starts a busy loop pinned to a CPU, for tests that need a
+// contended CPU. It imports nothing of the module, so that a test of a low
+// package (proc) can use it without growing its test binary.
+package hog
 
 import (
 	"os/exec"
@@ -7,9 +10,9 @@ import (
 	"testing"
 )
 
-// StartHog runs a busy loop pinned to cpu, in its own process group, until
+// Start runs a busy loop pinned to cpu, in its own process group, until
 // the test ends. It skips the test where taskset (util-linux) is missing.
-func StartHog(tb testing.TB, cpu int) {
+func Start(tb testing.TB, cpu int) {
 	tb.Helper()
 	if _, err := exec.LookPath("taskset"); err != nil {
 		tb.Skip("taskset (util-linux) is not installed: cannot pin the CPU hog")
