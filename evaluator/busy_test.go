@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -137,6 +138,7 @@ func TestRun_BaseSlowerThanCalibrated(t *testing.T) {
 // TestRun_BusyCalibration: with a CPU hog pinned beside Go benchmarks from
 // the start, calibration shares the CPU, so the counts are raised to hold
 // the target in CPU time, and the busy-machine warning says by how much.
+// The estimate said before measuring counts the shared CPU.
 func TestRun_BusyCalibration(t *testing.T) {
 	testenv.Once(t)
 	if runtime.NumCPU() < 2 {
@@ -154,5 +156,11 @@ func TestRun_BusyCalibration(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no warning that the counts were raised, in %q", rep.Warnings)
+	}
+
+	said, _ := scopeEvents(t, h.db, rep.Job)
+	want := fmt.Sprintf("of CPU %d that other work leaves", runtime.NumCPU()-1)
+	if c := rep.Candidates[0].Name; !strings.Contains(said[c], want) {
+		t.Errorf("%s's scope line %q; want an estimate %q", c, said[c], want)
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
 	"github.com/optimizer-dev/optimizer/evaluator/gobench"
 	"github.com/optimizer-dev/optimizer/evaluator/measure"
 	"github.com/optimizer-dev/optimizer/evaluator/resultcache"
 	"github.com/optimizer-dev/optimizer/evaluator/scope"
+	"github.com/optimizer-dev/optimizer/proc"
 	"github.com/optimizer-dev/optimizer/stats"
 	"github.com/optimizer-dev/optimizer/store"
 	"github.com/optimizer-dev/optimizer/worktreepool"
@@ -146,8 +148,9 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 		for i, name := range names {
 			benches[i] = &measure.GoBench{Name: name}
 		}
-		msg = fmt.Sprintf("measures %d benchmarks declared at base (%s%s) for %s: %s%s each",
-			len(names), strings.Join(names[:min(5, len(names))], ", "), more(len(names), 5), each, why, j.estimate(benches, nil))
+		msg = fmt.Sprintf("measures %d benchmarks declared at base (%s%s) for %s: %s; each%s",
+			len(names), strings.Join(names[:min(5, len(names))], ", "), more(len(names), 5), each, why,
+			strings.TrimPrefix(j.estimate(benches, nil), ";"))
 	}
 	j.emit(Event{Kind: EventScope, Message: msg})
 	j.event(ctx, string(EventScope), "", msg)
@@ -155,14 +158,29 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 
 // estimate is "; about 20s, up to 1m10s": the time benches should take to
 // calibrate and measure (scope.Cost.Estimate). traces has what one
-// iteration of each took with coverage, when known.
+// iteration of each took with coverage, when known. Where other work
+// shares the pinned CPU, samples take longer, and it says so.
 func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]gobench.Trace) string {
 	ts := make([]gobench.Trace, len(benches))
 	for i, b := range benches {
 		ts[i] = traces[b]
 	}
-	return j.cost().Estimate(ts)
+	c := j.cost()
+	cpu := j.cpu()
+	share, ok := proc.CPUShare(cpu, shareProbe)
+	if ok {
+		c.Scale = gobench.CPUScale(share)
+	}
+	est := c.Estimate(ts)
+	if c.Scale > 1 {
+		est += fmt.Sprintf(" at the %.0f%% of CPU %d that other work leaves", 100*share, cpu)
+	}
+	return est
 }
+
+// shareProbe is how long estimate spins on the pinned CPU to find the
+// share of it a benchmark would get now.
+const shareProbe = 100 * time.Millisecond
 
 // cost is what the time a candidate's benchmarks take depends on.
 func (j *job) cost() scope.Cost {

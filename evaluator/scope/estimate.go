@@ -14,6 +14,9 @@ type Cost struct {
 	Seq       stats.Sequential // the looks: the first that can claim anything, and the pair cap
 	Budget    time.Duration    // the most measuring may take; 0 is no budget
 	FirstRuns int              // the hack check's runs of each side
+	// Scale is how much longer a sample takes than at rest, on a CPU that
+	// other work shares (gobench.CPUScale); 0 or 1 at rest.
+	Scale float64
 }
 
 // Estimate is "; about 20s, up to 1m10s": the time benchmarks with traces
@@ -22,8 +25,10 @@ type Cost struct {
 // check's runs of each side. Each sample is taken as the calibration
 // target plus what one iteration with coverage took (its set-up and
 // start-up). When that is not known (a zero Trace), it is the target
-// alone. A hack check's run is taken as that iteration.
+// alone. A hack check's run is taken as that iteration. Samples and
+// start-ups take Scale times as long; calibration runs for its target.
 func (c Cost) Estimate(traces []gobench.Trace) string {
+	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * max(c.Scale, 1)) }
 	var calib, pair, first time.Duration
 	for _, t := range traces {
 		subs := max(len(t.Subs), 1)
@@ -34,9 +39,9 @@ func (c Cost) Estimate(traces []gobench.Trace) string {
 		if op == 0 {
 			op = time.Duration(subs) * c.Target
 		}
-		calib += 2*op + t.Wall
-		pair += 2 * (op + t.Wall)
-		first += 2 * t.Wall
+		calib += 2*op + scale(t.Wall)
+		pair += 2 * scale(op+t.Wall)
+		first += 2 * scale(t.Wall)
 	}
 	hack := time.Duration(c.FirstRuns) * first
 	low := calib + time.Duration(max(c.Seq.FirstClaim(), c.Seq.MinPairs))*pair + hack

@@ -34,6 +34,12 @@ func TestEstimate(t *testing.T) {
 	if dSlow <= dLow {
 		t.Errorf("a benchmark of 2 s an iteration: about %s, want more than the %s of the calibration target", lowSlow, low)
 	}
+	c.Scale = 3
+	lowShared, _, _ := strings.Cut(strings.TrimPrefix(c.Estimate(traces), "; about "), ",")
+	dShared, _ := time.ParseDuration(lowShared)
+	if dShared < 2*dLow || dShared > 3*dLow {
+		t.Errorf("on a CPU shared so that samples take 3× as long: about %s, want 2–3× the %s at rest (calibration is not scaled)", lowShared, low)
+	}
 }
 
 // TestRuns: a bench command's cost in runs, from the first look that can
