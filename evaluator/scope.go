@@ -144,13 +144,11 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 			why = fmt.Sprintf("--bench-filter %q selects them", f)
 			names = slices.DeleteFunc(names, func(n string) bool { return !f.MatchTop(n) })
 		}
-		benches := make([]*measure.GoBench, len(names))
-		for i, name := range names {
-			benches[i] = &measure.GoBench{Name: name}
-		}
-		msg = fmt.Sprintf("measures %d benchmarks declared at base (%s%s) for %s: %s; each%s",
+		// The job does not hold the machine yet, so the estimate is at rest:
+		// a probe of the pinned CPU could disturb another job's benchmark.
+		msg = fmt.Sprintf("measures %d benchmarks declared at base (%s%s) for %s: %s%s each",
 			len(names), strings.Join(names[:min(5, len(names))], ", "), more(len(names), 5), each, why,
-			strings.TrimPrefix(j.estimate(benches, nil), ";"))
+			j.cost().Estimate(make([]gobench.Trace, len(names))))
 	}
 	j.emit(Event{Kind: EventScope, Message: msg})
 	j.event(ctx, string(EventScope), "", msg)
@@ -159,7 +157,8 @@ func (j *job) sayPlan(ctx context.Context, n int) {
 // estimate is "; about 20s, up to 1m10s": the time benches should take to
 // calibrate and measure (scope.Cost.Estimate). traces has what one
 // iteration of each took with coverage, when known. Where other work
-// shares the pinned CPU, samples take longer, and it says so.
+// shares the pinned CPU, samples take longer, and it says so. It probes
+// that CPU, so the job must hold the machine.
 func (j *job) estimate(benches []*measure.GoBench, traces map[*measure.GoBench]gobench.Trace) string {
 	ts := make([]gobench.Trace, len(benches))
 	for i, b := range benches {

@@ -154,7 +154,7 @@ func TestRun_Scope(t *testing.T) {
 		said, order := scopeEvents(t, h.db, rep.Job)
 		if s := said[""]; len(order) != 1 ||
 			!strings.Contains(s, "measures 3 benchmarks declared at base (BenchmarkCold00, BenchmarkCold01, BenchmarkCold02) for each candidate") ||
-			!strings.Contains(s, `--bench-filter "Cold0[0-2]" selects them; each about `) {
+			!strings.Contains(s, `--bench-filter "Cold0[0-2]" selects them; about `) {
 			t.Errorf("scope events %q; want one, the job's, naming the 3, the filter and a time", said)
 		}
 	})
@@ -182,7 +182,7 @@ func TestRun_Scope(t *testing.T) {
 			t.Errorf("--all measured %d benchmarks; want all 30", n)
 		}
 		if said, order := scopeEvents(t, h.db, rep.Job); len(order) != 1 ||
-			!strings.Contains(said[""], "measures 30 benchmarks declared at base (BenchmarkAHot, ") || !strings.Contains(said[""], ": --all; each about ") {
+			!strings.Contains(said[""], "measures 30 benchmarks declared at base (BenchmarkAHot, ") || !strings.Contains(said[""], ": --all; about ") {
 			t.Errorf("--all's scope events %q; want one, the job's, naming the 30, --all and a time", said)
 		}
 	})
