@@ -66,14 +66,15 @@ func CPUScale(share float64) float64 {
 
 // Calibrate runs each benchmark that pattern selects for about target. The
 // pattern is a -test.bench value, such as Filter.Pattern gives. It returns
-// the iteration count the testing package settled on for each benchmark
-// that printed a result, scaled by CPUScaled to the run's share of its CPU.
-// Sub-benchmarks each get their own, in the order they ran. It runs bin
-// with "-test.run=^$ -test.bench=PATTERN -test.benchtime=TARGET
-// -test.count=1 [extra...]" in dir, placed as at says. The extra
-// arguments are the user's --bench-arg, which calibration needs as much as
-// sampling does. A relative bin is relative to the current directory. With no result at all, the error is a *NoResultError carrying
-// what the benchmark said, such as its b.Skip message.
+// the iteration count the testing package settled on for each benchmark that
+// printed a result, scaled by CPUScaled to the run's share of its CPU.
+// Sub-benchmarks each get their own, in the order they ran. It runs bin with
+// "-test.run=^$ -test.bench=PATTERN -test.benchtime=TARGET -test.count=1
+// [extra...]" in dir, placed as at says. The extra arguments are the user's
+// --bench-arg, which calibration needs as much as sampling does. A relative
+// bin is relative to the current directory. With no result at all, the error
+// is a *NoResultError carrying what the benchmark said, such as its b.Skip
+// message.
 func Calibrate(ctx context.Context, bin, dir, pattern string, target time.Duration, at Place, extra []string) ([]Count, error) {
 	if target <= 0 {
 		return nil, fmt.Errorf("calibrate %s: target %s is not positive", pattern, target)
@@ -160,11 +161,11 @@ func (e *NoResultError) Unwrap() error { return ErrNoResult }
 // runBench runs bin with args, then extra, and returns the results it
 // prints, at least one, and how the process ran. The results are read from
 // the whole stdout stream, so that they survive however much else the
-// benchmark prints. Unless extra
-// sets -test.cpu, runBench sets it to the GOMAXPROCS the process would have
-// (1 when pinned). Then a name's "-N" ending is known to be GOMAXPROCS's,
-// and a sub-benchmark called "size-1" keeps its name. When there is no
-// result it runs once more with -test.v, to say why.
+// benchmark prints. Unless extra sets -test.cpu, runBench sets it to the
+// GOMAXPROCS the process would have (1 when pinned). Then a name's "-N"
+// ending is known to be GOMAXPROCS's, and a sub-benchmark called "size-1"
+// keeps its name. When there is no result it runs once more with -test.v, to
+// say why.
 func runBench(ctx context.Context, bin, dir string, at Place, args, extra []string) ([]Measurement, proc.Result, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
