@@ -8,8 +8,9 @@ import (
 )
 
 // TestJudge: a candidate faster on the shown benchmarks and not on
-// the held-out ones is overfit. One faster on both keeps its verdict. One
-// without a claim, or without rows on both sides, is left alone.
+// the held-out ones is overfit, even one the hack check made suspect. One
+// faster on both keeps its verdict. One without a claim, or without rows on
+// both sides, is left alone.
 func TestJudge(t *testing.T) {
 	row := func(name string, speedup float64) result.BenchResult {
 		return result.BenchResult{Name: name, Unit: "sec/op", Speedup: speedup, CI: [2]float64{speedup * 0.9, speedup * 1.1}, Level: 0.95}
@@ -37,6 +38,12 @@ func TestJudge(t *testing.T) {
 		{name: "HeldOutNoise", want: result.VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: result.VerdictFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 3), row("BenchmarkC", 1.07)},
 			FasterOn:   []string{"BenchmarkA"}}},
+		{name: "SuspectSpecialCased", want: result.VerdictOverfit, changed: true, res: result.CandidateResult{Verdict: result.VerdictSuspect,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 5000), row("BenchmarkC", 0.96)}, FasterOn: []string{"BenchmarkA"},
+			Hacks: []result.Hack{{Bench: "BenchmarkA", Kind: result.HackRemoved}}}},
+		{name: "SuspectEverywhere", want: result.VerdictSuspect, changed: true, res: result.CandidateResult{Verdict: result.VerdictSuspect,
+			Benchmarks: []result.BenchResult{row("BenchmarkA", 5000), row("BenchmarkC", 4000)}, FasterOn: []string{"BenchmarkA", "BenchmarkC"},
+			Hacks: []result.Hack{{Bench: "BenchmarkA", Kind: result.HackRemoved}, {Bench: "BenchmarkC", Kind: result.HackRemoved}}}},
 		{name: "NoClaim", want: result.VerdictNotFaster, changed: true, res: result.CandidateResult{Verdict: result.VerdictNotFaster,
 			Benchmarks: []result.BenchResult{row("BenchmarkA", 1.04), row("BenchmarkC", 0.99)}}},
 		{name: "NoHeldOutRow", want: result.VerdictFaster, res: result.CandidateResult{Verdict: result.VerdictFaster,
