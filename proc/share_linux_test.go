@@ -24,7 +24,6 @@ func TestCPUShare(t *testing.T) {
 		t.Fatal("CPUShare is false on Linux")
 	}
 	hog.Start(t, cpu)
-	time.Sleep(50 * time.Millisecond) // let the hog start
 	shared, ok := proc.CPUShare(cpu, 200*time.Millisecond)
 	if !ok {
 		t.Fatal("CPUShare is false with a hog running")
