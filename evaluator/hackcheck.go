@@ -21,7 +21,7 @@ var _ firstSampler = (*measure.GoSampler)(nil)
 
 // firstRuns is how many fresh processes of each side time a lone first
 // iteration for the hack check. Up to maxFirstRuns run where the first
-// ones are too noisy to judge (hackcheck.Settled); only a loaded machine
+// ones are too noisy to judge (hackcheck.Open); only a loaded machine
 // needs them.
 const (
 	firstRuns    = 5
@@ -41,11 +41,16 @@ func (j *job) checkHacks(ctx context.Context, c *cand, smp measure.Sampler) {
 	}
 	at := map[string]int{}
 	var firsts []resultcache.First
-	for n := 0; n < firstRuns || n < maxFirstRuns && !hackcheck.Settled(j.hackBenches(c, firsts), hackcheck.Floor()); n++ {
+	for n := 0; n < firstRuns || n < maxFirstRuns && len(hackcheck.Open(j.hackBenches(c, firsts), hackcheck.Floor())) > 0; n++ {
 		for _, s := range []measure.Side{measure.Base, measure.Cand} {
 			ms, err := g.First(ctx, s)
 			if err != nil {
 				j.log.Debug("hack check", "candidate", c.spec.Name, "err", err)
+				if ctx.Err() == nil {
+					j.mu.Lock()
+					c.res.AddNote("the hack check did not run: " + err.Error())
+					j.mu.Unlock()
+				}
 				return
 			}
 			for _, m := range ms {
@@ -80,12 +85,20 @@ func (j *job) claimsFaster(c *cand) bool {
 }
 
 // judgeHacks makes c suspect when its series and the first iterations
-// timed of it show a speedup that comes from not doing the work.
+// timed of it show a speedup that comes from not doing the work. Its note
+// names the benchmarks whose first iterations were too noisy to judge.
 func (j *job) judgeHacks(c *cand, firsts []resultcache.First) {
 	if !j.claimsFaster(c) {
 		return
 	}
-	hacks := hackcheck.Check(j.hackBenches(c, firsts), hackcheck.Floor())
+	benches := j.hackBenches(c, firsts)
+	if open := hackcheck.Open(benches, hackcheck.Floor()); len(open) > 0 {
+		j.mu.Lock()
+		c.res.AddNote(fmt.Sprintf("the hack check cannot tell whether %s keeps a result across iterations: base's first iterations vary too much",
+			strings.Join(open, ", ")))
+		j.mu.Unlock()
+	}
+	hacks := hackcheck.Check(benches, hackcheck.Floor())
 	if len(hacks) == 0 {
 		return
 	}

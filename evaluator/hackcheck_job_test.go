@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/optimizer-dev/optimizer/evaluator/candidate"
+	"github.com/optimizer-dev/optimizer/evaluator/resultcache"
 	"github.com/optimizer-dev/optimizer/internal/testenv"
 	"github.com/optimizer-dev/optimizer/result"
 )
@@ -164,5 +165,31 @@ func TestRun_HackCheckReused(t *testing.T) {
 		if (c.ReusedPairs > 0) != (i == 1) {
 			t.Errorf("job %d reused %d pairs; want reuse only in the second", i+1, c.ReusedPairs)
 		}
+	}
+}
+
+// TestJudgeHacks: first iterations that settle the check make a cached
+// candidate suspect. Where base's first iterations are too noisy to tell,
+// the candidate keeps its verdict, and its note says the check could not tell.
+func TestJudgeHacks(t *testing.T) {
+	const us = 1e-6
+	newCand := func() *cand {
+		return &cand{res: CandidateResult{Verdict: VerdictFaster, Benchmarks: []BenchResult{
+			{Name: "BenchmarkSum", Unit: "sec/op", Base: 60 * us, Candidate: 0.1 * us}}}}
+	}
+	settled := []resultcache.First{{Bench: "BenchmarkSum",
+		Base: []float64{95 * us, 97 * us, 130 * us}, Cand: []float64{110 * us, 106 * us, 120 * us}}}
+	j := &job{}
+	c := newCand()
+	j.judgeHacks(c, settled)
+	if c.res.Verdict != VerdictSuspect || len(c.res.Hacks) != 1 || strings.Contains(c.res.Note, "cannot tell") {
+		t.Errorf("settled: %s (%s), hacks %+v; want suspect, cached", c.res.Verdict, c.res.Note, c.res.Hacks)
+	}
+	noisy := []resultcache.First{{Bench: "BenchmarkSum",
+		Base: []float64{55 * us, 95 * us, 130 * us}, Cand: []float64{110 * us, 106 * us, 120 * us}}}
+	c = newCand()
+	j.judgeHacks(c, noisy)
+	if c.res.Verdict != VerdictFaster || len(c.res.Hacks) != 0 || !strings.Contains(c.res.Note, "cannot tell whether BenchmarkSum keeps a result") {
+		t.Errorf("noisy: %s (%s), hacks %+v; want faster, with a note that the check cannot tell", c.res.Verdict, c.res.Note, c.res.Hacks)
 	}
 }

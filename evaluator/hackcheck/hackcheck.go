@@ -107,20 +107,20 @@ func cachedMargin(b Bench) (float64, bool) {
 	return margin, margin > 0 && base[1]-base[0] <= margin/2
 }
 
-// Settled reports whether the first iterations timed are enough to judge
-// every benchmark the cached check looks into: false where more runs of
-// each side could settle one that base's noisy first iterations leave
-// open. floor is as for Check.
-func Settled(benches []Bench, floor float64) bool {
+// Open names the benchmarks the cached check looks into but cannot judge:
+// base's first iterations timed so far disagree too much. More runs of each
+// side may settle them. floor is as for Check.
+func Open(benches []Bench, floor float64) []string {
+	var open []string
 	for _, b := range benches {
 		if b.BaseOp <= 0 || b.CandOp <= 0 || b.BaseOp < MinSpeedup*b.CandOp || floor > 0 && b.CandOp <= FloorFactor*floor {
 			continue
 		}
 		if m, ok := cachedMargin(b); !ok && m > 0 {
-			return false
+			open = append(open, b.Name)
 		}
 	}
-	return true
+	return open
 }
 
 func secs(s float64) string {

@@ -60,32 +60,32 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// TestSettled: base's first iterations, noisy under load, leave a cached
+// TestOpen: base's first iterations, noisy under load, leave a cached
 // candidate open; more runs, some of them quiet, settle it and it is
-// flagged. Speedups the check does not look into are always settled.
-func TestSettled(t *testing.T) {
+// flagged. Speedups the check does not look into are never open.
+func TestOpen(t *testing.T) {
 	const us = 1e-6
 	const floor = 1.5e-9
 	b := Bench{Name: "BenchmarkX", BaseOp: 156 * us, CandOp: 0.3 * us,
 		BaseFirst: []float64{3520 * us, 3322 * us, 207 * us, 99.6 * us, 60.2 * us},
 		CandFirst: []float64{133 * us, 189 * us, 214 * us, 238 * us, 123 * us}}
-	if Settled([]Bench{b}, floor) {
-		t.Errorf("settled with base's first iterations %v", b.BaseFirst)
+	if got := Open([]Bench{b}, floor); len(got) != 1 || got[0] != "BenchmarkX" {
+		t.Errorf("open %q, want BenchmarkX, with base's first iterations %v", got, b.BaseFirst)
 	}
 	if got := Check([]Bench{b}, floor); len(got) > 0 {
 		t.Errorf("judged while noisy: %+v", got)
 	}
 	b.BaseFirst = append(b.BaseFirst, 62*us, 65*us, 140*us, 61*us, 900*us)
 	b.CandFirst = append(b.CandFirst, 150*us, 128*us, 300*us, 131*us, 127*us)
-	if !Settled([]Bench{b}, floor) {
-		t.Errorf("not settled with base's first iterations %v", b.BaseFirst)
+	if got := Open([]Bench{b}, floor); len(got) > 0 {
+		t.Errorf("open %q with base's first iterations %v", got, b.BaseFirst)
 	}
 	if got := Check([]Bench{b}, floor); len(got) != 1 || got[0].Kind != result.HackCached {
 		t.Errorf("got %+v; want one cached", got)
 	}
 	small := Bench{BaseOp: 80 * us, CandOp: 60 * us, BaseFirst: []float64{80 * us, 900 * us}, CandFirst: []float64{70 * us}}
 	removed := Bench{BaseOp: 0.3 * us, CandOp: 0.3e-9, BaseFirst: []float64{1 * us, 90 * us}}
-	if !Settled([]Bench{small, removed}, floor) {
-		t.Error("a small speedup or a removed body asks for more runs")
+	if got := Open([]Bench{small, removed}, floor); len(got) > 0 {
+		t.Errorf("a small speedup or a removed body is open: %q", got)
 	}
 }
