@@ -13,15 +13,16 @@ import (
 )
 
 // hackRepo is a module with two slow functions. Sum (testenv.SlowSum) is
-// benchmarked with b.Loop. Tri is benchmarked by a loop that drops its
-// result, so that the compiler may remove a body that has no loop of its
-// own.
+// benchmarked with b.Loop, on 5000 ints: about 500µs an op, far above the
+// one-off costs of a first iteration (40µs, give or take 40µs, here).
+// Tri is benchmarked by a loop that drops its result, so that the compiler
+// may remove a body that has no loop of its own.
 var hackRepo = func() map[string]string {
 	m := testenv.SlowSum("example.com/hack", `
 func BenchmarkSum(b *testing.B) {
-	xs := make([]int, 500)
+	xs := make([]int, 5000)
 	for i := range xs {
-		xs[i] = i - 250
+		xs[i] = i - 2500
 	}
 	for b.Loop() {
 		Sum(xs)
@@ -147,6 +148,7 @@ func TestRun_HackCheck(t *testing.T) {
 
 // TestRun_HackCheckReused: a candidate found suspect stays suspect when a
 // later job on the same store settles it from the pairs the first stored.
+// It skips where a busy machine leaves the first job unable to judge.
 func TestRun_HackCheckReused(t *testing.T) {
 	testenv.Once(t)
 	h := newHarness(t, hackRepo)
@@ -159,6 +161,9 @@ func TestRun_HackCheckReused(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := rep.Candidates[0]
+		if i == 0 && strings.Contains(c.Note, "cannot tell") {
+			t.Skipf("the machine is too busy for the hack check to judge the first job: %s", c.Note)
+		}
 		if c.Verdict != VerdictSuspect || len(c.Hacks) == 0 || c.Hacks[0].Kind != result.HackCached {
 			t.Fatalf("job %d: %s %.3g× (%s), hacks %+v; want suspect, cached", i+1, c.Verdict, c.Speedup, c.Note, c.Hacks)
 		}
