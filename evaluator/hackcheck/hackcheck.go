@@ -109,11 +109,15 @@ func cachedMargin(b Bench) (float64, bool) {
 
 // Open names the benchmarks the cached check looks into but cannot judge:
 // base's first iterations timed so far disagree too much. More runs of each
-// side may settle them. floor is as for Check.
+// side may settle them. A candidate's first iteration cheaper than
+// FirstFactor times its time per op settles it alone. floor is as for Check.
 func Open(benches []Bench, floor float64) []string {
 	var open []string
 	for _, b := range benches {
 		if b.BaseOp <= 0 || b.CandOp <= 0 || b.BaseOp < MinSpeedup*b.CandOp || floor > 0 && b.CandOp <= FloorFactor*floor {
+			continue
+		}
+		if len(b.CandFirst) > 0 && slices.Min(b.CandFirst) < FirstFactor*b.CandOp {
 			continue
 		}
 		if m, ok := cachedMargin(b); !ok && m > 0 {
