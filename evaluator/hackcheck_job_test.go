@@ -97,7 +97,7 @@ func Sum(xs []int) int {
 // TestRun_HackCheck: a candidate that keeps its result across iterations
 // and one whose benchmark body the compiler removes are suspect, with what
 // gave each away. Honest candidates, one far faster and one about 2x, are
-// not.
+// not. A busy machine may leave the cached one open, which its note says.
 func TestRun_HackCheck(t *testing.T) {
 	testenv.Once(t)
 	h := newHarness(t, hackRepo)
@@ -135,6 +135,10 @@ func TestRun_HackCheck(t *testing.T) {
 			if c.Verdict == VerdictSuspect || c.Verdict == VerdictFailed {
 				t.Errorf("%s: %s (%s), hacks %+v; want an honest verdict", name, c.Verdict, c.Note, c.Hacks)
 			}
+			continue
+		}
+		if kind == result.HackCached && strings.Contains(c.Note, "cannot tell") {
+			t.Logf("%s: the machine is too busy for the hack check to judge it: %s", name, c.Note)
 			continue
 		}
 		if c.Verdict != VerdictSuspect || len(c.Hacks) == 0 || c.Hacks[0].Kind != kind || c.Hacks[0].Detail == "" {
