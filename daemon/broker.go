@@ -175,11 +175,25 @@ func (b *Broker) record(e api.Event) {
 
 // Publish numbers e, records it, and sends it to the subscribers of its
 // job and of all jobs. An event of kind api.EventEnded closes the job's
-// log.
+// log; End publishes one only once.
 func (b *Broker) Publish(e api.Event) api.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	l := b.jobLog(e.Job)
+	return b.publish(b.jobLog(e.Job), e)
+}
+
+// End publishes job's api.EventEnded, with its state as the message, unless
+// its log has ended already.
+func (b *Broker) End(job, state string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if l := b.jobLog(job); !l.ended {
+		b.publish(l, api.Event{Job: job, Kind: api.EventEnded, Time: time.Now(), Message: state})
+	}
+}
+
+// publish is Publish, with b.mu held and e's job's log l.
+func (b *Broker) publish(l *jobLog, e api.Event) api.Event {
 	b.seq++
 	e.Seq = b.seq
 	b.record(e)

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/optimizer-dev/optimizer/api"
 	"github.com/optimizer-dev/optimizer/client"
 	"github.com/optimizer-dev/optimizer/jobspec"
+	"github.com/optimizer-dev/optimizer/store"
 )
 
 // restartable is a daemon on a fixed socket and state that a test stops and
@@ -114,5 +117,62 @@ func TestBroker_EventsSurviveRestart(t *testing.T) {
 	next := waitEnded(t, c, sub2.ID)
 	if next[0].Seq <= before[len(before)-1].Seq {
 		t.Errorf("the next job's first event is %d, not after the last kept, %d", next[0].Seq, before[len(before)-1].Seq)
+	}
+}
+
+// TestBroker_EndLostInKill: a daemon killed between recording a job's end
+// and publishing it leaves a finished job whose kept events lack the end.
+// The next daemon's stream of it gives those events, then one end with the
+// recorded state, and ends.
+func TestBroker_EndLostInKill(t *testing.T) {
+	ctx := context.Background()
+	stateDB := filepath.Join(t.TempDir(), "daemon.db")
+	db, err := store.Open(ctx, stateDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "20260101-000000-bbbbbbbbbbbb"
+	if _, err := db.Enqueue(ctx, store.QueuedJob{ID: id, Repo: "/r", Base: strings.Repeat("b", 40), Request: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	var kept []store.QueueEvent
+	for i, kind := range []string{api.EventQueued, "job-done"} {
+		data, err := json.Marshal(api.Event{Job: id, Kind: kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, store.QueueEvent{Seq: uint64(i + 1), Job: id, Data: data})
+	}
+	if err := db.AddQueueEvents(ctx, kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EndQueued(ctx, id, store.QueueFinished, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, c := startServer(t, func(o *Options) { o.StateDB = stateDB })
+	var first string
+	for n := range 2 {
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		var got []api.Event
+		err := c.Events(ctx, id, 0, func(e api.Event) error {
+			got = append(got, e)
+			return nil
+		})
+		cancel()
+		if err != nil {
+			t.Fatalf("stream %d of the finished job: %v, after:\n%s", n+1, err, eventList(got))
+		}
+		if len(got) != 3 || got[0].Kind != api.EventQueued || got[1].Kind != "job-done" ||
+			got[2].Kind != api.EventEnded || got[2].Message != store.QueueFinished {
+			t.Errorf("stream %d of the finished job:\n%s\nwant its two kept events, then ended finished", n+1, eventList(got))
+		}
+		if n == 0 {
+			first = eventList(got)
+		} else if eventList(got) != first {
+			t.Errorf("the second stream differs from the first:\n%s\nfirst:\n%s", eventList(got), first)
+		}
 	}
 }

@@ -150,7 +150,7 @@ func (s *Server) supersede(ctx context.Context, session, keep string) {
 		}
 		if spec.Request.Session == session && s.db.CancelQueued(ctx, qj.ID, errSuperseded.Error()) == nil {
 			s.met.ended(store.QueueCancelled)
-			s.broker.Publish(api.Event{Job: qj.ID, Kind: api.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
+			s.broker.End(qj.ID, store.QueueCancelled)
 		}
 	}
 	s.sched.supersede(session, keep)
@@ -294,7 +294,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Cancel(ctx context.Context, id string) error {
 	if err := s.db.CancelQueued(ctx, id, errCancelled.Error()); err == nil {
 		s.met.ended(store.QueueCancelled)
-		s.broker.Publish(api.Event{Job: id, Kind: api.EventEnded, Time: time.Now(), Message: store.QueueCancelled})
+		s.broker.End(id, store.QueueCancelled)
 		return nil // it was queued
 	}
 	rj := s.sched.get(id)

@@ -239,7 +239,7 @@ func (s *Server) endJob(ctx context.Context, id, state, msg string, report []byt
 		s.log.Error("record job end", "job", id, "err", err)
 	}
 	s.met.ended(state)
-	s.broker.Publish(api.Event{Job: id, Kind: api.EventEnded, Time: time.Now(), Message: state})
+	s.broker.End(id, state)
 }
 
 // privateDirs are the daemon's directories that no candidate's sandbox

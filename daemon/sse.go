@@ -44,14 +44,16 @@ func (s *Server) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if j.Ended() {
+		// Its stream ends, also where the store lacks its end: a daemon
+		// killed between recording the end and publishing it, or one that
+		// kept no events.
+		s.broker.End(j.ID, j.State)
+	}
 	ch, err := s.broker.Subscribe(r.Context(), j.ID, after)
 	if errors.Is(err, ErrUnknownJob) {
-		// Known to the queue, with no events in the store: a daemon that
-		// kept none recorded it. It has ended, or it waits in the queue.
+		// Queued by a daemon that kept no events: it waits in the queue.
 		s.broker.Open(j.ID)
-		if j.Ended() {
-			s.broker.Publish(api.Event{Job: j.ID, Kind: api.EventEnded, Time: time.Now(), Message: j.State})
-		}
 		ch, err = s.broker.Subscribe(r.Context(), j.ID, after)
 	}
 	if err != nil {
