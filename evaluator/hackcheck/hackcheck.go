@@ -55,10 +55,10 @@ const (
 func Check(benches []Bench, floor float64) []result.Hack {
 	var out []result.Hack
 	for _, b := range benches {
-		if b.BaseOp <= 0 || b.CandOp <= 0 || b.BaseOp < MinSpeedup*b.CandOp {
+		if !b.lookedInto() {
 			continue
 		}
-		if floor > 0 && b.CandOp <= FloorFactor*floor {
+		if b.removed(floor) {
 			out = append(out, result.Hack{Bench: b.Name, Kind: result.HackRemoved,
 				Detail: fmt.Sprintf("%s per op, no more than an empty function call (%s): the compiler can remove the body; base takes %s",
 					secs(b.CandOp), secs(floor), secs(b.BaseOp))})
@@ -69,6 +69,18 @@ func Check(benches []Bench, floor float64) []result.Hack {
 		}
 	}
 	return out
+}
+
+// lookedInto reports whether b's speedup per op is large enough for the
+// check to look into.
+func (b Bench) lookedInto() bool {
+	return b.BaseOp > 0 && b.CandOp > 0 && b.BaseOp >= MinSpeedup*b.CandOp
+}
+
+// removed reports whether the candidate's op costs no more than FloorFactor
+// empty calls; floor 0 never does.
+func (b Bench) removed(floor float64) bool {
+	return floor > 0 && b.CandOp <= FloorFactor*floor
 }
 
 // cached reports a first iteration that does base's work while the rest
@@ -114,7 +126,7 @@ func cachedMargin(b Bench) (float64, bool) {
 func Open(benches []Bench, floor float64) []string {
 	var open []string
 	for _, b := range benches {
-		if b.BaseOp <= 0 || b.CandOp <= 0 || b.BaseOp < MinSpeedup*b.CandOp || floor > 0 && b.CandOp <= FloorFactor*floor {
+		if !b.lookedInto() || b.removed(floor) {
 			continue
 		}
 		if len(b.CandFirst) > 0 && slices.Min(b.CandFirst) < FirstFactor*b.CandOp {
